@@ -1,0 +1,89 @@
+"""The value a reading of some cards produces: a ``Combination`` (牌型).
+
+``classify`` (in :mod:`engine.combos`) returns every reading of a set of cards as a list
+of these; ``beats`` compares two of them. A combination prints and serialises losslessly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cards import RANK_TEXT, RANK_VALUE, Card, format_cards, parse_cards
+
+#: Type names, exactly as records, the CLI and other checks spell them.
+TYPES: tuple[str, ...] = (
+    "single", "pair", "trio", "trio_single", "trio_pair", "straight", "pair_straight",
+    "airplane", "airplane_single", "airplane_pair", "bomb", "rocket",
+    "four_two_single", "four_two_pair",
+)
+TYPE_NAMES_ZH: dict[str, str] = {
+    "single": "单张", "pair": "对子", "trio": "三张", "trio_single": "三带一", "trio_pair": "三带二",
+    "straight": "顺子", "pair_straight": "连对", "airplane": "飞机", "airplane_single": "飞机带单",
+    "airplane_pair": "飞机带对", "bomb": "炸弹", "rocket": "王炸", "four_two_single": "四带二",
+    "four_two_pair": "四带两对",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """One reading of a play.
+
+    ``main`` is the rank value of the LOWEST rank of the core (the trio or four rank, the
+    lowest trio of an airplane, the lowest card of a chain). ``length`` is cards in a
+    straight, pairs in a pair chain, trios in an airplane, cards in a bomb or rocket, and
+    1 otherwise. ``core`` and ``kickers`` are sorted and together are exactly the cards played.
+    """
+
+    type: str
+    main: int
+    length: int
+    core: tuple[Card, ...]
+    kickers: tuple[Card, ...] = ()
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.core + self.kickers
+
+    @property
+    def size(self) -> int:
+        return len(self.core) + len(self.kickers)
+
+    @property
+    def is_bomb(self) -> bool:
+        """Bombs and rockets beat every ordinary combination."""
+        return self.type in ("bomb", "rocket")
+
+    @property
+    def main_text(self) -> str:
+        return RANK_TEXT[self.main]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "type": self.type,
+            "main": self.main_text,
+            "length": self.length,
+            "core": format_cards(self.core),
+            "kickers": format_cards(self.kickers),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Combination:
+        try:
+            kind = str(data["type"])
+            if kind not in TYPES:
+                raise ValueError(f"unknown combination type {kind!r}")
+            return cls(
+                type=kind,
+                main=RANK_VALUE[str(data["main"])],
+                length=int(data["length"]),  # type: ignore[arg-type]
+                core=tuple(parse_cards(str(data["core"]))),
+                kickers=tuple(parse_cards(str(data.get("kickers", "")))),
+            )
+        except KeyError as exc:
+            raise ValueError(f"combination record lacks or misspells {exc}") from None
+
+    def __str__(self) -> str:
+        text = format_cards(self.core)
+        if self.kickers:
+            text += " + " + format_cards(self.kickers)
+        return f"{self.type}({text})"
