@@ -2,25 +2,43 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-dev
+PIP := $(PY) -m pip
+DEV := $(VENV)/.installed-dev
+TRAIN := $(VENV)/.installed-train
+SYSDEPS := $(VENV)/.installed-system
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test lint venv train-env system-deps clean
 
-$(STAMP): pyproject.toml
+$(DEV): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[dev]'
 	touch $@
 
-venv: $(STAMP)
+# The train extra: torch pinned to the local builds, ultralytics for training and export.
+# Ultralytics drags in opencv-python beside the headless build; the runtime stays headless.
+$(TRAIN): $(DEV)
+	$(PIP) install -q -e '.[dev,train]'
+	-$(PIP) uninstall -y -q opencv-python
+	$(PIP) install -q --force-reinstall --no-deps "$$($(PY) -c 'import importlib.metadata as m; print("opencv-python-headless==" + m.version("opencv-python-headless"))')"
+	touch $@
 
-demo: $(STAMP)
+$(SYSDEPS): deploy/system-deps.sh
+	@mkdir -p $(VENV)
+	deploy/system-deps.sh
+	touch $@
+
+venv: $(DEV)
+train-env: $(TRAIN)
+system-deps: $(SYSDEPS)
+
+demo: $(DEV)
 	$(VENV)/bin/ddz-table demo
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(VENV)/bin/ruff check .
 
-test: lint
+test: $(TRAIN) $(SYSDEPS) lint
 	$(VENV)/bin/pytest -q
 
 clean:
