@@ -1,0 +1,334 @@
+"""Reading plays: every combination (牌型) a set of cards can be, and which one beats which.
+
+Classification works on the rank-count signature of the cards (how many of each rank), so
+its answer is cached per signature and per rule set, then mapped back onto the actual cards:
+for each rank, the core takes that rank's first cards (suit order ``s h d c``, unknown last)
+and the kickers take the next ones.
+
+>>> [(c.type, c.main_text, c.length) for c in classify("333 444 55")]
+[('airplane_single', '3', 2)]
+>>> beats(classify("BJ RJ")[0], classify("2222")[0])
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from engine.cards import ACE, BJ, RJ, Card, as_cards
+from engine.combination import TYPES, Combination
+from engine.rules import CLASSIC, RuleSet
+
+__all__ = ["classify", "beats", "beats_cards", "chain_position"]
+
+NRANKS = RJ + 1
+_TYPE_ORDER = {t: i for i, t in enumerate(TYPES)}
+_SUIT_ORDER = {"s": 0, "h": 1, "d": 2, "c": 3, None: 4}
+
+# A rank-level play: (type, main, length, core spans, kicker spans). A span (rank, start, stop)
+# takes cards start..stop of that rank; the core always takes a rank's first cards.
+Span = tuple[int, int, int]
+RankPlay = tuple[str, int, int, tuple[Span, ...], tuple[Span, ...]]
+
+
+def make_play(kind: str, main: int, length: int, core: dict[int, int], kickers: dict[int, int]) -> RankPlay:
+    """The rank-level play with ``core``/``kickers`` given as {rank: count}."""
+    core_spans = tuple((r, 0, core[r]) for r in sorted(core))
+    kicker_spans = tuple((r, core.get(r, 0), core.get(r, 0) + kickers[r]) for r in sorted(kickers) if kickers[r])
+    return kind, main, length, core_spans, kicker_spans
+
+
+def play_sort_key(play: RankPlay) -> tuple:
+    return _TYPE_ORDER[play[0]], play[2], play[1], play[3], play[4]
+
+
+def chain_position(kind: str, main: int) -> int:
+    """Where ``main`` stands for comparison: A and 2 play low in the A2345/23456 straights.
+
+    Ordinary straights cannot start at A or 2 (a 5-card chain needs four ranks above), so a
+    straight whose main is A or 2 is a low straight and ranks below the one starting at 3.
+    """
+    if kind == "straight" and main >= ACE:
+        return main - 13
+    return main
+
+
+# --- classification at rank level -------------------------------------------------------
+
+
+def _chain_ranks(present: list[int], rules: RuleSet) -> int | None:
+    """The main rank if ``present`` (sorted ranks) is a run the rules let chain, else None."""
+    lo, hi = present[0], present[-1]
+    if hi <= rules.chain_high and hi - lo + 1 == len(present):
+        return lo
+    return None
+
+
+def _low_straight_main(present: list[int], rules: RuleSet) -> int | None:
+    if not rules.low_straights or present[-1] >= BJ:
+        return None
+    positions = sorted(r - 13 if r >= ACE else r for r in present)
+    if positions[0] < 0 and positions[-1] - positions[0] + 1 == len(positions):
+        return positions[0] + 13
+    return None
+
+
+def _is_pair_rank(rank: int, rules: RuleSet) -> bool:
+    return rank < BJ or rules.joker_pairs
+
+
+def _single_kickers_ok(
+    rem: dict[int, int], core: dict[int, int], rules: RuleSet, *, may_repeat: bool, adjacent: tuple[int, ...] = ()
+) -> bool:
+    """Single kickers ``rem`` for a core ``core`` under the kicker options."""
+    if not rules.kicker_core_rank and any(r in core for r in rem):
+        return False
+    if not rules.kicker_rocket and rem.get(BJ) and rem.get(RJ):
+        return False
+    for r, k in rem.items():
+        if k >= 2 and not may_repeat:
+            return False
+        if k >= 3 and (not rules.airplane_kicker_trio or r in adjacent):
+            return False
+        if k >= 4 and not rules.kicker_four_of_rank:
+            return False
+    return True
+
+
+def _pair_kickers_ok(rem: dict[int, int], core: dict[int, int], rules: RuleSet, *, four_ok: bool) -> bool:
+    """Pair kickers: each rank an even count of a rank that can pair (never BJ+RJ)."""
+    if not rules.kicker_core_rank and any(r in core for r in rem):
+        return False
+    for r, k in rem.items():
+        if k % 2 or not _is_pair_rank(r, rules):
+            return False
+        if k >= 4 and not four_ok:
+            return False
+    return True
+
+
+def _remainder(counts: tuple[int, ...], core: dict[int, int]) -> dict[int, int]:
+    rem = {}
+    for r, k in enumerate(counts):
+        left = k - core.get(r, 0)
+        if left:
+            rem[r] = left
+    return rem
+
+
+def _classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, ...]:
+    n = sum(counts)
+    if n == 0:
+        return ()
+    present = [r for r in range(NRANKS) if counts[r]]
+    out: list[RankPlay] = []
+
+    def add(kind: str, main: int, length: int, core: dict[int, int], kick: dict[int, int] | None = None) -> None:
+        out.append(make_play(kind, main, length, core, kick or {}))
+
+    if len(present) == 1:
+        r, k = present[0], counts[present[0]]
+        if k == 1:
+            add("single", r, 1, {r: 1})
+        elif k == 2 and _is_pair_rank(r, rules):
+            add("pair", r, 1, {r: 2})
+        elif k == 3 and r < BJ:
+            add("trio", r, 1, {r: 3})
+        if r < BJ and rules.bomb_min <= k <= rules.bomb_max:
+            add("bomb", r, k, {r: k})
+    half = rules.rocket_jokers // 2
+    if n == rules.rocket_jokers and counts[BJ] == half and counts[RJ] == half:
+        add("rocket", BJ, n, {BJ: half, RJ: half})
+
+    # Chains: every rank the same count, consecutive.
+    if len(present) > 1 and len({counts[r] for r in present}) == 1:
+        each = counts[present[0]]
+        lo = _chain_ranks(present, rules)
+        if each == 1 and n >= rules.straight_min:
+            if lo is None:
+                lo = _low_straight_main(present, rules)
+            if lo is not None:
+                add("straight", lo, n, dict.fromkeys(present, 1))
+        elif lo is not None and each == 2 and len(present) >= rules.pair_chain_min:
+            add("pair_straight", lo, len(present), dict.fromkeys(present, 2))
+        elif lo is not None and each == 3 and len(present) >= rules.trio_chain_min:
+            add("airplane", lo, len(present), dict.fromkeys(present, 3))
+
+    trios = [r for r in present if r < BJ and counts[r] >= 3]
+    if n == 4 and rules.trio_single:
+        for r in trios:
+            core = {r: 3}
+            rem = _remainder(counts, core)
+            if _single_kickers_ok(rem, core, rules, may_repeat=False):
+                add("trio_single", r, 1, core, rem)
+    if n == 5 and rules.trio_pair:
+        for r in trios:
+            core = {r: 3}
+            rem = _remainder(counts, core)
+            if len(rem) == 1 and _pair_kickers_ok(rem, core, rules, four_ok=False):
+                add("trio_pair", r, 1, core, rem)
+    if rules.four_two and n in (6, 8):
+        for r in trios:
+            if counts[r] < 4:
+                continue
+            core = {r: 4}
+            rem = _remainder(counts, core)
+            if n == 6 and _single_kickers_ok(rem, core, rules, may_repeat=rules.four_two_single_pair):
+                add("four_two_single", r, 1, core, rem)
+            if n == 8 and _pair_kickers_ok(rem, core, rules, four_ok=rules.four_two_pair_same):
+                add("four_two_pair", r, 1, core, rem)
+    _classify_airplanes(counts, n, trios, rules, add)
+    out.sort(key=play_sort_key)
+    return tuple(out)
+
+
+def _classify_airplanes(counts, n, trios, rules, add) -> None:
+    """Airplanes with wings: k consecutive trios carrying k singles or k pairs."""
+    trio_set = set(trios)
+    for per, kind in ((4, "airplane_single"), (5, "airplane_pair")):
+        if n % per or (kind == "airplane_single" and not rules.trio_single):
+            continue
+        if kind == "airplane_pair" and not rules.trio_pair:
+            continue
+        k = n // per
+        if k < rules.trio_chain_min:
+            continue
+        for lo in range(0, rules.chain_high - k + 2):
+            window = range(lo, lo + k)
+            if not all(r in trio_set for r in window):
+                continue
+            core = dict.fromkeys(window, 3)
+            rem = _remainder(counts, core)
+            if kind == "airplane_single":
+                # A trio of kickers next to the chain would lengthen it: that is a longer chain.
+                adjacent = tuple(r for r in (lo - 1, lo + k) if 0 <= r <= rules.chain_high)
+                ok = _single_kickers_ok(
+                    rem, core, rules, may_repeat=rules.airplane_kicker_repeat, adjacent=adjacent
+                )
+            else:
+                ok = sum(rem.values()) == 2 * k and _pair_kickers_ok(
+                    rem, core, rules, four_ok=rules.kicker_four_of_rank
+                )
+            if ok:
+                add(kind, lo, k, core, rem)
+
+
+# --- per-rule-set caches --------------------------------------------------------------------
+
+_CACHES: dict[int, tuple[RuleSet, dict]] = {}
+_TEXT_CACHE_MAX = 1 << 17
+
+
+def _rank_cache(rules: RuleSet):
+    """The signature cache for ``rules`` (kept per object: hashing a RuleSet walks every field)."""
+    entry = _CACHES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        by_counts = lru_cache(maxsize=1 << 16)(lambda counts: _classify_counts(counts, rules))
+        entry = (rules, {"counts": by_counts, "text": {}})
+        _CACHES[id(rules)] = entry
+    return entry[1]
+
+
+def rank_readings(counts: tuple[int, ...], rules: RuleSet = CLASSIC) -> tuple[RankPlay, ...]:
+    """Every rank-level reading of a 15-entry rank-count tuple (cached)."""
+    return _rank_cache(rules)["counts"](counts)
+
+
+def group_by_rank(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
+    """The cards of each rank value, in suit order."""
+    groups: list[list[Card]] = [[] for _ in range(NRANKS)]
+    for card in cards:
+        groups[card.rank].append(card)
+    order = _SUIT_ORDER
+    return [tuple(sorted(g, key=lambda c: order[c.suit])) if len(g) > 1 else tuple(g) for g in groups]
+
+
+def to_combination(play: RankPlay, groups: list[tuple[Card, ...]]) -> Combination:
+    kind, main, length, core_spans, kicker_spans = play
+    core: tuple[Card, ...] = ()
+    for r, a, b in core_spans:
+        core += groups[r][a:b]
+    kickers: tuple[Card, ...] = ()
+    for r, a, b in kicker_spans:
+        kickers += groups[r][a:b]
+    return Combination(kind, main, length, core, kickers)
+
+
+def classify(cards: str | Iterable[Card], rules: RuleSet = CLASSIC) -> list[Combination]:
+    """Every reading of ``cards`` under ``rules``, in a fixed order; ``[]`` if none.
+
+    Card text is parsed with :func:`engine.cards.parse_cards` (a ``ValueError`` names a bad
+    token). Each reading's core plus kickers are exactly the cards given.
+    """
+    if isinstance(cards, str):
+        cache = _rank_cache(rules)["text"]
+        found = cache.get(cards)
+        if found is None:
+            found = tuple(_classify_cards(as_cards(cards), rules))
+            if len(cache) >= _TEXT_CACHE_MAX:
+                cache.clear()
+            cache[cards] = found
+        return list(found)
+    return _classify_cards(cards, rules)
+
+
+def _classify_cards(cards: Iterable[Card], rules: RuleSet) -> list[Combination]:
+    groups = group_by_rank(cards)
+    plays = _rank_cache(rules)["counts"](tuple(map(len, groups)))
+    return [to_combination(p, groups) for p in plays]
+
+
+# --- comparison -----------------------------------------------------------------------------
+
+
+def beats(new: Combination, prev: Combination, rules: RuleSet = CLASSIC) -> bool:
+    """Whether ``new`` may be played on ``prev``.
+
+    The rocket beats everything; a bomb beats every non-bomb, and bombs compare by rank (or,
+    where ``rules.bomb_size_first``, by card count first). Other combinations compare only
+    with the same type and the same number of cards, by main rank.
+    """
+    if prev.type == "rocket":
+        return False
+    if new.type == "rocket":
+        return True
+    if new.type == "bomb":
+        if prev.type != "bomb":
+            return True
+        if rules.bomb_size_first:
+            return (new.length, new.main) > (prev.length, prev.main)
+        return (new.main, new.length) > (prev.main, prev.length)
+    if prev.type == "bomb" or new.type != prev.type:
+        return False
+    if new.length != prev.length or new.size != prev.size:
+        return False
+    return chain_position(new.type, new.main) > chain_position(prev.type, prev.main)
+
+
+def beats_cards(
+    cards: str | Iterable[Card], prev: Combination | str | Iterable[Card] | None, rules: RuleSet = CLASSIC
+) -> Combination | None:
+    """The first reading of ``cards`` that may be played on ``prev``, or None.
+
+    ``prev`` is normally the reading recorded for the trick (a ``Combination``). Given as
+    cards, it is read every way the rules allow and any of its readings may be the one to
+    beat, as a referee would when the trick's reading was not recorded. ``None`` or no cards
+    means ``cards`` leads. Raises ``ValueError`` if ``prev`` cards are no combination.
+    """
+    readings = classify(cards, rules)
+    if prev is None:
+        return readings[0] if readings else None
+    if isinstance(prev, Combination):
+        targets = [prev]
+    else:
+        prev_cards = as_cards(prev)
+        if not prev_cards:
+            return readings[0] if readings else None
+        targets = classify(prev_cards, rules)
+        if not targets:
+            raise ValueError(f"the previous play {' '.join(map(str, prev_cards))!r} is not a combination")
+    for reading in readings:
+        if any(beats(reading, t, rules) for t in targets):
+            return reading
+    return None
