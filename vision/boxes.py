@@ -1,0 +1,148 @@
+"""Box maths of the detector: letterbox, YOLO output decoding, NMS, index crops.
+
+Pure numpy and OpenCV so that inference never needs torch. The letterbox and the crop
+follow what Ultralytics does at training time (grey 114 padding, centred; square crops
+resized with bilinear filtering), because a model only reads well what it was fed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+PAD_VALUE = 114
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into the model's square input: ``model = image * ratio + pad``."""
+
+    ratio: float
+    pad_x: float
+    pad_y: float
+    width: int
+    height: int
+
+    def to_image(self, boxes: np.ndarray) -> np.ndarray:
+        """Boxes in model input pixels back to (clipped) original image pixels."""
+        out = (np.asarray(boxes, np.float32) - [self.pad_x, self.pad_y, self.pad_x, self.pad_y]) / self.ratio
+        out[:, [0, 2]] = out[:, [0, 2]].clip(0, self.width)
+        out[:, [1, 3]] = out[:, [1, 3]].clip(0, self.height)
+        return out
+
+    def to_model(self, boxes: np.ndarray) -> np.ndarray:
+        return np.asarray(boxes, np.float32) * self.ratio + [self.pad_x, self.pad_y, self.pad_x, self.pad_y]
+
+
+def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to ``size`` (square int or (h, w)), centred."""
+    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
+        raise ValueError(f"expected an HxWx3 BGR image, got shape {image.shape}")
+    out_h, out_w = (size, size) if isinstance(size, int) else size
+    h, w = image.shape[:2]
+    ratio = min(out_h / h, out_w / w)
+    new_w, new_h = max(1, round(w * ratio)), max(1, round(h * ratio))
+    if (new_w, new_h) != (w, h):
+        interp = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
+        image = cv2.resize(image, (new_w, new_h), interpolation=interp)
+    dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2
+    top, left = round(dh - 0.1), round(dw - 0.1)
+    bottom, right = out_h - new_h - top, out_w - new_w - left
+    padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT,
+                                value=(PAD_VALUE,) * 3)
+    return padded, Letterbox(ratio, float(left), float(top), w, h)
+
+
+def to_blob(images: list[np.ndarray] | np.ndarray) -> np.ndarray:
+    """BGR uint8 images (same size) to a float32 NCHW RGB batch in [0, 1]."""
+    batch = np.stack(images) if isinstance(images, list) else images
+    if batch.ndim == 3:
+        batch = batch[None]
+    return np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
+def decode_yolo(output: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One image's raw YOLOv8/11 head output ``(4 + nc, anchors)`` to boxes, scores, classes.
+
+    The head gives centre x, centre y, width, height in input pixels, then one sigmoid score
+    per class; each anchor keeps its best class.
+    """
+    out = np.asarray(output)
+    if out.ndim == 3:
+        out = out[0]
+    if out.ndim != 2 or out.shape[0] < 5:
+        raise ValueError(f"not a YOLO detection output: shape {np.asarray(output).shape}")
+    cls_scores = out[4:]
+    class_ids = cls_scores.argmax(axis=0)
+    scores = cls_scores[class_ids, np.arange(out.shape[1])]
+    keep = scores >= conf
+    cx, cy, w, h = out[:4, keep]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    return boxes, scores[keep].astype(np.float32), class_ids[keep].astype(np.int64)
+
+
+def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """IoU of one box against many."""
+    x1 = np.maximum(box[0], boxes[:, 0])
+    y1 = np.maximum(box[1], boxes[:, 1])
+    x2 = np.minimum(box[2], boxes[:, 2])
+    y2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / np.maximum(area + areas - inter, 1e-9)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, class_ids: np.ndarray | None = None,
+        max_det: int = 300) -> np.ndarray:
+    """Indices kept by greedy non-maximum suppression, best score first.
+
+    With ``class_ids`` boxes only suppress boxes of their own class (offsetting each class
+    far away, as Ultralytics does, gives the same result in one pass).
+    """
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    if class_ids is not None and len(boxes):
+        boxes = boxes + (np.asarray(class_ids, np.float32)[:, None] * (boxes.max() + 1))
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    keep: list[int] = []
+    while order.size and len(keep) < max_det:
+        best = order[0]
+        keep.append(int(best))
+        rest = order[1:]
+        order = rest[box_iou(boxes[best], boxes[rest]) <= iou]
+    return np.array(keep, dtype=np.int64)
+
+
+def square_boxes(boxes: np.ndarray, pad: float) -> np.ndarray:
+    """Squares around each box's centre, side = longest side x (1 + 2 pad)."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    centre = (boxes[:, :2] + boxes[:, 2:]) / 2
+    half = (boxes[:, 2:] - boxes[:, :2]).max(axis=1, keepdims=True) * (0.5 + pad)
+    return np.concatenate([centre - half, centre + half], axis=1)
+
+
+def crop_squares(image: np.ndarray, boxes: np.ndarray, size: int, pad: float = 0.15) -> np.ndarray:
+    """Square crops around boxes, ``size`` x ``size`` each, as one (N, size, size, 3) batch.
+
+    A crop reaching past the frame edge is filled with the edge colour rather than black
+    so that a corner at the border still looks like card and table to the reader.
+    """
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected an HxWx3 BGR image, got shape {image.shape}")
+    h, w = image.shape[:2]
+    squares = np.round(square_boxes(boxes, pad)).astype(np.int64)
+    out = np.empty((len(squares), size, size, 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(squares):
+        x2, y2 = max(x2, x1 + 1), max(y2, y1 + 1)
+        crop = image[max(y1, 0):min(y2, h), max(x1, 0):min(x2, w)]
+        if crop.size == 0:  # a box wholly off the frame reads as nothing
+            out[i] = PAD_VALUE
+            continue
+        borders = (max(-y1, 0), max(y2 - h, 0), max(-x1, 0), max(x2 - w, 0))
+        if any(borders):
+            crop = cv2.copyMakeBorder(crop, *borders, cv2.BORDER_REPLICATE)
+        interp = cv2.INTER_AREA if crop.shape[0] > size else cv2.INTER_LINEAR
+        out[i] = cv2.resize(crop, (size, size), interpolation=interp)
+    return out

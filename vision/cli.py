@@ -1,0 +1,133 @@
+"""``ddz-table detect``, ``train`` and ``export``.
+
+``detect IMAGE... --json`` prints one JSON object per image and line:
+``{"image", "width", "height", "detections": [{"card", "rank", "suit", "box", "confidence",
+"alternatives"}]}``, boxes in original image pixels, corner indices as detected (not grouped).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from vision.backends import BACKENDS, ModelFileError
+
+
+def register(subparsers) -> None:
+    detect = subparsers.add_parser("detect", help="read the cards in images / 识别图片中的牌")
+    detect.add_argument("images", nargs="+", metavar="IMAGE")
+    detect.add_argument("--json", action="store_true", help="one JSON object per image and line")
+    detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default: best F1)")
+    detect.add_argument("--iou", type=float, default=0.5, help="NMS overlap limit")
+    detect.add_argument("--finder", default=None, help="finder model (default models/finder.onnx)")
+    detect.add_argument("--reader", default=None, help="reader model (default models/reader.onnx)")
+    detect.add_argument("--single", default=None, metavar="MODEL",
+                        help="a single-stage card detector instead of finder + reader")
+    detect.add_argument("--backend", choices=BACKENDS, default="onnx")
+    detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")
+    detect.set_defaults(func=run_detect)
+
+    train = subparsers.add_parser("train", help="train a detector stage (needs the train extra)")
+    train.add_argument("stage", choices=("finder", "reader", "single"))
+    train.add_argument("--data", required=True, help="data.yaml (finder, single) or crop folder (reader)")
+    train.add_argument("--epochs", type=int, default=30)
+    train.add_argument("--hours", type=float, default=None, help="wall-clock budget instead of epochs")
+    train.add_argument("--imgsz", type=int, default=None)
+    train.add_argument("--batch", type=int, default=None)
+    train.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
+    train.add_argument("--workers", type=int, default=2)
+    train.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: all cores)")
+    train.add_argument("--project", default="runs")
+    train.add_argument("--name", default=None, help="run name (default: the stage)")
+    train.add_argument("--resume", action="store_true", help="continue runs/<name>/weights/last.pt")
+    train.add_argument("--weights", default=None, help="start from these weights instead of from scratch")
+    train.add_argument("--lr0", type=float, default=0.01)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--cache", action="store_true", help="keep decoded images in RAM")
+    train.set_defaults(func=run_train)
+
+    export = subparsers.add_parser("export", help="export trained weights to ONNX / NCNN / OpenVINO")
+    export.add_argument("stage", choices=("finder", "reader", "single"))
+    export.add_argument("weights", help="a .pt checkpoint (e.g. runs/finder/weights/best.pt)")
+    export.add_argument("--format", dest="formats", action="append", choices=("onnx", "ncnn", "openvino"),
+                        help="repeat for several (default onnx)")
+    export.add_argument("--imgsz", type=int, default=None)
+    export.add_argument("--out", default=None, help="output folder (default models/)")
+    export.add_argument("--name", default=None, help="file stem (default: the stage)")
+    export.set_defaults(func=run_export)
+
+
+def run_detect(args) -> int:
+    from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image
+
+    try:
+        if args.single:
+            detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou)
+        else:
+            detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
+                                    backend=args.backend, iou=args.iou)
+    except (ModelFileError, ValueError) as exc:
+        print(f"ddz-table detect: {exc}", file=sys.stderr)
+        return 2
+    if args.conf is not None and not 0 <= args.conf <= 1:
+        print("ddz-table detect: --conf must be between 0 and 1", file=sys.stderr)
+        return 2
+    failures = 0
+    for path in args.images:
+        try:
+            image = read_image(path)
+        except ImageError as exc:
+            print(f"ddz-table detect: {exc}", file=sys.stderr)
+            failures += 1
+            continue
+        detections = detector.detect(image, args.conf)
+        height, width = image.shape[:2]
+        if args.json:
+            record = {"image": path, "width": width, "height": height, "detections": detections.to_records()}
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        else:
+            print(f"{path}: {width}x{height}, {len(detections)} indices")
+            for rec in detections.to_records():
+                alts = ", ".join(f"{a['card']} {a['p']:.2f}" for a in rec["alternatives"])
+                x1, y1, x2, y2 = rec["box"]
+                print(f"  {rec['card']:>3}  {rec['confidence']:.2f}  at ({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})"
+                      + (f"  or {alts}" if alts else ""))
+        if args.save:
+            from vision.annotate import draw_detections, save_annotated
+
+            save_annotated(Path(args.save), path, draw_detections(image, detections))
+    return 1 if failures else 0
+
+
+def run_train(args) -> int:
+    from vision.train import TrainConfig, TrainingError, describe, train
+
+    try:
+        config = TrainConfig(stage=args.stage, data=args.data, epochs=args.epochs, imgsz=args.imgsz,
+                             batch=args.batch, device=str(args.device), workers=args.workers,
+                             project=args.project, name=args.name, resume=args.resume, weights=args.weights,
+                             hours=args.hours, seed=args.seed, lr0=args.lr0, threads=args.threads,
+                             cache="ram" if args.cache else False)
+        print(f"training {describe(config)}", file=sys.stderr)
+        best = train(config)
+    except (TrainingError, ValueError) as exc:
+        print(f"ddz-table train: {exc}", file=sys.stderr)
+        return 2
+    print(best)
+    return 0
+
+
+def run_export(args) -> int:
+    from vision.export import MODELS_DIR, export
+    from vision.train import TrainingError
+
+    try:
+        written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz,
+                         args.out or MODELS_DIR, args.name)
+    except (TrainingError, ValueError) as exc:
+        print(f"ddz-table export: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0

@@ -1,0 +1,176 @@
+"""``CardDetector``: find corner indices, read each into a card.
+
+Stage 1 (finder) is a YOLO detector over the whole image at its input size (letterbox,
+decode, NMS, boxes back to image pixels). Stage 2 (reader) classifies a square crop
+around every found index, all crops in one batch, into a card or ``none`` (not an index).
+A detection's confidence is the finder's score times the reader's probability of its
+card, so a box the reader calls ``none`` fades below the threshold by itself.
+
+A single-stage model (one class per card) also works: give it as the finder and no reader.
+
+>>> detector = CardDetector()                      # doctest: +SKIP
+>>> detections = detector.detect_file("table.jpg")  # doctest: +SKIP
+>>> detections.cards                                 # doctest: +SKIP
+['10h', 'BJ']
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.backends import ModelFileError, load_backend
+from vision.boxes import crop_squares, decode_yolo, letterbox, nms, to_blob
+from vision.cards import CARD_IDS, CARD_INDEX
+from vision.detections import Detections
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_FINDER = MODELS_DIR / "finder.onnx"
+DEFAULT_READER = MODELS_DIR / "reader.onnx"
+#: Threshold with the best F1 on the held-out synthetic set (see models/README.md).
+DEFAULT_CONF = 0.35
+#: Boxes the finder keeps before reading: low, since the reader's probability still multiplies in.
+FINDER_FLOOR = 0.1
+READER_PAD = 0.15
+NOT_AN_INDEX = "none"
+
+__all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
+
+
+class ImageError(ValueError):
+    """An image that cannot be read or has the wrong shape."""
+
+
+def read_image(path: str | os.PathLike) -> np.ndarray:
+    """A BGR image from disk, or :class:`ImageError` saying why not."""
+    path = Path(path)
+    if not path.is_file():
+        raise ImageError(f"image not found: {path}")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ImageError(f"not a readable image: {path}")
+    return image
+
+
+def check_image(image) -> np.ndarray:
+    if not isinstance(image, np.ndarray):
+        raise ImageError(f"expected a numpy image, got {type(image).__name__}")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or min(image.shape[:2]) < 8:
+        raise ImageError(f"expected an HxWx3 BGR image at least 8 px wide, got shape {image.shape}")
+    if image.dtype != np.uint8:
+        raise ImageError(f"expected a uint8 image, got {image.dtype}")
+    return image[..., :3] if image.shape[2] == 4 else image
+
+
+class CardDetector:
+    """Two-stage card reader over ONNX Runtime (or OpenVINO / NCNN, same interface).
+
+    finder: path of the index finder (``.onnx``; for NCNN its ``*_ncnn_model`` folder).
+    reader: path of the index reader, or None when ``finder`` is a single-stage card model.
+    conf: default threshold on the final confidence; iou: NMS overlap limit.
+    top_k: how many alternatives each detection carries.
+    """
+
+    def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
+                 reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "onnx",
+                 conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
+                 reader_pad: float = READER_PAD):
+        if not 0 <= conf <= 1 or not 0 < iou <= 1:
+            raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
+        self.conf, self.iou, self.top_k, self.reader_pad = conf, iou, top_k, reader_pad
+        self.finder = load_backend(finder, backend, threads)
+        self.reader = load_backend(reader, backend, threads) if reader is not None else None
+        if self.finder.imgsz is None:
+            raise ModelFileError(f"{finder} has no fixed input size; export it with a fixed imgsz")
+        self.imgsz = self.finder.imgsz
+        finder_names = self.finder.names
+        if self.reader is None:
+            missing = [n for n in finder_names.values() if n not in CARD_INDEX]
+            if missing:
+                raise ModelFileError(f"{finder} does not name cards ({missing[:3]}...): it needs a reader model")
+            self._finder_cards = np.array([CARD_INDEX[finder_names[i]] for i in sorted(finder_names)])
+        else:
+            self._finder_cards = None
+            self._reader_cards = self._reader_classes(self.reader.names, reader)
+            shape = self.reader.input_shape
+            self.read_size = self.reader.imgsz[0] if self.reader.imgsz else 96
+            if shape[2] is not None and shape[2] != shape[3]:
+                raise ModelFileError(f"{reader} must take square crops, input shape is {shape}")
+
+    @staticmethod
+    def _reader_classes(names: dict[int, str], path) -> np.ndarray:
+        """Reader class index -> card class index (-1 for ``none``)."""
+        cards = []
+        for i in sorted(names):
+            name = names[i]
+            if name == NOT_AN_INDEX:
+                cards.append(-1)
+            elif name in CARD_INDEX:
+                cards.append(CARD_INDEX[name])
+            else:
+                raise ModelFileError(f"{path}: reader class {name!r} is neither a card id nor {NOT_AN_INDEX!r}")
+        return np.array(cards, np.int64)
+
+    # -- stage 1 -------------------------------------------------------------------------
+    def find(self, image: np.ndarray, floor: float = FINDER_FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Index boxes (image pixels), finder scores and finder classes above ``floor``."""
+        image = check_image(image)
+        padded, fit = letterbox(image, self.imgsz)
+        raw = self.finder(to_blob(padded))
+        boxes, scores, classes = decode_yolo(raw, floor)
+        keep = nms(boxes, scores, self.iou, classes if self._finder_cards is not None else None)
+        boxes = fit.to_image(boxes[keep])
+        wh = boxes[:, 2:] - boxes[:, :2]
+        ok = (wh > 1).all(axis=1)  # boxes squashed to nothing by the frame edge
+        return boxes[ok], scores[keep][ok], classes[keep][ok]
+
+    # -- stage 2 -------------------------------------------------------------------------
+    def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Reader probabilities (N, reader classes) of the index in each box, one batch."""
+        crops = crop_squares(check_image(image), boxes, self.read_size, self.reader_pad)
+        if not len(crops):
+            return np.zeros((0, len(self._reader_cards)), np.float32)
+        if self.reader.input_shape[0] is None:
+            probs = self.reader(to_blob(crops))
+        else:  # a fixed-batch export reads one crop at a time
+            probs = np.concatenate([self.reader(to_blob(c)) for c in crops])
+        return np.asarray(probs, np.float32).reshape(len(crops), -1)
+
+    def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
+        """All corner indices of one BGR image with their cards, above ``conf``."""
+        conf = self.conf if conf is None else conf
+        image = check_image(image)
+        boxes, finder_scores, classes = self.find(image, min(FINDER_FLOOR, conf) if conf > 0 else 1e-3)
+        if self.reader is None:
+            cards = self._finder_cards[classes]
+            dets = Detections(boxes, finder_scores, cards, finder_scores,
+                              np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
+            return dets[dets.scores >= conf]
+        probs = self.read(image, boxes)
+        card_probs = probs[:, self._reader_cards >= 0]
+        card_ids = self._reader_cards[self._reader_cards >= 0]
+        order = np.argsort(-card_probs, axis=1)[:, : self.top_k + 1]
+        ranked = np.take_along_axis(card_probs, order, axis=1)
+        best = ranked[:, 0] if len(boxes) else np.zeros(0, np.float32)
+        dets = Detections(
+            boxes,
+            finder_scores * best,
+            card_ids[order[:, 0]] if len(boxes) else np.zeros(0, np.int64),
+            finder_scores,
+            card_ids[order[:, 1:]],
+            ranked[:, 1:],
+        )
+        return dets[dets.scores >= conf]
+
+    def detect_file(self, path: str | os.PathLike, conf: float | None = None) -> Detections:
+        return self.detect(read_image(path), conf)
+
+    @property
+    def card_names(self) -> tuple[str, ...]:
+        return CARD_IDS
