@@ -65,6 +65,8 @@ class TrainConfig:
     cache: str | bool = False
     fraction: float = 1.0
     extra: dict = field(default_factory=dict)
+    #: (event, function) pairs handed to Ultralytics, e.g. ("on_fit_epoch_end", log).
+    callbacks: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:
@@ -173,6 +175,7 @@ def train(config: TrainConfig) -> Path:
         if not last.exists():
             raise TrainingError(f"nothing to resume: {last} does not exist")
         model = YOLO(str(last))
+        _add_callbacks(model, config)
         # Only what Ultralytics lets a resumed run change (device, workers, time, ...).
         overrides = {"resume": str(last), "device": config.device, "workers": config.workers}
         if config.hours:
@@ -180,6 +183,7 @@ def train(config: TrainConfig) -> Path:
         model.train(**overrides)
     else:
         model = YOLO(config.weights or STAGE_DEFAULTS[config.stage]["model"])
+        _add_callbacks(model, config)
         model.train(**train_arguments(config))
     best = run_dir(config) / "weights" / "best.pt"
     if not best.exists():
@@ -187,5 +191,11 @@ def train(config: TrainConfig) -> Path:
     return best
 
 
+def _add_callbacks(model, config: TrainConfig) -> None:
+    for event, function in config.callbacks:
+        model.add_callback(event, function)
+
+
 def describe(config: TrainConfig) -> str:
-    return ", ".join(f"{k}={v}" for k, v in asdict(config).items() if v not in (None, {}, False))
+    skip = {"callbacks", "extra"}
+    return ", ".join(f"{k}={v}" for k, v in asdict(config).items() if k not in skip and v not in (None, False))

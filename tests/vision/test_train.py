@@ -1,0 +1,115 @@
+"""Tiny training runs of both stages, resuming, export, and the exported models in CardDetector.
+
+A dozen hand-drawn images, two epochs, 160 px (finder) and 32 px (reader): this checks the
+pipeline, not accuracy. Needs the train extra (torch, ultralytics).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from tiny_cards import make_dataset
+
+from vision.cards import CARD_INDEX
+from vision.train import TrainConfig, TrainingError, train
+
+pytestmark = pytest.mark.train
+pytest.importorskip("ultralytics", reason="the train extra is not installed")
+
+
+class Interrupt(Exception):
+    """Stands in for a power cut after the first epoch."""
+
+
+def stop_after_first_epoch(trainer) -> None:
+    if trainer.epoch == 0:
+        raise Interrupt
+
+
+def epochs_logged(run: Path) -> int:
+    with open(run / "results.csv") as f:
+        return sum(1 for _ in csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Both stages trained on the tiny set; the finder interrupted once and resumed."""
+    root = tmp_path_factory.mktemp("tiny")
+    data = make_dataset(root)
+    runs = root / "runs"
+    finder = TrainConfig("finder", str(data["finder"]), epochs=2, imgsz=160, batch=4, workers=0,
+                         project=str(runs), callbacks=[("on_fit_epoch_end", stop_after_first_epoch)])
+    with pytest.raises(Interrupt):
+        train(finder)
+    assert epochs_logged(runs / "finder") == 1
+    resumed = TrainConfig("finder", str(data["finder"]), epochs=2, project=str(runs), workers=0, resume=True)
+    finder_best = train(resumed)
+    reader = TrainConfig("reader", str(data["reader"]), epochs=2, imgsz=32, batch=8, workers=0, project=str(runs))
+    reader_best = train(reader)
+    return {"root": root, "runs": runs, "finder": finder_best, "reader": reader_best, "data": data}
+
+
+def test_an_interrupted_finder_run_resumes_to_its_last_epoch(trained):
+    assert trained["finder"].is_file() and trained["finder"].name in ("best.pt", "last.pt")
+    assert epochs_logged(trained["runs"] / "finder") == 2
+
+
+def test_reader_learns_the_folder_classes(trained):
+    import torch
+
+    names = torch.load(trained["reader"], map_location="cpu", weights_only=False)["model"].names
+    assert sorted(names.values()) == ["7h", "As", "none"]
+
+
+def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path, trained):
+    config = TrainConfig("finder", str(trained["data"]["finder"]), project=str(tmp_path), resume=True)
+    with pytest.raises(TrainingError, match="nothing to resume"):
+        train(config)
+
+
+def test_missing_dataset_is_a_clear_error(tmp_path):
+    with pytest.raises(TrainingError, match="dataset file not found"):
+        train(TrainConfig("finder", str(tmp_path / "nope.yaml"), project=str(tmp_path)))
+    with pytest.raises(TrainingError, match="train/ and val/"):
+        train(TrainConfig("reader", str(tmp_path), project=str(tmp_path)))
+
+
+def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
+    from vision.detector import CardDetector
+    from vision.export import export
+
+    (finder,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path)
+    (reader,) = export(trained["reader"], "reader", imgsz=32, out_dir=tmp_path)
+    detector = CardDetector(finder, reader, conf=0.0)
+    assert detector.imgsz == (160, 160) and detector.read_size == 32
+    image_path = next((trained["root"] / "finder" / "images" / "val").glob("*.png"))
+    dets = detector.detect_file(image_path, conf=0.0)
+    # Two epochs learn little, but whatever comes out is well formed.
+    assert set(dets.cards) <= {"7h", "As"}
+    assert (dets.boxes >= 0).all() and (dets.boxes[:, [0, 2]] <= 160).all()
+    assert (dets.scores <= dets.finder_scores + 1e-6).all()
+    # Two card classes: each detection's one alternative is the other card.
+    assert dets.alt_ids.shape == (len(dets), 1)
+    assert (dets.alt_ids[:, 0] != dets.class_ids).all()
+    assert set(dets.alt_ids.ravel().tolist()) <= {CARD_INDEX["7h"], CARD_INDEX["As"]}
+
+
+def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
+    from webui.cli import main
+
+    assert main(["export", "reader", str(trained["reader"]), "--imgsz", "32", "--out", str(tmp_path)]) == 0
+    assert main(["export", "finder", str(trained["finder"]), "--imgsz", "160", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    image = str(next((trained["root"] / "finder" / "images" / "val").glob("*.png")))
+    code = main(["detect", image, "--json", "--conf", "0", "--finder", str(tmp_path / "finder.onnx"),
+                 "--reader", str(tmp_path / "reader.onnx"), "--save", str(tmp_path / "seen")])
+    assert code == 0
+    record = json.loads(capsys.readouterr().out.strip().splitlines()[0])
+    assert (record["image"], record["width"], record["height"]) == (image, 160, 160)
+    for det in record["detections"]:
+        assert set(det) == {"card", "rank", "suit", "box", "confidence", "alternatives"}
+        assert det["card"] == det["rank"] + det["suit"]
+    assert (tmp_path / "seen" / (Path(image).stem + ".jpg")).is_file()
