@@ -1,0 +1,198 @@
+"""Records a person can read at the table, in Chinese or English, and the CSV score sheet."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import TYPE_CHECKING
+
+from engine.cards import format_cards
+from engine.combination import TYPE_NAMES_ZH
+from engine.events import (
+    Announce,
+    Bid,
+    Concede,
+    Correction,
+    Deal,
+    End,
+    Escape,
+    Event,
+    Kitty,
+    Landlord,
+    OpenHand,
+    Pass,
+    Penalty,
+    Play,
+)
+from engine.scoring import Settlement, settle
+
+if TYPE_CHECKING:
+    from engine.match import Match
+    from engine.record import RecordedHand
+
+_EN_TYPES = {
+    "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio with a single",
+    "trio_pair": "trio with a pair", "straight": "straight", "pair_straight": "pair chain",
+    "airplane": "airplane", "airplane_single": "airplane with singles", "airplane_pair": "airplane with pairs",
+    "bomb": "bomb", "rocket": "rocket", "four_two_single": "four with two singles",
+    "four_two_pair": "four with two pairs",
+}
+_WORDS = {
+    "zh": {
+        "title": "斗地主对局记录", "rules": "规则", "players": "玩家", "seat": "{}号位", "bids": "叫牌",
+        "pass_bid": "不叫", "bid": "{}分", "call": "叫地主", "grab": "抢地主", "landlord": "地主",
+        "base": "底分", "kitty": "底牌", "plays": "出牌", "pass": "不出", "result": "结果",
+        "landlord_won": "地主胜", "farmers_won": "农民胜", "escape": "有人逃跑", "redeal": "无人叫牌，重新发牌",
+        "abandoned": "本局作废", "unfinished": "未打完", "redeal_penalty": "连续三次重新发牌（罚分）",
+        "multiplier": "倍数", "points": "得分", "total": "合计", "hand": "第{}局", "open_hand": "明牌",
+        "spring": "春天", "anti_spring": "反春", "grab_cause": "抢地主", "concede": "认输", "escaped": "逃跑",
+        "penalty": "罚分", "correction": "更正", "announce": "报牌", "end": "结束", "winner": "胜者",
+        "status": "状态", "playing": "进行中", "time": "时间到", "target": "达到目标分", "bust": "筹码输光",
+        "tie_break": "同分加赛", "round": "本轮结束", "rounds_won": "赢得多数轮次", "dissolved": "解散",
+        "chips": "筹码", "disqualified": "取消资格",
+    },
+    "en": {
+        "title": "Dou Dizhu hand record", "rules": "Rules", "players": "Players", "seat": "seat {}",
+        "bids": "Bids", "pass_bid": "pass", "bid": "{}", "call": "call", "grab": "grab", "landlord": "Landlord",
+        "base": "base", "kitty": "Kitty", "plays": "Play", "pass": "pass", "result": "Result",
+        "landlord_won": "landlord wins", "farmers_won": "farmers win", "escape": "a player escaped",
+        "redeal": "nobody bid: redeal", "abandoned": "hand abandoned", "unfinished": "not finished",
+        "redeal_penalty": "third redeal in a row (penalty)", "multiplier": "Multiplier", "points": "Points",
+        "total": "Total", "hand": "Hand {}", "open_hand": "open hand", "spring": "spring",
+        "anti_spring": "anti-spring", "grab_cause": "grab", "concede": "concedes", "escaped": "escapes",
+        "penalty": "penalty", "correction": "correction", "announce": "announces", "end": "end",
+        "winner": "Winner", "status": "Status", "playing": "playing", "time": "time is up",
+        "target": "target reached", "bust": "a player ran out of chips", "tie_break": "tie: play another hand",
+        "round": "round won", "rounds_won": "most rounds won", "dissolved": "game dissolved", "chips": "chips",
+        "disqualified": "disqualified",
+    },
+}
+
+
+def _w(lang: str) -> dict[str, str]:
+    if lang not in _WORDS:
+        raise ValueError(f"language must be 'zh' or 'en', not {lang!r}")
+    return _WORDS[lang]
+
+
+def _type_name(kind: str, lang: str) -> str:
+    return TYPE_NAMES_ZH.get(kind, kind) if lang == "zh" else _EN_TYPES.get(kind, kind)
+
+
+def _clock(t: float | None) -> str:
+    if t is None:
+        return ""
+    minutes, seconds = divmod(int(t), 60)
+    return f"[{minutes:02d}:{seconds:02d}] "
+
+
+def _cause(cause: str, factor: int, w: dict[str, str], lang: str) -> str:
+    name = {"grab": w["grab_cause"], "open_hand": w["open_hand"], "spring": w["spring"],
+            "anti_spring": w["anti_spring"]}.get(cause) or _type_name(cause, lang)
+    return f"{name} x{factor}"
+
+
+def _signed(points: tuple[int, ...] | list[int], names: tuple[str, ...]) -> str:
+    return ", ".join(f"{n} {p:+d}" for n, p in zip(names, points, strict=True))
+
+
+def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: str, reading: str) -> str:
+    who = names[event.seat] if hasattr(event, "seat") and event.seat < len(names) else ""  # type: ignore[attr-defined]
+    t = _clock(getattr(event, "time", None))
+    if isinstance(event, Play):
+        return f"{t}{who}: {format_cards(event.cards)}  {reading}"
+    if isinstance(event, Pass):
+        return f"{t}{who}: {w['pass']}"
+    if isinstance(event, Concede | Escape | OpenHand | Announce):
+        word = {Concede: "concede", Escape: "escaped", OpenHand: "open_hand", Announce: "announce"}[type(event)]
+        return f"{t}{who}: {w[word]}"
+    if isinstance(event, Penalty):
+        return f"{t}{who}: {w['penalty']} -{event.points} {event.reason}".rstrip()
+    if isinstance(event, Correction):
+        inner = f" {event.event.kind}" if event.event is not None else ""
+        return f"{t}{w['correction']}: {event.action} #{event.target}{inner} {event.reason}".rstrip()
+    if isinstance(event, End):
+        return f"{t}{w['end']} {event.reason}".rstrip()
+    return ""
+
+
+def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement | None = None) -> str:
+    """The hand as lines a person reads: bids, landlord, kitty, every play, result, points."""
+    w = _w(lang)
+    names = record.players
+    hand = record.hand()
+    rules = record.rules
+    lines = [f"{w['title']} · {w['rules']}: {rules.name}"]  # type: ignore[union-attr]
+    lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names)))
+    bids = []
+    for e in hand.events:
+        if isinstance(e, Bid):
+            said = w["bid"].format(e.value) if e.action == "bid" else w["pass_bid"] if e.action == "pass" else w[e.action]
+            bids.append(f"{names[e.seat]} {said}")
+    if bids:
+        lines.append(f"{w['bids']}: " + ", ".join(bids))
+    if hand.landlord is not None:
+        lines.append(f"{w['landlord']}: {names[hand.landlord]} ({w['base']} {hand.base})")
+    if hand.kitty is not None:
+        lines.append(f"{w['kitty']}: {format_cards(hand.kitty)}")
+    readings = {p.index: p for p in hand.plays}
+    number = 0
+    lines.append(f"{w['plays']}:")
+    for i, e in enumerate(hand.events):
+        if isinstance(e, Deal | Bid | Kitty | Landlord):
+            continue
+        reading = ""
+        if i in readings:
+            r = readings[i].reading
+            reading = _type_name(r.type, lang)
+        number += 1
+        lines.append(f"  {number:>2}. " + _event_line(e, names, w, lang, reading))
+    for e in hand.log:
+        if isinstance(e, Correction):
+            lines.append("  * " + _event_line(e, names, w, lang, ""))
+    s = settlement or settle(hand)
+    lines.append(f"{w['result']}: {w.get(s.outcome, s.outcome)}")
+    if s.causes:
+        lines.append(f"{w['multiplier']}: {s.multiplier} = " + ", ".join(_cause(c, f, w, lang) for c, f in s.causes))
+    else:
+        lines.append(f"{w['multiplier']}: {s.multiplier}")
+    unit = f" ({w['chips']})" if s.unit == "chips" else ""
+    lines.append(f"{w['points']}{unit}: {_signed(s.points, names)}")
+    return "\n".join(lines) + "\n"
+
+
+def render_match(match: Match, lang: str = "zh", now: float | None = None) -> str:
+    """Hand by hand points, the totals and the match verdict."""
+    w = _w(lang)
+    names = match.players
+    rows = match.settlements()
+    lines = [f"{match.name or w['title']} · {w['rules']}: {match.rules.name}"]  # type: ignore[union-attr]
+    lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names)))
+    for i, row in enumerate(rows, 1):
+        lines.append(f"{w['hand'].format(i)}: {w.get(row.outcome, row.outcome)}; x{row.multiplier}; "
+                     + _signed(row.points, names))
+    for p in match.penalties:
+        extra = f" ({w['disqualified']})" if p.disqualify else ""
+        lines.append(f"{w['penalty']}: {names[p.seat]} -{p.points} {p.reason}{extra}".rstrip())
+    lines.append(f"{w['total']}: " + ", ".join(f"{n} {t}" for n, t in zip(names, match.totals(), strict=True)))
+    status = match.status(now)
+    verdict = w.get(status.reason, status.reason)
+    if status.over and status.winners:
+        verdict += f"; {w['winner']}: " + ", ".join(names[s] for s in status.winners)
+    lines.append(f"{w['status']}: {verdict}")
+    return "\n".join(lines) + "\n"
+
+
+def csv_sheet(match: Match) -> str:
+    """One row per hand, a column per player, then a totals row (penalties in their own rows)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["hand", "outcome", "landlord", "base", "multiplier", *match.players])
+    for i, row in enumerate(match.settlements(), 1):
+        landlord = "" if row.landlord is None else match.players[row.landlord]
+        writer.writerow([i, row.outcome, landlord, row.base, row.multiplier, *row.points])
+    for p in match.penalties:
+        cells = [-p.points if s == p.seat else 0 for s in range(len(match.players))]
+        writer.writerow(["penalty", p.reason, "", "", "", *cells])
+    writer.writerow(["total", "", "", "", "", *match.totals()])
+    return out.getvalue()
