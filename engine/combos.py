@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from engine.cards import ACE, BJ, RJ, Card, as_cards
+from engine.cards import ACE, BJ, RJ, TWO, Card, as_cards
 from engine.combination import TYPES, Combination
 from engine.rules import CLASSIC, RuleSet
 
@@ -65,13 +65,19 @@ def _chain_ranks(present: list[int], rules: RuleSet) -> int | None:
     return None
 
 
-def _low_straight_main(present: list[int], rules: RuleSet) -> int | None:
-    if not rules.low_straights or present[-1] >= BJ:
-        return None
-    positions = sorted(r - 13 if r >= ACE else r for r in present)
-    if positions[0] < 0 and positions[-1] - positions[0] + 1 == len(positions):
-        return positions[0] + 13
-    return None
+def _low_straight_mains(present: list[int], rules: RuleSet) -> list[int]:
+    """Mains of the readings with A and 2 below 3 (A2345...) or 2 below 3 (23456...).
+
+    ``2 3 ... K A`` is both: A low under 2, or A high after K.
+    """
+    if not rules.low_straights or present[-1] >= BJ or TWO not in present:
+        return []
+    mains = []
+    for low in (ACE, TWO):
+        positions = sorted(r - 13 if r == TWO or (r == ACE and low == ACE) else r for r in present)
+        if positions[0] == low - 13 and positions[-1] - positions[0] + 1 == len(positions):
+            mains.append(low)
+    return mains
 
 
 def _is_pair_rank(rank: int, rules: RuleSet) -> bool:
@@ -117,9 +123,15 @@ def _remainder(counts: tuple[int, ...], core: dict[int, int]) -> dict[int, int]:
     return rem
 
 
-def _classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, ...]:
+def classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, ...]:
+    """Every rank-level reading of a 15-entry rank-count tuple (uncached)."""
     n = sum(counts)
     if n == 0:
+        return ()
+    top = max(counts)
+    uniform = (NRANKS - counts.count(0)) * top == n
+    # Shapes with unequal counts all carry kickers on a trio or four: 4, 5, 6, 8, 4k or 5k cards.
+    if not uniform and (top < 3 or (n % 4 and n % 5 and n != 6)):
         return ()
     present = [r for r in range(NRANKS) if counts[r]]
     out: list[RankPlay] = []
@@ -142,20 +154,21 @@ def _classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay,
         add("rocket", BJ, n, {BJ: half, RJ: half})
 
     # Chains: every rank the same count, consecutive.
-    if len(present) > 1 and len({counts[r] for r in present}) == 1:
-        each = counts[present[0]]
+    if len(present) > 1 and uniform:
+        each = top
         lo = _chain_ranks(present, rules)
         if each == 1 and n >= rules.straight_min:
-            if lo is None:
-                lo = _low_straight_main(present, rules)
-            if lo is not None:
-                add("straight", lo, n, dict.fromkeys(present, 1))
+            mains = [lo] if lo is not None else _low_straight_mains(present, rules)
+            for main in mains:
+                add("straight", main, n, dict.fromkeys(present, 1))
         elif lo is not None and each == 2 and len(present) >= rules.pair_chain_min:
             add("pair_straight", lo, len(present), dict.fromkeys(present, 2))
         elif lo is not None and each == 3 and len(present) >= rules.trio_chain_min:
             add("airplane", lo, len(present), dict.fromkeys(present, 3))
 
     trios = [r for r in present if r < BJ and counts[r] >= 3]
+    if not trios:  # every kind with kickers has a trio or a four in its core
+        return tuple(out)
     if n == 4 and rules.trio_single:
         for r in trios:
             core = {r: 3}
@@ -224,7 +237,7 @@ def _rank_cache(rules: RuleSet):
     """The signature cache for ``rules`` (kept per object: hashing a RuleSet walks every field)."""
     entry = _CACHES.get(id(rules))
     if entry is None or entry[0] is not rules:
-        by_counts = lru_cache(maxsize=1 << 16)(lambda counts: _classify_counts(counts, rules))
+        by_counts = lru_cache(maxsize=1 << 16)(lambda counts: classify_counts(counts, rules))
         entry = (rules, {"counts": by_counts, "text": {}})
         _CACHES[id(rules)] = entry
     return entry[1]
