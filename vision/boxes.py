@@ -126,23 +126,19 @@ def square_boxes(boxes: np.ndarray, pad: float) -> np.ndarray:
 def crop_squares(image: np.ndarray, boxes: np.ndarray, size: int, pad: float = 0.15) -> np.ndarray:
     """Square crops around boxes, ``size`` x ``size`` each, as one (N, size, size, 3) batch.
 
-    A crop reaching past the frame edge is filled with the edge colour rather than black
-    so that a corner at the border still looks like card and table to the reader.
+    Each crop is the square of :func:`square_boxes` mapped onto the reader's input with
+    sub-pixel precision; past the frame edge it is grey 114. This is the exact recipe the
+    synthetic reader crops are cut with (``vision.synth.crops.square_crop``).
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected an HxWx3 BGR image, got shape {image.shape}")
-    h, w = image.shape[:2]
-    squares = np.round(square_boxes(boxes, pad)).astype(np.int64)
-    out = np.empty((len(squares), size, size, 3), np.uint8)
-    for i, (x1, y1, x2, y2) in enumerate(squares):
-        x2, y2 = max(x2, x1 + 1), max(y2, y1 + 1)
-        crop = image[max(y1, 0):min(y2, h), max(x1, 0):min(x2, w)]
-        if crop.size == 0:  # a box wholly off the frame reads as nothing
-            out[i] = PAD_VALUE
-            continue
-        borders = (max(-y1, 0), max(y2 - h, 0), max(-x1, 0), max(x2 - w, 0))
-        if any(borders):
-            crop = cv2.copyMakeBorder(crop, *borders, cv2.BORDER_REPLICATE)
-        interp = cv2.INTER_AREA if crop.shape[0] > size else cv2.INTER_LINEAR
-        out[i] = cv2.resize(crop, (size, size), interpolation=interp)
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    out = np.empty((len(boxes), size, size, 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(boxes):
+        side = max(x2 - x1, y2 - y1, 1e-3) * (1 + 2 * pad)
+        scale = size / side
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        m = np.array([[scale, 0, size / 2 - scale * cx], [0, scale, size / 2 - scale * cy]])
+        flags = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        out[i] = cv2.warpAffine(image, m, (size, size), flags=flags, borderValue=(PAD_VALUE,) * 3)
     return out

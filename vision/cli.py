@@ -61,6 +61,9 @@ def register(subparsers) -> None:
 def run_detect(args) -> int:
     from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image
 
+    if args.conf is not None and not 0 <= args.conf <= 1:
+        print("ddz-table detect: --conf must be between 0 and 1", file=sys.stderr)
+        return 2
     try:
         if args.single:
             detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou)
@@ -69,9 +72,6 @@ def run_detect(args) -> int:
                                     backend=args.backend, iou=args.iou)
     except (ModelFileError, ValueError) as exc:
         print(f"ddz-table detect: {exc}", file=sys.stderr)
-        return 2
-    if args.conf is not None and not 0 <= args.conf <= 1:
-        print("ddz-table detect: --conf must be between 0 and 1", file=sys.stderr)
         return 2
     failures = 0
     for path in args.images:

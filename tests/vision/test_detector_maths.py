@@ -111,11 +111,21 @@ def test_crop_rectifies_an_index_into_a_square_upright_patch():
     assert crop[32, 4].tolist() == [90, 90, 90]
 
 
-def test_crop_at_the_frame_edge_repeats_the_edge_instead_of_black():
+def test_crop_past_the_frame_edge_is_letterbox_grey():
     image = np.full((50, 50, 3), 200, np.uint8)
     crops = crop_squares(image, np.array([[0, 0, 10, 10], [60, 60, 80, 80]]), size=16, pad=0.5)
-    assert crops[0].min() == 200
+    assert crops[0, -1, -1].tolist() == [200, 200, 200] and crops[0, 0, 0].tolist() == [PAD_VALUE] * 3
     assert (crops[1] == PAD_VALUE).all()  # wholly off the frame
+
+
+def test_crops_match_the_training_crops_pixel_for_pixel():
+    crops_module = pytest.importorskip("vision.synth.crops")
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    boxes = np.array([[10.3, 20.7, 30.1, 55.2], [140, 100, 170, 130], [50, 50, 51.5, 53]])
+    ours = crop_squares(image, boxes, size=96, pad=crops_module.MARGIN)
+    for box, crop in zip(boxes, ours, strict=True):
+        np.testing.assert_array_equal(crop, crops_module.square_crop(image, box, 96))
 
 
 def test_detections_filter_keep_arrays_aligned():

@@ -1,0 +1,190 @@
+"""Card detector benchmark: accuracy on held-out synthetic tables, and latency per backend.
+
+Accuracy (seen vs unseen decks, two-stage against single-stage)::
+
+    python bench/detector.py accuracy --data datasets/generated/v1 --single models/single.onnx
+
+reads ``<data>/truth/<split>.jsonl`` and scores every image of ``test_seen`` and
+``test_unseen``: the finder's box AP (mAP50, mAP50-95, one class), the card mAP50 (the box
+must also read the right card), card precision / recall / F1 at the default threshold and
+at the F1-best one, and recall per card.
+
+Latency at 640, reading every index, median of 30 runs, one backend per process::
+
+    python bench/detector.py latency --backends onnx openvino ncnn
+
+Targets (issue 3): mAP50 >= 0.95 on unseen decks; card recall >= 0.95 and precision >= 0.98
+at the default threshold; <= 50 ms per 640 image with ONNX Runtime on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
+from vision.detector import DEFAULT_CONF, DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
+from vision.evaluate import Tally, iou_matrix  # noqa: E402
+
+SPLITS = ("test_seen", "test_unseen")
+
+
+def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
+    path = data / "truth" / f"{split}.jsonl"
+    if not path.is_file():
+        raise SystemExit(f"no truth file {path}")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row in rows:
+        image = Path(row["image"])
+        row["image"] = str(image if image.is_absolute() else data / image)
+    return rows[:limit] if limit else rows
+
+
+def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float]:
+    tally = Tally()
+    seconds = 0.0
+    for row in rows:
+        image = read_image(row["image"])
+        start = time.perf_counter()
+        dets = detector.detect(image, conf=0.01)
+        seconds += time.perf_counter() - start
+        visible = [c for c in row["corners"] if c.get("visible", True)]
+        hidden = [c for c in row["corners"] if not c.get("visible", True)]
+        if hidden and len(dets):
+            # A corner the labels call hidden is neither required nor a false alarm.
+            covered = iou_matrix(dets.boxes, [c["box"] for c in hidden]).max(axis=1) >= 0.5
+            dets = dets[~covered]
+        tally.add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores,
+                  [c["box"] for c in visible], [CARD_INDEX[c["card"]] for c in visible])
+    return tally, seconds / max(len(rows), 1)
+
+
+def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> dict:
+    at = tally.at_threshold(conf)
+    best = tally.best_f1()
+    per_class = tally.recall_per_class(conf)
+    rank_recall = _rank_recall(per_class, tally)
+    worst = sorted(per_class.items(), key=lambda kv: kv[1])[:6]
+    result = {
+        "model": name, "split": split, "images": tally.n_images, "corners": tally.n_true,
+        "finder_map50": round(tally.finder_ap(0.5), 4), "finder_map50_95": round(tally.finder_ap50_95(), 4),
+        "card_map50": round(tally.card_map50(), 4),
+        "conf": conf, "precision": round(at["precision"], 4), "recall": round(at["recall"], 4),
+        "f1": round(at["f1"], 4), "best_f1_conf": round(best["conf"], 2), "best_f1": round(best["f1"], 4),
+        "best_f1_precision": round(best["precision"], 4), "best_f1_recall": round(best["recall"], 4),
+        "rank_recall": rank_recall, "ms_per_image": round(seconds * 1000, 1),
+        "recall_per_card": {CARD_IDS[c]: round(r, 3) for c, r in sorted(per_class.items())},
+    }
+    print(f"{name:>9} {split:<12} {tally.n_images:4d} img {tally.n_true:5d} corners | finder mAP50 "
+          f"{result['finder_map50']:.3f} mAP50-95 {result['finder_map50_95']:.3f} | card mAP50 "
+          f"{result['card_map50']:.3f} | @{conf:.2f} P {at['precision']:.3f} R {at['recall']:.3f} "
+          f"F1 {at['f1']:.3f} | best F1 {best['f1']:.3f} @{best['conf']:.2f} | {result['ms_per_image']} ms")
+    print(f"{'':>9} worst cards: " + ", ".join(f"{CARD_IDS[c]} {r:.2f}" for c, r in worst))
+    return result
+
+
+def _rank_recall(per_class: dict[int, float], tally: Tally) -> dict[str, float]:
+    out: dict[str, list[float]] = {}
+    for c, r in per_class.items():
+        rank = CARD_IDS[c] if CARD_IDS[c] in ("BJ", "RJ") else CARD_IDS[c][:-1]
+        out.setdefault(rank, []).extend([r] * tally.true_per_class[c])
+    return {k: round(float(np.mean(v)), 3) for k, v in out.items()}
+
+
+def accuracy(args) -> None:
+    models = [("two-stage", lambda: CardDetector(args.finder, args.reader, backend=args.backend))]
+    if args.single:
+        models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend)))
+    results = []
+    for name, make in models:
+        detector = make()
+        for split in args.splits:
+            tally, seconds = score_split(detector, load_truth(Path(args.data), split, args.limit))
+            results.append(report(name, split, tally, seconds, args.conf))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+        print(f"wrote {args.json}")
+
+
+def latency_one(args) -> None:
+    """One backend in this process: detect() on one image, median of ``runs``."""
+    detector = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads)
+    image = read_image(args.image) if args.image else _demo_image()
+    detector.detect(image)  # warm-up: first runs allocate and compile
+    detector.detect(image)
+    times, found = [], 0
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        found = len(detector.detect(image, conf=DEFAULT_CONF))
+        times.append((time.perf_counter() - start) * 1000)
+    finder = [_time(lambda: detector.find(image)) for _ in range(args.runs)]
+    print(json.dumps({"backend": args.backend, "median_ms": round(statistics.median(times), 1),
+                      "finder_only_ms": round(statistics.median(finder), 1), "indices_read": found,
+                      "image": args.image or "rendered", "shape": list(image.shape)}))
+
+
+def _time(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def _demo_image() -> np.ndarray:
+    from vision.synth.decks import HELD_OUT_DECKS
+    from vision.synth.scene import render_scene
+
+    image, _ = render_scene(np.random.default_rng(7), [HELD_OUT_DECKS[0]], imgsz=640)
+    return image
+
+
+def latency(args) -> None:
+    for backend in args.backends:
+        cmd = [sys.executable, __file__, "latency-one", "--backend", backend, "--runs", str(args.runs),
+               "--finder", str(args.finder), "--reader", str(args.reader)]
+        if args.image:
+            cmd += ["--image", args.image]
+        if args.threads:
+            cmd += ["--threads", str(args.threads)]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+        print(line if done.returncode == 0 else f"{backend}: failed: {done.stderr.strip().splitlines()[-1:]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    for name in ("accuracy", "latency", "latency-one"):
+        p = sub.add_parser(name)
+        p.add_argument("--finder", default=str(DEFAULT_FINDER))
+        p.add_argument("--reader", default=str(DEFAULT_READER))
+        p.add_argument("--threads", type=int, default=None)
+        if name == "accuracy":
+            p.add_argument("--data", required=True, help="dataset folder with truth/<split>.jsonl")
+            p.add_argument("--splits", nargs="+", default=list(SPLITS))
+            p.add_argument("--single", default=None, help="single-stage model to compare")
+            p.add_argument("--backend", default="onnx")
+            p.add_argument("--conf", type=float, default=DEFAULT_CONF)
+            p.add_argument("--limit", type=int, default=None, help="score only the first N images per split")
+            p.add_argument("--json", default=None, help="also write the full results here")
+        else:
+            p.add_argument("--image", default=None, help="image to time (default: a rendered unseen-deck table)")
+            p.add_argument("--runs", type=int, default=30)
+            if name == "latency":
+                p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"])
+            else:
+                p.add_argument("--backend", default="onnx")
+    args = parser.parse_args()
+    {"accuracy": accuracy, "latency": latency, "latency-one": latency_one}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""Bad model files, bad images and bad arguments give clear, typed errors."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.backends import ModelFileError, load_backend
+from vision.detector import CardDetector, ImageError, check_image, read_image
+from webui.cli import main
+
+
+def test_a_missing_model_file_is_named_in_the_error(tmp_path):
+    with pytest.raises(ModelFileError, match="model file not found: .*nope.onnx"):
+        CardDetector(tmp_path / "nope.onnx", None)
+
+
+def test_an_empty_or_corrupt_model_file_is_refused(tmp_path):
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    with pytest.raises(ModelFileError, match="empty"):
+        load_backend(empty)
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"\x08\x07garbage, not a protobuf" * 10)
+    with pytest.raises(ModelFileError, match="cannot load ONNX model"):
+        load_backend(corrupt)
+
+
+def test_an_unknown_backend_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown backend"):
+        load_backend(tmp_path / "x.onnx", "tensorrt")
+
+
+def test_unreadable_images_raise_image_error(tmp_path):
+    with pytest.raises(ImageError, match="image not found"):
+        read_image(tmp_path / "missing.jpg")
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    with pytest.raises(ImageError, match="not a readable image"):
+        read_image(text)
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    with pytest.raises(ImageError, match="not a readable image"):
+        read_image(empty)
+
+
+def test_images_of_the_wrong_shape_or_type_raise_image_error():
+    with pytest.raises(ImageError, match="HxWx3"):
+        check_image(np.zeros((4, 4, 3), np.uint8))  # too small to hold an index
+    with pytest.raises(ImageError, match="HxWx3"):
+        check_image(np.zeros((32, 32, 2), np.uint8))
+    with pytest.raises(ImageError, match="uint8"):
+        check_image(np.zeros((32, 32, 3), np.float32))
+    with pytest.raises(ImageError, match="numpy image"):
+        check_image("frame.jpg")
+    assert check_image(np.zeros((32, 32), np.uint8)).shape == (32, 32, 3)  # grey is fine
+    assert check_image(np.zeros((32, 32, 4), np.uint8)).shape == (32, 32, 3)  # alpha is dropped
+
+
+def test_reading_a_written_image_round_trips(tmp_path):
+    image = np.random.default_rng(0).integers(0, 255, (20, 30, 3), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "a.png"), image)
+    np.testing.assert_array_equal(read_image(tmp_path / "a.png"), image)
+
+
+def test_cli_reports_a_missing_model_without_a_traceback(tmp_path, capsys):
+    code = main(["detect", "x.jpg", "--finder", str(tmp_path / "none.onnx"), "--reader", str(tmp_path / "r.onnx")])
+    assert code == 2
+    assert "model file not found" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_threshold_outside_zero_to_one(capsys):
+    assert main(["detect", "x.jpg", "--conf", "1.5"]) == 2
+    assert "--conf" in capsys.readouterr().err
+

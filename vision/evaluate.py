@@ -1,0 +1,132 @@
+"""Scoring detections against labelled corners: AP, recall and precision, F1-best threshold.
+
+Matching is greedy by confidence at an IoU threshold, one truth per detection, as in COCO;
+AP uses COCO's 101-point interpolated precision. Two views of the same detections:
+
+- *finder* (class-agnostic): did we box every visible index? (``mAP50`` of a one-class model)
+- *cards*: a hit must also read the right card (what the referee needs).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+CONF_GRID = np.linspace(0.05, 0.95, 91)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    tl = np.maximum(a[:, None, :2], b[None, :, :2])
+    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(br - tl, 0, None).prod(axis=2)
+    area_a = (a[:, 2:] - a[:, :2]).prod(axis=1)
+    area_b = (b[:, 2:] - b[:, :2]).prod(axis=1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def match(pred_boxes, pred_scores, true_boxes, iou: float, same: np.ndarray | None = None) -> np.ndarray:
+    """For each prediction (any order) the index of its truth, or -1; best scores match first.
+
+    ``same`` (P, T) bool restricts matches to pairs of the same class.
+    """
+    pred_boxes = np.asarray(pred_boxes).reshape(-1, 4)
+    matched = np.full(len(pred_boxes), -1, np.int64)
+    if not len(pred_boxes) or not len(true_boxes):
+        return matched
+    overlaps = iou_matrix(pred_boxes, true_boxes)
+    if same is not None:
+        overlaps = np.where(same, overlaps, 0.0)
+    taken = np.zeros(len(true_boxes), bool)
+    for p in np.argsort(-np.asarray(pred_scores), kind="stable"):
+        candidates = np.where(taken, -1.0, overlaps[p])
+        t = int(candidates.argmax())
+        if candidates[t] >= iou:
+            matched[p] = t
+            taken[t] = True
+    return matched
+
+
+def average_precision(scores: np.ndarray, hits: np.ndarray, n_true: int) -> float:
+    """COCO-style AP from every prediction's score and whether it hit a truth."""
+    if n_true == 0:
+        return float("nan")
+    if len(scores) == 0:
+        return 0.0
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    hits = np.asarray(hits, bool)[order]
+    tp = np.cumsum(hits)
+    fp = np.cumsum(~hits)
+    recall = tp / n_true
+    precision = tp / np.maximum(tp + fp, 1)
+    precision = np.maximum.accumulate(precision[::-1])[::-1]  # the envelope
+    grid = np.linspace(0, 1, 101)
+    at = np.searchsorted(recall, grid, side="left")
+    return float(np.where(at < len(precision), precision[np.minimum(at, len(precision) - 1)], 0).mean())
+
+
+@dataclass
+class Tally:
+    """Everything needed to score a set of images, accumulated one image at a time."""
+
+    finder: dict[float, list] = field(default_factory=lambda: defaultdict(list))  # iou -> [(score, hit)]
+    cards: dict[int, list] = field(default_factory=lambda: defaultdict(list))  # class -> [(score, hit)]
+    true_per_class: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    n_true: int = 0
+    n_images: int = 0
+
+    def add(self, pred_boxes, finder_scores, pred_classes, scores, true_boxes, true_classes) -> None:
+        pred_boxes = np.asarray(pred_boxes, np.float32).reshape(-1, 4)
+        true_boxes = np.asarray(true_boxes, np.float32).reshape(-1, 4)
+        pred_classes, true_classes = np.asarray(pred_classes), np.asarray(true_classes)
+        self.n_images += 1
+        self.n_true += len(true_boxes)
+        for c in true_classes:
+            self.true_per_class[int(c)] += 1
+        for t in IOU_THRESHOLDS:
+            hit = match(pred_boxes, finder_scores, true_boxes, t) >= 0
+            self.finder[round(float(t), 2)].extend(zip(np.asarray(finder_scores).tolist(), hit.tolist(),
+                                                       strict=True))
+        same = pred_classes[:, None] == true_classes[None, :]
+        hit = match(pred_boxes, scores, true_boxes, 0.5, same) >= 0
+        for c, s, h in zip(pred_classes.tolist(), np.asarray(scores).tolist(), hit.tolist(), strict=True):
+            self.cards[int(c)].append((s, h))
+
+    def finder_ap(self, iou: float = 0.5) -> float:
+        rows = np.array(self.finder[round(iou, 2)], np.float64).reshape(-1, 2)
+        return average_precision(rows[:, 0], rows[:, 1] > 0, self.n_true)
+
+    def finder_ap50_95(self) -> float:
+        return float(np.mean([self.finder_ap(round(float(t), 2)) for t in IOU_THRESHOLDS]))
+
+    def card_map50(self) -> float:
+        aps = [average_precision(*self._card_rows(c), n) for c, n in self.true_per_class.items()]
+        return float(np.nanmean(aps)) if aps else float("nan")
+
+    def _card_rows(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.array(self.cards.get(c, []), np.float64).reshape(-1, 2)
+        return rows[:, 0], rows[:, 1] > 0
+
+    def at_threshold(self, conf: float) -> dict[str, float]:
+        """Card precision, recall and F1 keeping detections scored at least ``conf``."""
+        rows = np.array([r for v in self.cards.values() for r in v], np.float64).reshape(-1, 2)
+        kept = rows[rows[:, 0] >= conf]
+        tp = float(kept[:, 1].sum())
+        precision = tp / len(kept) if len(kept) else 1.0
+        recall = tp / self.n_true if self.n_true else float("nan")
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return {"conf": conf, "precision": precision, "recall": recall, "f1": f1}
+
+    def best_f1(self, grid=CONF_GRID) -> dict[str, float]:
+        return max((self.at_threshold(float(c)) for c in grid), key=lambda r: r["f1"])
+
+    def recall_per_class(self, conf: float) -> dict[int, float]:
+        out = {}
+        for c, n in self.true_per_class.items():
+            scores, hits = self._card_rows(c)
+            out[c] = float((hits & (scores >= conf)).sum() / n)
+        return out
