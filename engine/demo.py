@@ -8,14 +8,16 @@ not beat. Run: ``python -m engine.demo`` (``make demo`` until the camera pipelin
 
 from __future__ import annotations
 
+import random
 import sys
 
 from engine.cards import Card, full_deck, parse_cards
-from engine.events import Bid, Event, Kitty, Pass, Play
+from engine.events import Bid, Deal, Event, Kitty, Pass, Play
 from engine.hand import Hand
 from engine.match import Match
 from engine.record import RecordedHand, dumps
 from engine.record_text import csv_sheet, render_hand, render_match
+from engine.rules import RuleSet, get_rules
 
 PLAYERS = ("张三 Zhang", "李四 Li", "王五 Wang")
 
@@ -71,6 +73,51 @@ def hand_two(match: Match) -> list[Event]:
         _p(0, "Js Jh Qs Qh Ks Kh", 48), Pass(1, time=51), Pass(2, time=53),
         _p(0, "As Ah Ad 2s 2h", 60),
     ]
+
+
+def random_hand(rules: RuleSet | str = "classic", seed: int | random.Random = 0, first_bidder: int = 0,
+                pass_chance: float = 0.3) -> Hand:
+    """A random but legal self-play hand with known cards (tests, the synthetic table).
+
+    Bids and plays are drawn uniformly from the legal choices; a follower passes with
+    ``pass_chance`` even when it could play. The hand may end in a redeal.
+    """
+    from engine.moves import legal_plays
+
+    rules = get_rules(rules)
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    deck = full_deck(rules.decks)
+    rng.shuffle(deck)
+    size = rules.hand_size
+    hands = [tuple(sorted(deck[i * size:(i + 1) * size])) for i in range(rules.players)]
+    kitty = tuple(deck[rules.players * size:rules.players * size + rules.kitty_size])
+    hand = Hand(rules)
+    hand.apply(Deal(counts=(size,) * rules.players, first_bidder=first_bidder, hands=hands, kitty=kitty, time=0.0))
+    clock = 0.0
+    while hand.phase == "bidding":
+        assert hand.bidding is not None and hand.bidding.to_act is not None
+        clock += rng.uniform(1, 5)
+        action, value = rng.choice(hand.bidding.legal())
+        hand.apply(Bid(hand.bidding.to_act, action, value, time=round(clock, 1)))
+    if hand.finished:
+        return hand
+    hand.apply(Kitty(kitty, time=round(clock + 2, 1)))
+    while not hand.finished:
+        seat = hand.turn
+        assert seat is not None and hand.known is not None
+        clock += rng.uniform(1, 9)
+        t = round(clock, 1)
+        if hand.current and rng.random() < pass_chance:
+            hand.apply(Pass(seat, time=t))
+            continue
+        options: list = []
+        for prev in hand.current or (None,):
+            options.extend(legal_plays(hand.known[seat], prev, rules))
+        if not options:
+            hand.apply(Pass(seat, time=t))
+            continue
+        hand.apply(Play(seat, rng.choice(options).cards, time=t))
+    return hand
 
 
 def build() -> tuple[Match, list[RecordedHand], list[str]]:
