@@ -1,0 +1,230 @@
+"""Synthetic card tables: deck art, index boxes, label geometry, determinism, dataset layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cards import CARD_IDS
+from vision.synth import crops
+from vision.synth.decks import HELD_OUT_DECKS, SHEET_DIR, DeckError, list_decks, load_deck, training_decks
+from vision.synth.layout import CardPose
+from vision.synth.locate import REGION, ink_mask
+from vision.synth.scene import render_full, render_scene
+
+pytestmark = pytest.mark.skipif(
+    not SHEET_DIR.is_dir(), reason="card art missing: apt-get install gnome-cards-data librsvg2-bin"
+)
+
+IMGSZ = 320
+PLANE_CENTRE = IMGSZ * 1.7 / 2
+QUIET = {"max_tilt": 0.0, "clutter_p": 0.0, "hands_p": 0.0, "camera_effects": False}
+
+
+def test_at_least_four_held_out_decks_all_kept_and_never_trained_on():
+    assert len(HELD_OUT_DECKS) >= 4
+    assert set(HELD_OUT_DECKS) <= set(list_decks())
+    assert not set(HELD_OUT_DECKS) & set(training_decks())
+    assert len(training_decks()) >= 8
+
+
+@pytest.mark.parametrize("name", list_decks())
+def test_index_locator_boxes_ink_in_both_corners(name):
+    deck = load_deck(name)
+    w, h = deck.size
+    paper = np.median(deck.faces["2s"][..., :3][deck.faces["2s"][..., 3] > 250], axis=0)
+    for card in CARD_IDS:
+        top, bottom = deck.boxes[card]
+        for x1, y1, x2, y2 in (top, bottom):
+            assert x2 - x1 >= 4 and y2 - y1 >= 8, (card, top)
+        # Top-left index inside the corner region; the bottom-right one its 180-degree turn.
+        assert top[2] <= REGION[0] * w + 1 and top[3] <= REGION[1] * h + 1, (card, top)
+        assert bottom[0] >= (1 - REGION[0]) * w - 1 and bottom[1] >= (1 - REGION[1]) * h - 1, (card, bottom)
+        ink = ink_mask(deck.faces[card], paper)
+        for x1, y1, x2, y2 in (top, bottom):
+            assert ink[y1:y2, x1:x2].mean() > 0.08, (card, (x1, y1, x2, y2))
+
+
+def test_unknown_deck_is_a_clear_error():
+    with pytest.raises(DeckError, match="unknown deck"):
+        load_deck("no_such_deck")
+
+
+def _pose(card, dx=0.0, angle=0.0, scale=0.45, face_up=True):
+    return CardPose(card, 0, face_up, (PLANE_CENTRE + dx, PLANE_CENTRE), angle, scale)
+
+
+def _labels(scene):
+    return sorted((c["card"], round(c["box"][0])) for c in scene.corners)
+
+
+def test_card_under_an_exact_cover_shows_no_corner():
+    rng = np.random.default_rng(3)
+    scene = render_full(rng, ["anglo"], IMGSZ, poses=[_pose("3s"), _pose("4h")], **QUIET)
+    assert [c["card"] for c in scene.corners] == ["4h", "4h"]
+    assert {c["card"] for c in scene.hidden} == {"3s"}
+
+
+def test_card_partly_covered_from_the_right_keeps_only_its_top_left_index():
+    deck = load_deck("anglo")
+    shift = 0.45 * 0.5 * deck.size[0]  # half the card width, in plane pixels
+    rng = np.random.default_rng(4)
+    scene = render_full(rng, [deck], IMGSZ, poses=[_pose("3s"), _pose("4h", dx=shift)], **QUIET)
+    under = [c for c in scene.corners if c["card"] == "3s"]
+    assert len(under) == 1
+    assert under[0]["box"][0] < min(c["box"][0] for c in scene.corners if c["card"] == "4h")
+    assert [c["card"] for c in scene.hidden] == ["3s"]
+
+
+def test_face_down_cards_give_outlines_but_no_corners():
+    rng = np.random.default_rng(5)
+    scene = render_full(rng, ["anglo"], IMGSZ, poses=[_pose("5d", face_up=False)], **QUIET)
+    assert scene.corners == []
+    assert len(scene.cards) == 1 and scene.cards[0]["face_up"] is False
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_labelled_quads_lie_inside_the_image_and_are_mostly_visible(seed):
+    image, corners = render_scene(np.random.default_rng(seed), training_decks(), IMGSZ)
+    assert image.shape == (IMGSZ, IMGSZ, 3) and image.dtype == np.uint8
+    for c in corners:
+        quad = np.array(c["quad"])
+        assert quad.shape == (4, 2)
+        assert (quad >= 0).all() and (quad <= IMGSZ).all()
+        x1, y1, x2, y2 = c["box"]
+        assert 0 <= x1 < x2 <= IMGSZ and 0 <= y1 < y2 <= IMGSZ
+        assert c["visible"] >= 0.7
+        assert c["card"] in CARD_IDS
+
+
+def test_same_seed_gives_the_same_image_bytes():
+    decks = training_decks()
+    a, ca = render_scene(np.random.default_rng(11), decks, IMGSZ)
+    b, cb = render_scene(np.random.default_rng(11), decks, IMGSZ)
+    c, _ = render_scene(np.random.default_rng(12), decks, IMGSZ)
+    assert a.tobytes() == b.tobytes() and ca == cb
+    assert a.tobytes() != c.tobytes()
+
+
+def test_render_scene_rejects_bad_arguments():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="at least one deck"):
+        render_scene(rng, [])
+    with pytest.raises(ValueError, match="too small"):
+        render_scene(rng, ["anglo"], imgsz=32)
+
+
+def test_square_crop_centres_the_box_and_rejects_empty_boxes():
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[40:60, 45:55] = 255
+    crop = crops.square_crop(image, [45, 40, 55, 60], 64)
+    assert crop.shape == (64, 64, 3)
+    ys, xs = np.nonzero(crop[..., 0] > 128)
+    assert abs(xs.mean() - 31.5) < 1.5 and abs(ys.mean() - 31.5) < 1.5
+    with pytest.raises(ValueError, match="empty box"):
+        crops.square_crop(image, [10, 10, 10, 20], 64)
+
+
+def _read_yaml(path: Path) -> dict:
+    out = {}
+    for line in path.read_text().splitlines():
+        if ":" in line and not line.startswith(" "):
+            key, value = line.split(":", 1)
+            out[key] = value.strip()
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from vision.synth.dataset import build
+
+    out = tmp_path_factory.mktemp("synth") / "ds"
+    summary = build(out, seed=7, n_train=3, n_val=1, n_test=1, imgsz=160, reader_size=32, workers=2)
+    return out, summary
+
+
+def test_tiny_build_writes_ultralytics_layout_with_absolute_paths(tiny):
+    out, summary = tiny
+    assert summary["train"]["images"] == 3 and summary["test_unseen"]["images"] == 1
+    for part in ("finder", "single"):
+        data = _read_yaml(out / part / "data.yaml")
+        for key in ("path", "train", "val", "test"):
+            assert Path(data[key]).is_absolute() and Path(data[key]).is_dir(), (part, key)
+        assert data["test"].endswith("test_seen")
+        assert _read_yaml(out / part / "data_unseen.yaml")["test"].endswith("test_unseen")
+    assert "0: \"index\"" in (out / "finder" / "data.yaml").read_text()
+    assert "53: \"RJ\"" in (out / "single" / "data.yaml").read_text()
+    for split in ("train", "val", "test_seen", "test_unseen"):
+        images = sorted((out / "finder" / "images" / split).glob("*.jpg"))
+        assert images
+        for img in images:
+            finder = (out / "finder" / "labels" / split / (img.stem + ".txt")).read_text().split("\n")
+            single = (out / "single" / "labels" / split / (img.stem + ".txt")).read_text().split("\n")
+            assert (out / "single" / "images" / split / img.name).exists()
+            assert len(finder) == len(single)
+            for f_line, s_line in zip(finder, single, strict=True):
+                if not f_line:
+                    continue
+                f_vals, s_vals = f_line.split(), s_line.split()
+                assert f_vals[0] == "0" and 0 <= int(s_vals[0]) < len(CARD_IDS)
+                assert f_vals[1:] == s_vals[1:]
+                assert all(0 <= float(v) <= 1 for v in f_vals[1:])
+    reader = out / "reader" / "train"
+    assert {p.name for p in reader.iterdir()} == {*CARD_IDS, "none"}
+    crops_found = list(reader.glob("*/*.png"))
+    assert crops_found and cv2.imread(str(crops_found[0])).shape == (32, 32, 3)
+
+
+def test_held_out_decks_appear_only_in_test_unseen(tiny):
+    out, _ = tiny
+    for split in ("train", "val", "test_seen", "test_unseen"):
+        for line in (out / "truth" / f"{split}.jsonl").read_text().splitlines():
+            rec = json.loads(line)
+            assert Path(rec["image"]).exists()
+            used = set(rec["deck"]) | {c["deck"] for c in rec["corners"]}
+            if split == "test_unseen":
+                assert used <= set(HELD_OUT_DECKS)
+            else:
+                assert not used & set(HELD_OUT_DECKS)
+
+
+def test_build_is_the_same_whatever_the_worker_count(tiny, tmp_path):
+    from vision.synth.dataset import build
+
+    out, _ = tiny
+    again = tmp_path / "again"
+    build(again, seed=7, n_train=3, n_val=0, n_test=0, imgsz=160, reader_size=32, workers=1)
+    for img in sorted((out / "finder" / "images" / "train").glob("*.jpg")):
+        assert img.read_bytes() == (again / "finder" / "images" / "train" / img.name).read_bytes()
+
+
+def test_build_refuses_bad_counts_and_an_existing_dataset(tiny, tmp_path):
+    from vision.synth.dataset import build
+
+    with pytest.raises(ValueError, match="negative"):
+        build(tmp_path / "x", seed=0, n_train=-1, n_val=0, n_test=0)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        build(tmp_path / "y", seed=0, n_train=1, n_val=0, n_test=0, imgsz=100)
+    with pytest.raises(FileExistsError):
+        build(tiny[0], seed=0, n_train=1, n_val=0, n_test=0)
+
+
+def test_cli_registers_dataset_synth_and_contact_sheet(tmp_path):
+    import argparse
+
+    from vision.synth.cli import register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["dataset", "synth", "--out", str(tmp_path / "d"), "--seed", "3", "--train", "1",
+                              "--val", "0", "--test", "0", "--imgsz", "128", "--workers", "1"])
+    assert args.func(args) == 0
+    assert (tmp_path / "d" / "finder" / "data.yaml").exists()
+    args = parser.parse_args(["dataset", "contact-sheet", "--out", str(tmp_path / "c.png"), "--deck", "anglo"])
+    assert args.func(args) == 0
+    sheet = cv2.imread(str(tmp_path / "c.png"))
+    assert sheet is not None and sheet.shape[0] > 100

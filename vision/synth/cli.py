@@ -1,0 +1,54 @@
+"""``ddz-table dataset synth`` and ``ddz-table dataset contact-sheet``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _synth(args: argparse.Namespace) -> int:
+    from vision.synth.dataset import build
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done}/{total} images", end="", file=sys.stderr, flush=True)
+
+    try:
+        summary = build(
+            args.out, args.seed, args.train, args.val, args.test,
+            imgsz=args.imgsz, reader_size=args.reader_size, workers=args.workers, progress=progress,
+        )
+    except (ValueError, FileExistsError) as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 2
+    print(file=sys.stderr)
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+def _contact(args: argparse.Namespace) -> int:
+    from vision.synth.contact import write_contact_sheet
+
+    path = write_contact_sheet(args.out, decks=args.deck or None)
+    print(path)
+    return 0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("dataset", help="synthetic card-table datasets / 合成训练数据")
+    sub = parser.add_subparsers(dest="dataset_command", metavar="ACTION")
+    synth = sub.add_parser("synth", help="render a YOLO finder/reader dataset from a seed")
+    synth.add_argument("--out", required=True, help="new folder for the dataset")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--train", type=int, default=1500, help="training images")
+    synth.add_argument("--val", type=int, default=200, help="validation images")
+    synth.add_argument("--test", type=int, default=200, help="images in each of test_seen and test_unseen")
+    synth.add_argument("--imgsz", type=int, default=416)
+    synth.add_argument("--reader-size", type=int, default=96)
+    synth.add_argument("--workers", type=int, default=2)
+    synth.set_defaults(func=_synth)
+    contact = sub.add_parser("contact-sheet", help="draw every deck's located corner indices")
+    contact.add_argument("--out", required=True, help="PNG file to write")
+    contact.add_argument("--deck", action="append", help="only this deck (repeatable)")
+    contact.set_defaults(func=_contact)
+    parser.set_defaults(func=lambda args: parser.print_help() or 2)

@@ -1,0 +1,57 @@
+"""Contact sheets: every card of a deck with its located corner index boxes drawn on.
+
+Green is the top-left index, magenta the bottom-right one. Look at these after changing
+the locator or adding a deck: a box that misses the rank or swallows a pip shows at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import CARD_IDS
+from vision.synth.decks import HELD_OUT_DECKS, Deck, list_decks, load_deck
+
+TOP_COLOUR = (0, 170, 0)
+BOTTOM_COLOUR = (255, 0, 255)
+
+
+def _flatten(art: np.ndarray, grey: int = 128) -> np.ndarray:
+    a = art[..., 3:4].astype(np.float32) / 255
+    return (art[..., :3] * a + grey * (1 - a)).astype(np.uint8)
+
+
+def deck_sheet(deck: Deck, card_width: int = 96, columns: int = 14) -> np.ndarray:
+    """All 54 faces and the back in rank order, boxes drawn at full size before shrinking."""
+    w, h = deck.size
+    tw, th = card_width, round(h * card_width / w)
+    tiles = []
+    for card in CARD_IDS:
+        face = _flatten(deck.faces[card])
+        for box, colour in zip(deck.boxes[card], (TOP_COLOUR, BOTTOM_COLOUR), strict=True):
+            cv2.rectangle(face, box[:2], (box[2] - 1, box[3] - 1), colour, max(2, w // 100))
+        tiles.append(cv2.resize(face, (tw, th), interpolation=cv2.INTER_AREA))
+    tiles.append(cv2.resize(_flatten(deck.back), (tw, th), interpolation=cv2.INTER_AREA))
+    while len(tiles) % columns:
+        tiles.append(np.full((th, tw, 3), 60, np.uint8))
+    rows = [np.hstack(tiles[i : i + columns]) for i in range(0, len(tiles), columns)]
+    sheet = np.vstack(rows)
+    title = deck.name + ("  (held out)" if deck.name in HELD_OUT_DECKS else "")
+    band = np.full((22, sheet.shape[1], 3), 255, np.uint8)
+    cv2.putText(band, title, (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 1, cv2.LINE_AA)
+    return np.vstack([band, sheet])
+
+
+def write_contact_sheet(path, decks: list[str] | None = None, card_width: int = 64) -> Path:
+    """One PNG with a block per deck (all kept decks by default)."""
+    path = Path(path)
+    names = decks or list_decks()
+    blocks = [deck_sheet(load_deck(n), card_width) for n in names]
+    width = max(b.shape[1] for b in blocks)
+    blocks = [np.pad(b, ((0, 4), (0, width - b.shape[1]), (0, 0))) for b in blocks]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), np.vstack(blocks)):
+        raise OSError(f"could not write {path}")
+    return path
