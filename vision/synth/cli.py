@@ -29,7 +29,7 @@ def _synth(args: argparse.Namespace) -> int:
 def _contact(args: argparse.Namespace) -> int:
     from vision.synth.contact import write_contact_sheet
 
-    path = write_contact_sheet(args.out, decks=args.deck or None)
+    path = write_contact_sheet(args.out, decks=args.deck or None, card_width=args.card_width, corners=not args.whole)
     print(path)
     return 0
 
@@ -50,5 +50,7 @@ def register(subparsers) -> None:
     contact = sub.add_parser("contact-sheet", help="draw every deck's located corner indices")
     contact.add_argument("--out", required=True, help="PNG file to write")
     contact.add_argument("--deck", action="append", help="only this deck (repeatable)")
+    contact.add_argument("--card-width", type=int, default=72, help="tile width in pixels")
+    contact.add_argument("--whole", action="store_true", help="whole faces, not just the index corners")
     contact.set_defaults(func=_contact)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)

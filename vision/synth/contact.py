@@ -23,17 +23,29 @@ def _flatten(art: np.ndarray, grey: int = 128) -> np.ndarray:
     return (art[..., :3] * a + grey * (1 - a)).astype(np.uint8)
 
 
-def deck_sheet(deck: Deck, card_width: int = 96, columns: int = 14) -> np.ndarray:
-    """All 54 faces and the back in rank order, boxes drawn at full size before shrinking."""
+def _corners(face: np.ndarray) -> np.ndarray:
+    """The top-left corner beside the bottom-right one turned upright: where the boxes are."""
+    h, w = face.shape[:2]
+    cw, ch = round(0.36 * w), round(0.42 * h)
+    return np.hstack([face[:ch, :cw], face[::-1, ::-1][:ch, :cw], np.full((ch, 2, 3), 60, np.uint8)])
+
+
+def deck_sheet(deck: Deck, card_width: int = 96, columns: int = 14, corners: bool = False) -> np.ndarray:
+    """All 54 faces and the back in rank order, boxes drawn at full size before shrinking.
+
+    ``corners`` shows each card's two index corners instead of the whole face (a smaller
+    sheet that still shows every box).
+    """
     w, h = deck.size
-    tw, th = card_width, round(h * card_width / w)
     tiles = []
     for card in CARD_IDS:
         face = _flatten(deck.faces[card])
         for box, colour in zip(deck.boxes[card], (TOP_COLOUR, BOTTOM_COLOUR), strict=True):
             cv2.rectangle(face, box[:2], (box[2] - 1, box[3] - 1), colour, max(2, w // 100))
-        tiles.append(cv2.resize(face, (tw, th), interpolation=cv2.INTER_AREA))
-    tiles.append(cv2.resize(_flatten(deck.back), (tw, th), interpolation=cv2.INTER_AREA))
+        tiles.append(_corners(face) if corners else face)
+    tiles.append(_corners(_flatten(deck.back)) if corners else _flatten(deck.back))
+    th, tw = round(tiles[0].shape[0] * card_width / tiles[0].shape[1]), card_width
+    tiles = [cv2.resize(t, (tw, th), interpolation=cv2.INTER_AREA) for t in tiles]
     while len(tiles) % columns:
         tiles.append(np.full((th, tw, 3), 60, np.uint8))
     rows = [np.hstack(tiles[i : i + columns]) for i in range(0, len(tiles), columns)]
@@ -44,11 +56,13 @@ def deck_sheet(deck: Deck, card_width: int = 96, columns: int = 14) -> np.ndarra
     return np.vstack([band, sheet])
 
 
-def write_contact_sheet(path, decks: list[str] | None = None, card_width: int = 64) -> Path:
+def write_contact_sheet(
+    path, decks: list[str] | None = None, card_width: int = 64, corners: bool = True
+) -> Path:
     """One PNG with a block per deck (all kept decks by default)."""
     path = Path(path)
     names = decks or list_decks()
-    blocks = [deck_sheet(load_deck(n), card_width) for n in names]
+    blocks = [deck_sheet(load_deck(n), card_width, corners=corners) for n in names]
     width = max(b.shape[1] for b in blocks)
     blocks = [np.pad(b, ((0, 4), (0, width - b.shape[1]), (0, 0))) for b in blocks]
     path.parent.mkdir(parents=True, exist_ok=True)

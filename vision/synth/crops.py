@@ -62,7 +62,8 @@ def negative_boxes(rng: np.random.Generator, scene, count: int) -> list[np.ndarr
     """Boxes on card art, big pips, backs and table clutter, away from every index."""
     imgsz = scene.image.shape[0]
     indices = [_bbox(np.asarray(c["quad"], float)) for c in scene.corners + scene.hidden]
-    sizes = [b[3] - b[1] for b in indices] or [imgsz / 12]
+    # Indices clipped to a sliver at the frame edge say nothing about the scale.
+    sizes = [b[3] - b[1] for b in indices if b[3] - b[1] >= 4] or [imgsz / 12]
     out: list[np.ndarray] = []
     for _ in range(count * 6):
         if len(out) >= count:
