@@ -82,6 +82,12 @@ class Deal(Event):
     time: float | None = None
 
     def __post_init__(self) -> None:
+        # Lists given by callers become tuples, so equal deals compare equal after a round trip.
+        object.__setattr__(self, "counts", tuple(self.counts))
+        if self.hands is not None:
+            object.__setattr__(self, "hands", tuple(tuple(h) for h in self.hands))
+        if self.kitty is not None:
+            object.__setattr__(self, "kitty", tuple(self.kitty))
         if not self.counts or any(not isinstance(c, int) or c < 0 for c in self.counts):
             raise ValueError(f"deal counts must be non-negative integers, not {self.counts!r}")
         _seat(self.first_bidder)
@@ -136,6 +142,9 @@ class Kitty(Event):
     cards: tuple[Card, ...]
     time: float | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(self.cards))
+
 
 @dataclass(frozen=True)
 class Play(Event):
@@ -149,6 +158,7 @@ class Play(Event):
 
     def __post_init__(self) -> None:
         _seat(self.seat)
+        object.__setattr__(self, "cards", tuple(self.cards))
         if not self.cards:
             raise ValueError("a play needs at least one card (an empty play is a Pass)")
 

@@ -23,6 +23,7 @@ from engine.hand import Hand
 from engine.match import HandRecord, Match
 from engine.rules import CLASSIC, PRESETS, RuleSet, get_rules
 from engine.scoring import settle
+from engine.violations import HandViolation
 
 FORMAT = "ddz-table/record"
 VERSION = 1
@@ -174,7 +175,10 @@ def load(data: dict[str, Any] | str) -> RecordedHand | Match:
     if kind == "hand":
         record = RecordedHand(rules, tuple(players), _events(_need(data, "events", list), "hand"),
                               _number(data.get("started"), "started"), str(data.get("note", "")))
-        record.hand()  # a record whose events break the rules is malformed (HandViolation is a ValueError)
+        try:
+            record.hand()
+        except HandViolation as exc:  # a record whose events break the rules is malformed
+            raise ValueError(f"hand record, event {exc.violation.event_index}: {exc}") from None
         return record
     if kind == "match":
         hands = []
@@ -192,8 +196,8 @@ def load(data: dict[str, Any] | str) -> RecordedHand | Match:
         for i, h in enumerate(hands):
             try:
                 h.hand(rules)
-            except ValueError as exc:
-                raise ValueError(f"hand {i}: {exc}") from None
+            except HandViolation as exc:
+                raise ValueError(f"hand {i}, event {exc.violation.event_index}: {exc}") from None
         return match
     raise ValueError(f"record type must be 'hand' or 'match', not {kind!r}")
 

@@ -1,0 +1,226 @@
+"""Hand and match records: JSON round trips, clear errors, zh/en text and the CSV sheet."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import parse_cards
+from engine.demo import build, random_hand
+from engine.events import (
+    EVENT_TYPES,
+    Announce,
+    Bid,
+    Concede,
+    Correction,
+    Deal,
+    End,
+    Escape,
+    Kitty,
+    Landlord,
+    OpenHand,
+    Pass,
+    Penalty,
+    Play,
+    event_from_dict,
+)
+from engine.match import HandRecord, Match
+from engine.record import RecordedHand, dump, dumps, load, loads, rules_from_dict, rules_to_dict, score_sheet
+from engine.record_text import csv_sheet, render_hand, render_match
+from engine.rules import PRESETS, get_rules
+
+PLAYERS = ("Ann", "Bo", "Cy")
+
+
+def C(text: str) -> tuple:
+    return tuple(parse_cards(text))
+
+
+EVERY_EVENT = [
+    Deal(counts=(1, 2, 1), first_bidder=2, hands=(C("3s"), C("4s 4h"), C("BJ")), kitty=C("5s 6s 7s"), time=0.0),
+    Bid(1, "bid", 2, time=3.5), Bid(2, "pass"), Bid(0, "call"), Bid(0, "grab"), Landlord(1, 3), Kitty(C("RJ 2s 2h")),
+    Play(0, C("10h Qs"), time=12.25), Pass(1), OpenHand(1), Concede(2), Escape(0), Penalty(1, 2, "dropped card"),
+    Penalty(0, 0, "hid cards", disqualify=True), Announce(2), End(abandoned=True, reason="lights out"),
+    Correction("replace", 4, Play(2, C("3c"))), Correction("undo"), Correction("delete", 0),
+]
+
+
+def test_every_event_kind_round_trips_through_json():
+    assert {type(e) for e in EVERY_EVENT} == set(EVENT_TYPES.values())
+    for event in EVERY_EVENT:
+        text = json.dumps(event.to_dict())
+        assert event_from_dict(json.loads(text)) == event
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"kind": "shuffle"}, "unknown event kind"),
+    ({"kind": "play", "seat": 0, "cards": "3s 1x"}, "1x"),
+    ({"kind": "play", "seat": 0}, "play event"),
+    ({"kind": "play", "seat": -1, "cards": "3s"}, "seat"),
+    ({"kind": "play", "seat": 0, "cards": ""}, "at least one card"),
+    ({"kind": "pass", "seat": 0, "colour": "red"}, "unknown field"),
+    ({"kind": "bid", "seat": 0, "action": "double"}, "bid action"),
+    ({"kind": "deal", "counts": "17"}, "counts"),
+    ({"kind": "correction", "action": "replace", "target": 1}, "needs the event"),
+    ([1, 2], "JSON object"),
+])
+def test_malformed_events_raise_value_error_saying_what(data, words):
+    with pytest.raises(ValueError, match=words):
+        event_from_dict(data)
+
+
+# --- records round trip -----------------------------------------------------------------------------
+def test_hand_record_round_trip_and_header():
+    match, records, _ = build()
+    record = records[0]
+    data = dump(record)
+    assert (data["format"], data["version"], data["type"]) == ("ddz-table/record", 1, "hand")
+    assert data["summary"]["points"] == [-24, -24, 48]
+    assert data["summary"]["plays"][0] == {"seat": 2, "cards": "3s 3h 3d 4s", "type": "trio_single", "main": "3",
+                                           "length": 1, "time": 31}
+    assert load(dump(record)) == record
+    assert loads(dumps(record)) == record
+
+
+def test_match_record_round_trip():
+    match, _, _ = build()
+    match.penalise(1, 2, "dropped card")
+    again = loads(dumps(match))
+    assert again == match
+    assert again.totals() == match.totals() == [-16, -30, 44]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10_000))
+def test_records_round_trip_for_random_hands(preset, seed):
+    hand = random_hand(preset, seed)
+    names = tuple(f"P{i}" for i in range(hand.rules.players))
+    record = RecordedHand.of(hand, names, started=1700000000.5, note="table 3")
+    assert load(dump(record)) == record
+    assert loads(dumps(record)).hand() == hand
+    match = Match(preset, names, [HandRecord.of(hand)] if hand.finished else [], first_bidder=0)
+    assert loads(dumps(match)) == match
+
+
+def test_rule_differences_round_trip():
+    custom = get_rules("classic").replace(third_must_bid_two=True, all_pass="first_bidder", spring=False)
+    data = rules_to_dict(custom)
+    assert data == {"name": "classic", "changes": {"third_must_bid_two": True, "all_pass": "first_bidder",
+                                                   "spring": False}}
+    assert rules_from_dict(data) == custom
+    assert rules_to_dict(get_rules("four"))["changes"] == {}
+    assert rules_from_dict("four") == get_rules("four")
+
+
+# --- malformed records --------------------------------------------------------------------------------
+def _good() -> dict:
+    _, records, _ = build()
+    return dump(records[0])
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.pop("format"), "not a ddz-table/record"),
+    (lambda d: d.update(version=2), "version 2"),
+    (lambda d: d.pop("players"), "lacks 'players'"),
+    (lambda d: d.pop("events"), "lacks 'events'"),
+    (lambda d: d.update(players=["A", "B"]), "needs 3 players"),
+    (lambda d: d.update(players=["A", "B", 3]), "names"),
+    (lambda d: d.update(type="tournament"), "record type"),
+    (lambda d: d.update(preset={"name": "classic", "changes": {"jokers": 5}}), "unknown rule option"),
+    (lambda d: d.update(preset="blitz"), "unknown rules preset"),
+    (lambda d: d["events"][5].update(cards="3s 3h 3d 4z"), "4z"),
+    (lambda d: d["events"][6].update(seat=1), "event 6"),  # a play out of turn
+    (lambda d: d.update(started="noon"), "number"),
+])
+def test_malformed_records_raise_value_error_saying_what(change, words):
+    data = _good()
+    change(data)
+    with pytest.raises(ValueError, match=words):
+        load(data)
+
+
+def test_record_that_is_not_json_or_not_an_object():
+    with pytest.raises(ValueError, match="not JSON"):
+        loads("{oops")
+    with pytest.raises(ValueError, match="object"):
+        load("[1, 2]")
+
+
+def test_malformed_match_record():
+    match, _, _ = build()
+    data = dump(match)
+    data["hands"][1]["events"][0]["counts"] = [17, 17]
+    with pytest.raises(ValueError, match="hand 1"):
+        load(data)
+    data = dump(match)
+    data["penalties"] = [{"kind": "pass", "seat": 0}]
+    with pytest.raises(ValueError, match="penalty"):
+        load(data)
+
+
+# --- text and CSV ---------------------------------------------------------------------------------------
+def test_chinese_text_a_person_can_read():
+    _, records, _ = build()
+    text = render_hand(records[0], "zh")
+    for words in ("叫牌", "地主: 王五 Wang (底分 3)", "底牌: Qs BJ RJ", "炸弹", "王炸", "地主胜",
+                  "倍数: 8", "王五 Wang +48", "[00:31]", "不出"):
+        assert words in text
+    assert "春天 x2" in render_hand(records[1], "zh")
+
+
+def test_english_text_a_person_can_read():
+    _, records, _ = build()
+    text = render_hand(records[0], "en")
+    for words in ("Landlord: 王五 Wang (base 3)", "Kitty: Qs BJ RJ", "bomb", "rocket", "landlord wins",
+                  "Multiplier: 8 = bomb x2, bomb x2, rocket x2", "张三 Zhang -24", "pass"):
+        assert words in text
+    with pytest.raises(ValueError, match="language"):
+        render_hand(records[0], "fr")
+
+
+def test_text_shows_corrections_and_penalties():
+    _, records, _ = build()
+    record = records[0]
+    events = (*record.events, Correction("undo", reason="misread"), Play(2, C("BJ RJ")), End(),
+              Penalty(0, 2, "dropped card"))
+    fixed = RecordedHand(record.rules, record.players, events)
+    zh = render_hand(fixed, "zh")
+    assert "更正: undo" in zh and "罚分 -2 dropped card" in zh
+    assert "张三 Zhang -26" in zh
+
+
+def test_match_text_and_verdict():
+    match, _, _ = build()
+    text = render_match(match, "en")
+    assert "Hand 1: landlord wins; x8" in text and "Total: 张三 Zhang -16, 李四 Li -28, 王五 Wang 44" in text
+    assert "状态: 进行中" in render_match(match, "zh")
+
+
+def test_csv_score_sheet_one_row_per_hand_a_column_per_player_and_totals():
+    match, _, _ = build()
+    match.penalise(0, 2, "dropped card")
+    rows = list(csv.reader(io.StringIO(csv_sheet(match))))
+    assert rows[0][-3:] == list(match.players)
+    hands = [r for r in rows[1:] if r[0].isdigit()]
+    assert len(hands) == 2
+    total = rows[-1]
+    assert total[0] == "total" and [int(x) for x in total[-3:]] == match.totals() == [-18, -28, 44]
+    body = [r for r in rows[1:-1]]
+    assert [sum(int(r[5 + i]) for r in body) for i in range(3)] == match.totals()
+
+
+def test_score_sheet_for_the_cli():
+    match, records, _ = build()
+    hand_text = dumps(records[1])
+    assert "春天" in score_sheet(hand_text, "txt", "zh")
+    assert score_sheet(hand_text, "csv").splitlines()[-1].endswith("8,-4,-4")
+    data = json.loads(score_sheet(dumps(match), "json"))
+    assert data["totals"] == [-16, -28, 44] and data["hands"][0]["multiplier"] == 8
+    assert "Total" in score_sheet(dumps(match), "txt", "en")
+    with pytest.raises(ValueError, match="format"):
+        score_sheet(hand_text, "pdf")
