@@ -126,6 +126,13 @@ class Match:
         self.hands.append(record)
         return self.settlements()[-1]
 
+    def moving_on(self) -> int | None:
+        """Round robin with chips [004]: when the tables change, the last landlord moves on."""
+        for hand in reversed(self.folded()):
+            if hand.landlord is not None:
+                return hand.landlord
+        return None
+
     def penalise(self, seat: int, points: int = DROPPED_CARD_POINTS, reason: str = "dropped card",
                  disqualify: bool = False) -> None:
         if not 0 <= seat < self.n:

@@ -504,3 +504,48 @@ def test_undo_then_reapply_gives_the_same_state(seed, data):
     for e in tail:
         copy.apply(e)
     assert copy.snapshot() == hand.snapshot()
+
+
+# --- more rules of section 2 and the referee's helpers -------------------------------------------
+def test_nobody_sees_the_kitty_before_the_landlord_is_known():
+    hand = Hand("classic")
+    hand.apply(Deal(counts=(17, 17, 17)))
+    assert fault(hand, Kitty(C("3s 4s 5s"))) == "wrong_phase"
+
+
+def test_four_player_kitty_is_recorded_though_not_shown():
+    hand = started("four", landlord=2)
+    hand.apply(Kitty(C("3 3 4 4 5 5 6 6")))
+    assert hand.kitty is not None and not hand.rules.kitty_shown and hand.cards_left[2] == 33
+
+
+def test_rocket_doubles_option_off():
+    hand = started(get_rules("classic").replace(rocket_doubles=False))
+    hand.apply(Play(0, C("BJ RJ")))
+    assert hand.multiplier == 1 and len(hand.bombs) == 1
+
+
+def test_announce_club_option_up_to_three_cards():
+    hand = _play_out([Play(0, C("3s"))], rules=get_rules("classic").replace(announce_at=3))
+    assert hand.unannounced() == [0, 1, 2]
+
+
+def test_trick_shows_leader_plays_and_passes():
+    hand = started(landlord=0)
+    for e in (Play(0, C("3s")), Play(1, C("5s")), Pass(2)):
+        hand.apply(e)
+    trick = hand.trick
+    assert (trick.leader, [p.seat for p in trick.plays], trick.passes) == (0, [0, 1], 1)
+    assert trick.to_beat[0].main_text == "5"
+    hand.apply(Pass(0))
+    assert hand.trick.plays == () and hand.trick.leader == 1
+
+
+def test_options_lists_what_the_seat_to_act_could_play():
+    deck = full_deck()
+    hands = (tuple(deck[0:17]), tuple(deck[17:34]), tuple(deck[34:51]))
+    hand = started(landlord=0, hands=hands, kitty=tuple(deck[51:54]))
+    hand.apply(Play(0, C("3s")))
+    options = hand.options()
+    assert options and all(hand.check(Play(1, o.cards)) is None for o in options)
+    assert started().options() is None  # cards unknown to a camera referee

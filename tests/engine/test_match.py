@@ -222,3 +222,12 @@ def test_misconduct_deduction_and_disqualification():
 def test_penalty_on_a_seat_that_does_not_exist():
     with pytest.raises(ValueError):
         Match("classic", ("A", "B", "C")).penalise(3)
+
+
+def test_chips_round_robin_the_last_landlord_moves_on():
+    match = Match("chips", ("A", "B", "C"))
+    assert match.moving_on() is None
+    match.add_hand(quick_hand(match, 1, True))
+    match.add_hand(quick_hand(match, 2, False))
+    match.add_hand(redeal(match))
+    assert match.moving_on() == 2
