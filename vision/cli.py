@@ -44,6 +44,8 @@ def register(subparsers) -> None:
     train.add_argument("--weights", default=None, help="start from these weights instead of from scratch")
     train.add_argument("--lr0", type=float, default=0.01)
     train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--arch", choices=("tiny", "yolo"), default="tiny",
+                       help="reader network: tiny CNN (default) or YOLO11n-cls")
     train.add_argument("--cache", action="store_true", help="keep decoded images in RAM")
     train.set_defaults(func=run_train)
 
@@ -108,7 +110,7 @@ def run_train(args) -> int:
                              batch=args.batch, device=str(args.device), workers=args.workers,
                              project=args.project, name=args.name, resume=args.resume, weights=args.weights,
                              hours=args.hours, seed=args.seed, lr0=args.lr0, threads=args.threads,
-                             cache="ram" if args.cache else False)
+                             cache="ram" if args.cache else False, arch=args.arch)
         print(f"training {describe(config)}", file=sys.stderr)
         best = train(config)
     except (TrainingError, ValueError) as exc:

@@ -32,13 +32,19 @@ def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",)
     weights = Path(weights)
     if not weights.is_file():
         raise TrainingError(f"weights not found: {weights}")
+    name = name or stage
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if is_tiny_reader(weights):
+        if set(formats) - {"onnx"}:
+            raise ValueError("the tiny reader exports to ONNX only (OpenVINO reads the ONNX file)")
+        from vision.reader_net import export_reader
+
+        return [export_reader(weights, out_dir / f"{name}.onnx")]
     prepare_offline()
     from ultralytics import YOLO
 
     imgsz = imgsz or EXPORT_SIZES[stage]
-    name = name or stage
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for fmt in formats:
         model = YOLO(str(weights))
@@ -58,12 +64,26 @@ def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",)
     return written
 
 
+def is_tiny_reader(weights: Path) -> bool:
+    """A checkpoint of :mod:`vision.reader_net` (a plain dict with class names), not Ultralytics'."""
+    import torch
+
+    ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    return isinstance(ckpt, dict) and "names" in ckpt and isinstance(ckpt.get("model"), dict)
+
+
 def ship_weights(weights: str | Path, stage: str, out_dir: str | Path = MODELS_DIR, name: str | None = None) -> Path:
     """Copy a checkpoint to ``models/<name>.pt`` without its optimiser state (smaller, loads the same)."""
     prepare_offline()
     from ultralytics.utils.torch_utils import strip_optimizer
 
     target = Path(out_dir) / f"{name or stage}.pt"
+    if is_tiny_reader(Path(weights)):
+        import torch
+
+        ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+        torch.save({**ckpt, "optimizer": None}, target)
+        return target
     shutil.copyfile(weights, target)
     strip_optimizer(str(target))
     return target

@@ -4,7 +4,8 @@ Three stages share one entry point, :func:`train`:
 
 - ``finder``: YOLO11n, one class (a corner index), on 320-416 px tiles whose indices are
   already at working scale; inference later runs it at 640 on whole frames.
-- ``reader``: YOLO11n-cls on 96 px index crops, one class per card plus ``none``.
+- ``reader``: a small CNN (:mod:`vision.reader_net`, default) or YOLO11n-cls
+  (``arch="yolo"``) on 96 px index crops, one class per card plus ``none``.
 - ``single``: YOLO11n with the 54 card classes, the one-stage baseline.
 
 Nothing is downloaded: the network is built from Ultralytics' bundled ``.yaml``, the
@@ -65,12 +66,15 @@ class TrainConfig:
     cache: str | bool = False
     fraction: float = 1.0
     extra: dict = field(default_factory=dict)
+    arch: str = "tiny"  # reader only: "tiny" (vision.reader_net) or "yolo" (YOLO11n-cls)
     #: (event, function) pairs handed to Ultralytics, e.g. ("on_fit_epoch_end", log).
     callbacks: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:
             raise ValueError(f"unknown stage {self.stage!r}; choose one of {', '.join(STAGES)}")
+        if self.arch not in ("tiny", "yolo"):
+            raise ValueError(f"unknown reader arch {self.arch!r}; choose tiny or yolo")
         if self.epochs < 1:
             raise ValueError("epochs must be at least 1")
         self.name = self.name or self.stage
@@ -167,6 +171,8 @@ def check_data(config: TrainConfig) -> None:
 def train(config: TrainConfig) -> Path:
     """Train (or resume) one stage; returns the path of the best weights."""
     check_data(config)
+    if config.stage == "reader" and config.arch == "tiny":
+        return _train_tiny_reader(config)
     prepare_offline(config.threads)
     from ultralytics import YOLO
 
@@ -189,6 +195,18 @@ def train(config: TrainConfig) -> Path:
     if not best.exists():
         best = last_checkpoint(config)
     return best
+
+
+def _train_tiny_reader(config: TrainConfig) -> Path:
+    try:
+        from vision.reader_net import train_reader
+    except ImportError as exc:
+        raise TrainingError("training needs the train extra: pip install -e '.[train]'") from exc
+    if config.resume and not last_checkpoint(config).exists():
+        raise TrainingError(f"nothing to resume: {last_checkpoint(config)} does not exist")
+    return train_reader(config.data, run_dir(config), epochs=config.epochs, imgsz=config.imgsz or 96,
+                        batch=config.batch or 128, device=config.device, seed=config.seed, resume=config.resume,
+                        hours=config.hours, threads=config.threads or os.cpu_count())
 
 
 def _add_callbacks(model, config: TrainConfig) -> None:

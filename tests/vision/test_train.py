@@ -49,7 +49,10 @@ def trained(tmp_path_factory):
     finder_best = train(resumed)
     reader = TrainConfig("reader", str(data["reader"]), epochs=2, imgsz=32, batch=8, workers=0, project=str(runs))
     reader_best = train(reader)
-    return {"root": root, "runs": runs, "finder": finder_best, "reader": reader_best, "data": data}
+    yolo_reader = TrainConfig("reader", str(data["reader"]), epochs=1, imgsz=32, batch=8, workers=0,
+                              project=str(runs), name="reader_yolo", arch="yolo")
+    return {"root": root, "runs": runs, "finder": finder_best, "reader": reader_best, "data": data,
+            "reader_yolo": train(yolo_reader)}
 
 
 def test_an_interrupted_finder_run_resumes_to_its_last_epoch(trained):
@@ -57,11 +60,32 @@ def test_an_interrupted_finder_run_resumes_to_its_last_epoch(trained):
     assert epochs_logged(trained["runs"] / "finder") == 2
 
 
-def test_reader_learns_the_folder_classes(trained):
+def test_both_reader_kinds_learn_the_folder_classes(trained):
     import torch
 
-    names = torch.load(trained["reader"], map_location="cpu", weights_only=False)["model"].names
-    assert sorted(names.values()) == ["7h", "As", "none"]
+    tiny = torch.load(trained["reader"], map_location="cpu", weights_only=False)
+    assert tiny["names"] == ["7h", "As", "none"]
+    last = torch.load(trained["reader"].with_name("last.pt"), map_location="cpu", weights_only=False)
+    assert last["epoch"] == 1 and last["optimizer"] is not None
+    yolo = torch.load(trained["reader_yolo"], map_location="cpu", weights_only=False)["model"]
+    assert sorted(yolo.names.values()) == ["7h", "As", "none"]
+
+
+def test_the_tiny_reader_resumes_from_its_last_epoch(trained, tmp_path):
+    import shutil
+
+    from vision.reader_net import train_reader
+
+    run = tmp_path / "reader"
+    shutil.copytree(trained["runs"] / "reader", run)
+    lines_before = (run / "results.jsonl").read_text().count("\n")
+    # The copied run finished its 2 epochs; pretend it stopped after the first.
+    import torch
+
+    last = torch.load(run / "weights" / "last.pt", weights_only=False)
+    torch.save({**last, "epoch": 0}, run / "weights" / "last.pt")
+    train_reader(trained["data"]["reader"], run, imgsz=32, batch=8, resume=True, log=lambda *_: None)
+    assert (run / "results.jsonl").read_text().count("\n") == lines_before + 1
 
 
 def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path, trained):
@@ -83,6 +107,8 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
 
     (finder,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path)
     (reader,) = export(trained["reader"], "reader", imgsz=32, out_dir=tmp_path)
+    (yolo_reader,) = export(trained["reader_yolo"], "reader", imgsz=32, out_dir=tmp_path, name="reader_yolo")
+    assert CardDetector(finder, yolo_reader).read_size == 32
     detector = CardDetector(finder, reader, conf=0.0)
     assert detector.imgsz == (160, 160) and detector.read_size == 32
     image_path = next((trained["root"] / "finder" / "images" / "val").glob("*.png"))
