@@ -252,13 +252,15 @@ class Hand(HandChecks):
             landlord_won = self.out_seat == self.landlord
         elif self.conceded is not None:
             landlord_won = self.conceded != self.landlord
+        # Before the landlord is known (an escape mid-bidding) the stake is the highest bid so far.
+        base = self.base if self.landlord is not None else max(self.bids_by_seat.values(), default=1)
         return HandResult(
-            players=self.players, landlord=self.landlord, base=self.base, causes=tuple(self.causes),
+            players=self.players, landlord=self.landlord, base=base, causes=tuple(self.causes),
             out_seat=self.out_seat, landlord_won=landlord_won,
             spring=("spring", 2) in self.causes, anti_spring=("anti_spring", 2) in self.causes,
             escaped=self.escaped, conceded=self.conceded, redeal=self.redeal, abandoned=self.abandoned,
-            open_hand=self.open_hand, bombs=len(self.bombs), any_bid=bool(self.bids_by_seat) or any(
-                isinstance(e, Bid) for e in self.events),
+            open_hand=self.open_hand, bombs=len(self.bombs),
+            any_bid=any(isinstance(e, Bid) and e.action != "pass" for e in self.events),
             penalties=tuple(self.penalties),
         )
 

@@ -185,3 +185,17 @@ def test_two_player_settlement():
 def test_settlement_serialises():
     d = settle(result(True, base=3, causes=BOMBS_AND_ROCKET), "classic").to_dict()
     assert d["points"] == [48, -24, -24] and d["causes"][2] == ["rocket", 2]
+
+
+def test_escape_during_bidding_uses_the_highest_bid_so_far():
+    hand = Hand("classic")
+    for e in (Deal(counts=(17, 17, 17)), Bid(0, "pass"), Bid(1, "bid", 2), Escape(2)):
+        hand.apply(e)
+    assert settle(hand).points == (0, 0, -6)  # 2 x 1 x 3
+
+
+def test_escape_after_only_passes_is_before_any_bid():
+    hand = Hand("classic")
+    for e in (Deal(counts=(17, 17, 17)), Bid(0, "pass"), Escape(1)):
+        hand.apply(e)
+    assert settle(hand).points == (0, -3, 0)
