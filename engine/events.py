@@ -303,6 +303,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
             value = _cards_in(value, f"{kind}.{name}")
         elif name == "event" and value is not None:
             value = event_from_dict(value)
+        elif name == "time" and value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ValueError(f"{kind} event: time must be a number of seconds or null, not {value!r}")
         elif name == "counts":
             if not isinstance(value, list | tuple):
                 raise ValueError(f"deal counts must be a list, not {value!r}")

@@ -164,6 +164,17 @@ class Hand(HandChecks):
             hand.apply(event)
         return hand
 
+    @classmethod
+    def dealt(cls, rules: RuleSet | str = "classic", first_bidder: int = 0, hands: Iterable | None = None,
+              kitty: Iterable[Card] | None = None, time: float | None = None) -> Hand:
+        """A hand just dealt: the usual counts for the rules (cards known only if given)."""
+        hand = cls(rules)
+        r = hand.rules
+        hand.apply(Deal(counts=(r.hand_size,) * r.players, first_bidder=first_bidder,  # type: ignore[union-attr]
+                        hands=None if hands is None else tuple(tuple(h) for h in hands),
+                        kitty=None if kitty is None else tuple(kitty), time=time))
+        return hand
+
     @property
     def players(self) -> int:
         return self.rules.players  # type: ignore[union-attr]

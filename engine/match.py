@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.bidding import next_seat
-from engine.events import Deal, Event, Penalty
+from engine.events import Event, Penalty
 from engine.hand import Hand
 from engine.rules import RuleSet, get_rules
 from engine.scoring import Settlement, settle
@@ -109,13 +109,7 @@ class Match:
     def new_hand(self, hands: Iterable[Iterable] | None = None, kitty: Iterable | None = None,
                  time: float | None = None) -> Hand:
         """A hand dealt for this match (known ``hands``/``kitty`` for a simulator)."""
-        rules = self.rules
-        deal = Deal(counts=(rules.hand_size,) * self.n, first_bidder=self.next_first_bidder(),  # type: ignore[union-attr]
-                    hands=None if hands is None else tuple(tuple(h) for h in hands),
-                    kitty=None if kitty is None else tuple(kitty), time=time)
-        hand = Hand(rules)
-        hand.apply(deal)
-        return hand
+        return Hand.dealt(self.rules, self.next_first_bidder(), hands, kitty, time)
 
     def add_hand(self, hand: Hand | HandRecord, started: float | None = None) -> Settlement:
         record = hand if isinstance(hand, HandRecord) else HandRecord.of(hand, started)

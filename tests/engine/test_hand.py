@@ -549,3 +549,8 @@ def test_options_lists_what_the_seat_to_act_could_play():
     options = hand.options()
     assert options and all(hand.check(Play(1, o.cards)) is None for o in options)
     assert started().options() is None  # cards unknown to a camera referee
+
+
+def test_dealt_hand_has_the_rule_set_counts():
+    hand = Hand.dealt("two", first_bidder=1)
+    assert (hand.phase, hand.cards_left, hand.bidding.to_act) == ("bidding", [20, 20], 1)

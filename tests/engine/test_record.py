@@ -66,6 +66,7 @@ def test_every_event_kind_round_trips_through_json():
     ({"kind": "pass", "seat": 0, "colour": "red"}, "unknown field"),
     ({"kind": "bid", "seat": 0, "action": "double"}, "bid action"),
     ({"kind": "deal", "counts": "17"}, "counts"),
+    ({"kind": "pass", "seat": 0, "time": "noon"}, "time"),
     ({"kind": "correction", "action": "replace", "target": 1}, "needs the event"),
     ([1, 2], "JSON object"),
 ])
