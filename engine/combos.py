@@ -20,7 +20,7 @@ from engine.cards import ACE, BJ, RJ, TWO, Card, as_cards
 from engine.combination import TYPES, Combination
 from engine.rules import CLASSIC, RuleSet
 
-__all__ = ["classify", "beats", "beats_cards", "chain_position"]
+__all__ = ["classify", "beats", "beats_cards", "chain_position", "clear_caches"]
 
 NRANKS = RJ + 1
 _TYPE_ORDER = {t: i for i, t in enumerate(TYPES)}
@@ -243,29 +243,75 @@ def _rank_cache(rules: RuleSet):
     return entry[1]
 
 
+def clear_caches() -> None:
+    """Forget every cached reading (benchmarks measure the cold path with this)."""
+    _CACHES.clear()
+
+
 def rank_readings(counts: tuple[int, ...], rules: RuleSet = CLASSIC) -> tuple[RankPlay, ...]:
     """Every rank-level reading of a 15-entry rank-count tuple (cached)."""
     return _rank_cache(rules)["counts"](counts)
 
 
-def group_by_rank(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
-    """The cards of each rank value, in suit order."""
-    groups: list[list[Card]] = [[] for _ in range(NRANKS)]
+def _suit_key(card: Card) -> int:
+    return _SUIT_ORDER[card.suit]
+
+
+def group_by_rank(cards: Iterable[Card]) -> list[list[Card]]:
+    """The cards of each rank value, in suit order (``s h d c``, unknown last)."""
+    groups: list[list[Card]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], [], []]
     for card in cards:
         groups[card.rank].append(card)
     order = _SUIT_ORDER
-    return [tuple(sorted(g, key=lambda c: order[c.suit])) if len(g) > 1 else tuple(g) for g in groups]
+    for g in groups:
+        if len(g) == 2:
+            if order[g[0].suit] > order[g[1].suit]:
+                g.reverse()
+        elif len(g) > 2:
+            g.sort(key=_suit_key)
+    return groups
 
 
-def to_combination(play: RankPlay, groups: list[tuple[Card, ...]]) -> Combination:
-    kind, main, length, core_spans, kicker_spans = play
-    core: tuple[Card, ...] = ()
-    for r, a, b in core_spans:
-        core += groups[r][a:b]
-    kickers: tuple[Card, ...] = ()
-    for r, a, b in kicker_spans:
-        kickers += groups[r][a:b]
-    return Combination(kind, main, length, core, kickers)
+# Combinations are built without the dataclass __init__: the generated one sets each frozen
+# field through object.__setattr__, and building plays is most of the time legal_plays takes.
+_new = object.__new__
+_set_type = Combination.type.__set__  # type: ignore[attr-defined]
+_set_main = Combination.main.__set__  # type: ignore[attr-defined]
+_set_length = Combination.length.__set__  # type: ignore[attr-defined]
+_set_core = Combination.core.__set__  # type: ignore[attr-defined]
+_set_kickers = Combination.kickers.__set__  # type: ignore[attr-defined]
+
+
+def to_combination(play: RankPlay, groups: list[list[Card]]) -> Combination:
+    """The play on actual cards: each rank's first cards to the core, the next to the kickers."""
+    return combinations((play,), groups)[0]
+
+
+def combinations(plays: Iterable[RankPlay], groups: list[list[Card]]) -> list[Combination]:
+    """:func:`to_combination` over many plays, unrolled: legal_plays spends most of its time here."""
+    out = []
+    append = out.append
+    for kind, main, length, core_spans, kicker_spans in plays:
+        if len(core_spans) == 1:
+            r, a, b = core_spans[0]
+            core = tuple(groups[r][a:b])
+        else:
+            core = tuple([card for r, a, b in core_spans for card in groups[r][a:b]])
+        if not kicker_spans:
+            kickers: tuple[Card, ...] = ()
+        elif len(kicker_spans) == 1:
+            r, a, b = kicker_spans[0]
+            kickers = tuple(groups[r][a:b])
+        else:
+            kickers = tuple([card for r, a, b in kicker_spans for card in groups[r][a:b]])
+        combo = _new(Combination)
+        _set_type(combo, kind)
+        _set_main(combo, main)
+        _set_length(combo, length)
+        _set_core(combo, core)
+        _set_kickers(combo, kickers)
+        append(combo)
+    return out
 
 
 def classify(cards: str | Iterable[Card], rules: RuleSet = CLASSIC) -> list[Combination]:
@@ -288,8 +334,7 @@ def classify(cards: str | Iterable[Card], rules: RuleSet = CLASSIC) -> list[Comb
 
 def _classify_cards(cards: Iterable[Card], rules: RuleSet) -> list[Combination]:
     groups = group_by_rank(cards)
-    plays = _rank_cache(rules)["counts"](tuple(map(len, groups)))
-    return [to_combination(p, groups) for p in plays]
+    return combinations(_rank_cache(rules)["counts"](tuple(map(len, groups))), groups)
 
 
 # --- comparison -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import pytest
 
 from engine.cards import Card, full_deck, parse_cards, rank_counts
 from engine.combination import Combination
-from engine.combos import beats, classify, to_combination
+from engine.combos import beats, classify, play_sort_key, to_combination
 from engine.moves import brute_force_plays, legal_plays, rank_legal_plays
 from engine.rules import CLASSIC, get_rules
 
@@ -107,15 +107,19 @@ def test_legal_plays_bad_input_raises_value_error():
 
 
 def _check_against_brute_force(counts, rules, rng):
-    """The generator equals brute force for the lead and for five previous plays."""
+    """The generator equals brute force for the lead and for five previous plays, in classify's order."""
     reference = brute_force_plays(counts, None, rules)
-    assert set(rank_legal_plays(counts, None, rules)) == reference, counts
+    lead = rank_legal_plays(counts, None, rules)
+    assert set(lead) == reference, counts
+    assert list(lead) == sorted(lead, key=play_sort_key)
     groups = [(Card(r),) * k for r, k in enumerate(counts)]
     everything = sorted(reference)
     for play in rng.sample(everything, min(5, len(everything))):
         prev = to_combination(play, groups)
         expected = {q for q in reference if beats(to_combination(q, groups), prev, rules)}
-        assert set(rank_legal_plays(counts, prev_key(prev), rules)) == expected, (counts, prev)
+        follow = rank_legal_plays(counts, prev_key(prev), rules)
+        assert set(follow) == expected, (counts, prev)
+        assert list(follow) == sorted(follow, key=play_sort_key)
 
 
 def _random_hands(rules, count, seed, sizes=(1, 20)):
