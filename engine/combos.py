@@ -231,12 +231,15 @@ def _classify_airplanes(counts, n, trios, rules, add) -> None:
 
 _CACHES: dict[int, tuple[RuleSet, dict]] = {}
 _TEXT_CACHE_MAX = 1 << 17
+_RULE_SETS_KEPT = 16
 
 
 def _rank_cache(rules: RuleSet):
     """The signature cache for ``rules`` (kept per object: hashing a RuleSet walks every field)."""
     entry = _CACHES.get(id(rules))
     if entry is None or entry[0] is not rules:
+        if len(_CACHES) >= _RULE_SETS_KEPT:  # rule sets made on the fly must not pile up
+            del _CACHES[next(iter(_CACHES))]
         by_counts = lru_cache(maxsize=1 << 16)(lambda counts: classify_counts(counts, rules))
         entry = (rules, {"counts": by_counts, "text": {}})
         _CACHES[id(rules)] = entry
@@ -260,8 +263,11 @@ def _suit_key(card: Card) -> int:
 def group_by_rank(cards: Iterable[Card]) -> list[list[Card]]:
     """The cards of each rank value, in suit order (``s h d c``, unknown last)."""
     groups: list[list[Card]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], [], []]
-    for card in cards:
-        groups[card.rank].append(card)
+    try:
+        for card in cards:
+            groups[card.rank].append(card)
+    except (AttributeError, TypeError, IndexError):
+        raise TypeError(f"expected card text or Card objects, got {cards!r}") from None
     order = _SUIT_ORDER
     for g in groups:
         if len(g) == 2:

@@ -48,6 +48,8 @@ def rank_legal_plays(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet = CL
     """Rank-level legal plays for a 15-entry rank-count tuple; ``prev`` as (type, main, length, size)."""
     entry = _CACHES.get(id(rules))
     if entry is None or entry[0] is not rules:
+        if len(_CACHES) >= 16:  # rule sets made on the fly must not pile up
+            del _CACHES[next(iter(_CACHES))]
         entry = (rules, lru_cache(maxsize=1 << 15)(lambda c, p: generate(c, p, rules)))
         _CACHES[id(rules)] = entry
     return entry[1](counts, prev)

@@ -356,6 +356,20 @@ def test_bad_card_text_raises_value_error_naming_the_token():
         classify("3 3x")
 
 
+@pytest.mark.parametrize("bad", [["3", "4"], None, [3], 5])
+def test_things_that_are_not_cards_raise_type_error(bad):
+    with pytest.raises(TypeError, match="expected card text or Card objects"):
+        classify(bad)
+
+
+def test_rule_sets_made_on_the_fly_do_not_pile_up_in_the_cache():
+    from engine import combos
+
+    for size in range(40):
+        classify("3 4 5 6 7", CLASSIC.replace(straight_min=5 + size % 3, pair_chain_min=3 + size))
+    assert len(combos._CACHES) <= 16
+
+
 def test_text_and_cards_give_the_same_readings_and_results_are_fresh_lists():
     first = classify("333 44")
     first.clear()

@@ -102,6 +102,8 @@ def test_legal_plays_are_distinct():
 def test_legal_plays_bad_input_raises_value_error():
     with pytest.raises(ValueError, match="'3x'"):
         legal_plays("3 3x")
+    with pytest.raises(TypeError, match="expected card text or Card objects"):
+        legal_plays(["3", "4"])
     with pytest.raises(ValueError, match="unknown combination type"):
         legal_plays("3 4", Combination("triple", 0, 1, tuple(parse_cards("333"))))
 
