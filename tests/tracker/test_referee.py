@@ -1,0 +1,181 @@
+"""The referee: every fault of RULES.md section 8 becomes an alert; doubtful reads are
+suggestions, not accusations; passes and the landlord are inferred from who plays."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.events import Bid, Deal, Landlord, Pass
+from engine.rules import get_rules
+from tracker.records import Alert
+from tracker.referee import PlayCandidate, Referee
+from tracker.state import TableState
+from tracker.store import EventStore
+
+PLAYERS = ("甲", "乙", "丙")
+
+
+@pytest.fixture
+def store():
+    s = EventStore(":memory:")
+    yield s
+    s.close()
+
+
+def referee(store, rules="classic", players=PLAYERS, **kw):
+    return Referee(store, store.create_match(players, rules), **kw)
+
+
+def P(seat, text, conf=(), alts=(), t=None):  # noqa: N802 - reads like a play in the tests
+    return PlayCandidate(seat, tuple(text.split()), t, conf, alts)
+
+
+def kinds(records):
+    return [r.alert if isinstance(r, Alert) else r.kind for r in records]
+
+
+def test_first_seat_to_play_becomes_landlord_and_leads(store):
+    ref = referee(store)
+    assert kinds(ref.play(P(2, "3s 3h"))) == ["deal", "landlord", "play"]
+    assert ref.hand.landlord == 2 and ref.hand.base == 1 and ref.hand.cards_left == [17, 17, 18]
+
+
+def test_entered_bids_set_the_landlord_and_base(store):
+    ref = referee(store)
+    ref.new_hand()
+    for bid in (Bid(0, "pass"), Bid(1, "bid", 2), Bid(2, "pass")):
+        store.append(ref.match_id, 1, bid, source="referee")
+    assert kinds(ref.play(P(1, "5d"))) == ["play"]
+    assert ref.hand.landlord == 1 and ref.hand.base == 2
+
+
+def test_play_during_unfinished_bidding_crowns_at_the_highest_bid(store):
+    ref = referee(store)
+    ref.new_hand()
+    store.append(ref.match_id, 1, Bid(0, "bid", 2), source="referee")
+    assert kinds(ref.play(P(0, "5d"))) == ["landlord", "play"]
+    assert ref.hand.base == 2
+
+
+def test_seats_skipped_by_a_later_play_passed(store):
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    assert kinds(ref.play(P(2, "9s"))) == ["pass", "play"]
+    assert kinds(ref.play(P(2, "4h"))) == ["pass", "pass", "play"]  # 0 and 1 let 9s through
+    assert ref.hand.trick.leader == 2
+
+
+def test_illegal_combination_is_alerted_and_not_played(store):
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    out = ref.play(P(1, "5h 6d"))
+    assert kinds(out) == ["illegal_combination"]
+    assert out[0].seat == 1 and out[0].cards == "5h 6d" and out[0].zh
+    assert ref.hand.cards_left == [19, 17, 17] and ref.hand.turn == 1
+
+
+def test_does_not_beat(store):
+    ref = referee(store)
+    ref.play(P(0, "9s"))
+    assert kinds(ref.play(P(1, "5h"))) == ["does_not_beat"]
+
+
+def test_out_of_turn_at_a_lead(store):
+    ref = referee(store)
+    ref.play(P(0, "9s"))
+    for seat in (1, 2):
+        store.append(ref.match_id, 1, Pass(seat), source="referee")  # marked on the page
+    out = ref.play(P(1, "3h"))
+    assert kinds(out) == ["out_of_turn"] and out[0].seat == 1
+
+
+def test_more_cards_than_the_seat_holds(store):
+    ref = referee(store)
+    store.append(ref.match_id, 1, Deal(counts=(17, 2, 17)), source="referee")
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.play(P(0, "3s"))
+    assert kinds(ref.play(P(1, "5h 5d 5c"))) == ["too_many_cards"]
+
+
+def test_duplicate_card_with_a_confident_read_is_a_fault(store):
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    out = ref.play(P(1, "3s", conf=(0.99,), alts=((("4s", 0.01),),)))
+    assert kinds(out) == ["duplicate_card"]
+
+
+def test_doubtful_card_that_makes_a_refused_play_legal_is_an_uncertain_read(store):
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    out = ref.play(P(1, "3s", conf=(0.55,), alts=((("3h", 0.3), ("4s", 0.1)),)))
+    assert kinds(out) == ["uncertain_read", "play"]
+    assert out[0].suggestion == "4s" and out[0].cards == "3s" and out[0].seat == 1
+    assert [str(c) for c in ref.hand.plays[-1].cards] == ["4s"]
+
+
+def test_uncertain_read_can_be_left_to_the_referee(store):
+    ref = referee(store, accept_suggestions=False)
+    ref.play(P(0, "7s 7h"))
+    out = ref.play(P(1, "8s 9h", conf=(0.98, 0.6), alts=((), (("8h", 0.35),))))
+    assert kinds(out) == ["uncertain_read"]
+    assert out[0].suggestion == "8s 8h"
+    assert len(ref.hand.plays) == 1
+
+
+def test_no_suggestion_when_the_doubtful_card_is_not_the_problem(store):
+    ref = referee(store)
+    ref.play(P(0, "9s"))
+    out = ref.play(P(1, "5h", conf=(0.6,), alts=((("6h", 0.3),),)))
+    assert kinds(out) == ["does_not_beat"]
+
+
+def test_bomb_quota_for_farmers_who_did_not_bid(store):
+    rules = get_rules("four").replace(bomb_quota=True)
+    ref = referee(store, rules, players=("A", "B", "C", "D"))
+    ref.play(P(0, "5s"))
+    assert kinds(ref.play(P(1, "3s 3h 3d 3c"))) == ["play"]
+    out = ref.play(P(1, "4s 4h 4d 4c"))  # seats 2, 3, 0 passed; seat 1 leads its second bomb
+    assert kinds(out) == ["pass", "pass", "pass", "bomb_quota"]
+
+
+def test_kitty_seen_before_the_landlord_is_stored_once_he_is_known(store):
+    ref = referee(store)
+    assert kinds(ref.kitty(["BJ", "2s", "7c"])) == ["deal"]
+    assert kinds(ref.play(P(1, "2s"))) == ["landlord", "kitty", "play"]
+    assert ref.hand.kitty is not None and sum(ref.hand.kitty_unplayed.values()) == 2  # BJ and 7c still held
+
+
+def test_new_hand_starts_when_a_play_follows_a_finished_hand(store):
+    ref = referee(store)
+    store.append(ref.match_id, 1, Deal(counts=(1, 17, 17)), source="referee")
+    store.append(ref.match_id, 1, Landlord(0, base=1), source="referee")
+    # the landlord's 1 + 3 kitty cards: a trio with a single goes out at once (spring)
+    out = ref.play(P(0, "9s 9h 9d 3c"))
+    assert ref.hand.finished and ref.state.match.totals() == [4, -2, -2]  # base 1, spring x2
+    out = ref.play(P(1, "4s"))
+    assert kinds(out) == ["deal", "landlord", "play"]
+    assert ref.state.hand_number == 2
+    assert store.events(ref.match_id, hand=2)[0].event.first_bidder == 1
+
+
+def test_state_after_refolding_the_store_equals_the_referees(store):
+    ref = referee(store)
+    for cand in (P(0, "3s"), P(1, "5h 6d"), P(2, "9s"), P(2, "4h 4d")):
+        ref.play(cand)
+    fresh = TableState.load(store, ref.match_id)
+    assert fresh.hand == ref.hand and fresh.alerts == ref.state.alerts
+
+
+def test_bad_candidates_are_refused():
+    with pytest.raises(ValueError, match="at least one card"):
+        PlayCandidate(0, ())
+    with pytest.raises(ValueError, match="one entry per card"):
+        PlayCandidate(0, ("3s", "4s"), confidences=(0.9,))
+    with pytest.raises(ValueError, match="seat"):
+        PlayCandidate(-1, ("3s",))
+
+
+def test_unknown_seat_is_an_alert_not_a_crash(store):
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    assert kinds(ref.play(P(5, "4s"))) == ["bad_seat"]

@@ -1,0 +1,218 @@
+"""The referee: committed plays from the table become checked events in the store.
+
+The stability layer hands over a :class:`PlayCandidate` (a seat, the cards that just settled
+in its zone, the detector's confidences and second guesses). The referee folds the store's
+log (bids and corrections from the page arrive there), then:
+
+- **Landlord**: a play during bidding makes that seat the landlord (the landlord leads), at
+  the highest bid so far (1 if none), unless the page entered the landlord or the bids.
+- **Passes** (不出) are not seen, only inferred: when a later seat plays, the seats between
+  the one whose turn it was and the player passed, as long as each pass is legal.
+- **Checks**: every fault of RULES.md section 8 comes from ``engine.Hand.check`` and is stored
+  as an :class:`~tracker.records.Alert`; the play is then left out of the hand.
+- **Uncertain read** (看不清): when the engine refuses a read that becomes legal by changing one
+  low-confidence card to one of the detector's alternatives, the referee does not accuse the
+  player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
+  suggested cards, so the hand goes on; the page can correct it either way.
+- **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
+
+>>> from tracker.store import EventStore
+>>> store = EventStore(":memory:")
+>>> ref = Referee(store, store.create_match(("A", "B", "C")))
+>>> [r.kind for r in ref.play(PlayCandidate(1, ("5s",), time=2.0))]
+['deal', 'landlord', 'play']
+>>> [r.kind for r in ref.play(PlayCandidate(0, ("7h",), time=5.0))]
+['pass', 'play']
+>>> ref.hand.turn, ref.hand.cards_left
+(1, [16, 19, 17])
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from engine.cards import Card, format_cards, parse_cards
+from engine.events import Deal, Event, Kitty, Landlord, Pass, Play
+from engine.hand import Hand
+from engine.violations import Violation
+from tracker.records import Alert, Record
+from tracker.state import TableState
+from tracker.store import EventStore
+
+#: A card read below this confidence may be the misread behind a refused play.
+LOW_CONFIDENCE = 0.9
+
+
+@dataclass(frozen=True)
+class PlayCandidate:
+    """Cards that settled in a seat's zone: one entry per physical card.
+
+    ``confidences[i]`` is the detector's confidence in ``cards[i]``; ``alternatives[i]`` its
+    next guesses ``(card, probability)``, best first. Both may be empty (cards typed in).
+    """
+
+    seat: int
+    cards: tuple[str, ...]
+    time: float | None = None
+    confidences: tuple[float, ...] = ()
+    alternatives: tuple[tuple[tuple[str, float], ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(self.cards))
+        object.__setattr__(self, "confidences", tuple(self.confidences))
+        object.__setattr__(self, "alternatives", tuple(tuple(a) for a in self.alternatives))
+        if not isinstance(self.seat, int) or self.seat < 0:
+            raise ValueError(f"seat must be a non-negative integer, not {self.seat!r}")
+        if not self.cards:
+            raise ValueError("a play candidate needs at least one card")
+        for name in ("confidences", "alternatives"):
+            if getattr(self, name) and len(getattr(self, name)) != len(self.cards):
+                raise ValueError(f"{name} must have one entry per card")
+
+    def engine_cards(self) -> tuple[Card, ...]:
+        return tuple(parse_cards(" ".join(self.cards)))
+
+
+@dataclass
+class Referee:
+    """Checks the table's plays for one match and writes events and alerts to ``store``."""
+
+    store: EventStore
+    match_id: int
+    accept_suggestions: bool = True
+    low_confidence: float = LOW_CONFIDENCE
+    source: str = "camera"
+    state: TableState = field(init=False)
+    _pending_kitty: tuple[tuple[Card, ...], float | None] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.state = TableState.load(self.store, self.match_id)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def hand(self) -> Hand | None:
+        return self.state.hand
+
+    def refresh(self) -> TableState:
+        return self.state.refresh(self.store)
+
+    # ------------------------------------------------------------------ inputs
+    def new_hand(self, time: float | None = None) -> list[Record]:
+        """Deal the next hand (counts only: a camera does not see the hands)."""
+        self.refresh()
+        self._pending_kitty = None
+        rules = self.state.info.rules
+        deal = Deal(counts=(rules.hand_size,) * rules.players, first_bidder=self.state.match.next_first_bidder(),
+                    time=time)
+        return [self._append(deal, self.state.next_hand_number)]
+
+    def kitty(self, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
+        """The kitty was read face up in the kitty zone."""
+        self.refresh()
+        out: list[Record] = []
+        if self._hand_over():
+            out += self.new_hand(time)
+        kitty = tuple(parse_cards(" ".join(cards)))
+        hand = self.hand
+        assert hand is not None
+        if hand.phase != "play":
+            self._pending_kitty = (kitty, time)
+            return out
+        return out + self._store_or_alert(Kitty(kitty, time=time), format_cards(kitty))
+
+    def play(self, candidate: PlayCandidate) -> list[Record]:
+        """Referee one committed play; returns the records stored, in order."""
+        self.refresh()
+        out: list[Record] = []
+        if self._hand_over():
+            out += self.new_hand(candidate.time)
+        hand = self.hand
+        assert hand is not None
+        if hand.phase == "bidding":
+            base = max(hand.bids_by_seat.values(), default=1)
+            if candidate.seat < hand.players:
+                out += self._store_or_alert(Landlord(candidate.seat, base, time=candidate.time), None)
+        if self._pending_kitty is not None and self.hand.phase == "play":  # type: ignore[union-attr]
+            cards, t = self._pending_kitty
+            self._pending_kitty = None
+            out += self._store_or_alert(Kitty(cards, time=t), format_cards(cards))
+        out += self._infer_passes(candidate.seat, candidate.time)
+        play = Play(candidate.seat, candidate.engine_cards(), time=candidate.time)
+        violation = self.hand.check(play)  # type: ignore[union-attr]
+        if violation is None:
+            return out + [self._append(play)]
+        suggestion = self._suggest(candidate, violation)
+        text = format_cards(play.cards)
+        if suggestion is None:
+            return out + [self._append(Alert.of(violation, text, candidate.time))]
+        fixed = Play(candidate.seat, suggestion, time=candidate.time)
+        alert = Alert("uncertain_read",
+                      f"seat {candidate.seat}: read {text}, which the rules refuse ({violation.message}); "
+                      f"probably {format_cards(suggestion)}",
+                      f"{candidate.seat} 号位的牌看不清：读到 {text}，可能是 {format_cards(suggestion)}",
+                      candidate.seat, text, format_cards(suggestion), violation.event_index, candidate.time)
+        out.append(self._append(alert))
+        if self.accept_suggestions:
+            out.append(self._append(fixed))
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _hand_over(self) -> bool:
+        return self.hand is None or self.hand.finished
+
+    def _append(self, record: Record, number: int | None = None) -> Record:
+        number = self.state.hand_number if number is None else number
+        self.store.append(self.match_id, number, record, source=self.source)
+        self.refresh()
+        return record
+
+    def _store_or_alert(self, event: Event, cards: str | None) -> list[Record]:
+        violation = self.hand.check(event)  # type: ignore[union-attr]
+        if violation is None:
+            return [self._append(event)]
+        return [self._append(Alert.of(violation, cards, getattr(event, "time", None)))]
+
+    def _infer_passes(self, seat: int, time: float | None) -> list[Record]:
+        """Passes for the seats between the turn and ``seat``, if each is a legal pass."""
+        hand = self.hand
+        assert hand is not None
+        if hand.phase != "play" or seat >= hand.players:
+            return []
+        trial = copy.deepcopy(hand)
+        passes: list[Pass] = []
+        while trial.turn is not None and trial.turn != seat and len(passes) < hand.players:
+            step = Pass(trial.turn, time=time)
+            if trial.check(step) is not None:
+                return []
+            trial.apply(step)
+            passes.append(step)
+        if trial.turn != seat:
+            return []
+        return [self._append(p) for p in passes]
+
+    def _suggest(self, candidate: PlayCandidate, violation: Violation) -> tuple[Card, ...] | None:
+        """The likeliest one-card change of a low-confidence card that the rules accept."""
+        if violation.kind in ("out_of_turn", "bad_seat", "finished", "wrong_phase", "not_started"):
+            return None
+        if not candidate.alternatives:
+            return None
+        hand = self.hand
+        assert hand is not None
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        cards = list(candidate.engine_cards())
+        for i, alternatives in enumerate(candidate.alternatives):
+            confidence = candidate.confidences[i] if candidate.confidences else 0.0
+            if confidence >= self.low_confidence:
+                continue
+            for alt, prob in alternatives:
+                try:
+                    replaced = tuple(cards[:i] + parse_cards(alt) + cards[i + 1:])
+                except ValueError:
+                    continue
+                if hand.check(Play(candidate.seat, replaced, time=candidate.time)) is None:
+                    options.append((prob, replaced))
+        if not options:
+            return None
+        options.sort(key=lambda o: -o[0])
+        return options[0][1]
