@@ -318,6 +318,13 @@ def test_four_player_bombs_of_equal_count_compare_rank():
     assert not wins("333333", "444444", FOUR)
 
 
+def test_without_size_first_bombs_compare_rank_then_size():
+    rules = FOUR.replace(bomb_size_first=False)
+    assert wins("44444", "3333", rules)
+    assert not wins("33333", "4444", rules)
+    assert wins("44444", "4444", rules)
+
+
 def test_four_jokers_beat_everything():
     rocket = one("BJ BJ RJ RJ", FOUR)
     assert (rocket.type, rocket.length) == ("rocket", 4)
