@@ -1,0 +1,159 @@
+"""Zone stability on scripted detection streams: flicker, a hand over the zone, missed frames,
+cards covered by later plays, sweeps, and misreads outvoted."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tracker.stability import Seen, ZoneTracker
+
+FPS = 10
+
+
+def card(c, x, y=50.0, conf=0.95, alts=()):
+    return Seen(c, conf, alts, (x, y))
+
+
+def run(zone, frames, start=0.0):
+    """Feed (seen list, motion) frames at FPS; returns [(time, Settled)] and the end time."""
+    out, t = [], start
+    for seen, motion in frames:
+        settled = zone.update(t, seen, motion)
+        if settled is not None:
+            out.append((t, settled))
+        t = round(t + 1 / FPS, 6)
+    return out, t
+
+
+def still(seen, seconds, motion=False):
+    return [(list(seen), motion)] * int(seconds * FPS)
+
+
+def hand_over(seconds=0.5):
+    return [([], True)] * int(seconds * FPS)
+
+
+PAIR = [card("7s", 20), card("7h", 45)]
+
+
+def test_a_play_commits_once_after_the_settle_time():
+    zone = ZoneTracker(seat=1, settle=0.6)
+    out, _ = run(zone, hand_over() + still(PAIR, 3))
+    assert [s.cards for _, s in out] == [("7s", "7h")]
+    t, settled = out[0]
+    assert settled.seat == 1 and 0.6 <= t - 0.5 <= 1.2  # within a settle time (plus debounce) of the hand leaving
+    assert settled.candidate().cards == ("7s", "7h")
+
+
+def test_flicker_does_not_split_or_duplicate_a_play():
+    rng = random.Random(4)
+    zone = ZoneTracker(seat=0, k=3, n=5, settle=0.6)
+    frames = hand_over()
+    for _ in range(40):
+        frames.append(([c for c in PAIR if rng.random() > 0.2], False))  # each card missed 1 frame in 5
+    out, _ = run(zone, frames)
+    assert [s.cards for _, s in out] == [("7s", "7h")]
+
+
+def test_a_single_missed_frame_changes_nothing():
+    zone = ZoneTracker(seat=0)
+    frames = hand_over() + still(PAIR, 1.5) + [([], False)] + still(PAIR, 1.5)
+    out, _ = run(zone, frames)
+    assert len(out) == 1
+
+
+def test_a_hand_over_the_zone_is_not_a_sweep_and_adds_nothing():
+    zone = ZoneTracker(seat=2)
+    half_seen = [card("7s", 20, conf=0.4)]  # the hand hides 7h while it hovers
+    frames = hand_over() + still(PAIR, 1.5) + [(half_seen, True)] * 15 + still(PAIR, 1.5)
+    out, _ = run(zone, frames)
+    assert [s.cards for _, s in out] == [("7s", "7h")]
+
+
+def test_cards_put_on_top_are_a_new_play_and_covered_ones_stay_played():
+    zone = ZoneTracker(seat=0)
+    second = [card("9d", 25), card("9c", 40)]  # lands on top of the pair and hides both 7s
+    out, _ = run(zone, hand_over() + still(PAIR, 1.5) + hand_over() + still(second, 1.5))
+    assert [s.cards for _, s in out] == [("7s", "7h"), ("9d", "9c")]
+
+
+def test_cards_put_beside_earlier_ones_are_the_new_play():
+    zone = ZoneTracker(seat=0)
+    beside = PAIR + [card("Ks", 90)]
+    out, _ = run(zone, hand_over() + still(PAIR, 1.5) + hand_over() + still(beside, 1.5))
+    assert [s.cards for _, s in out] == [("7s", "7h"), ("Ks",)]
+
+
+def test_sweep_clears_the_zone_for_the_next_trick():
+    zone = ZoneTracker(seat=0)
+    frames = hand_over() + still(PAIR, 1.5) + hand_over() + still([], 1.5) + hand_over() + still([card("Qs", 30)], 1.5)
+    out, _ = run(zone, frames)
+    assert [s.cards for _, s in out] == [("7s", "7h"), ("Qs",)]
+    assert zone.committed == {"Qs": 1}
+
+
+def test_uncovered_card_already_played_this_hand_is_not_played_again():
+    zone = ZoneTracker(seat=0)
+    frames = (hand_over() + still(PAIR, 1.5) + hand_over() + still([], 1.5)  # sweep
+              + still(PAIR, 1.5))  # the camera sees the swept pair again (pushed back into view)
+    out, _ = run(zone, frames)
+    assert len(out) == 1
+    zone.new_hand()
+    out, _ = run(zone, hand_over() + still([], 1.5) + hand_over() + still(PAIR, 1.5), start=20)
+    assert [s.cards for _, s in out] == [("7s", "7h")]
+
+
+def test_a_misread_is_outvoted_and_offered_as_an_alternative():
+    zone = ZoneTracker(seat=0, k=3, n=5)
+    frames = hand_over()
+    for i in range(20):
+        read = "8h" if i % 5 == 0 else "6h"  # one frame in five the 6 reads as 8
+        frames.append(([card(read, 30, conf=0.8, alts=(("5h", 0.1),))], False))
+    out, _ = run(zone, frames)
+    settled = out[0][1]
+    assert settled.cards == ("6h",)
+    assert settled.confidences[0] < 0.8  # the vote share lowers it
+    assert [a for a, _ in settled.alternatives[0]] == ["8h", "5h"]
+
+
+def test_late_read_without_a_hand_is_not_a_play():
+    zone = ZoneTracker(seat=0)
+    # the second card is only read once the first play has settled, and nobody reached in
+    frames = hand_over() + still(PAIR[:1], 1.5) + still(PAIR, 1.5)
+    out, _ = run(zone, frames)
+    assert [s.cards for _, s in out] == [("7s",)]
+
+
+def test_without_a_motion_signal_settled_new_cards_are_plays():
+    zone = ZoneTracker(seat=0)
+    out, _ = run(zone, [(s, None) for s, _ in still(PAIR[:1], 1.5) + still(PAIR, 1.5)])
+    assert [s.cards for _, s in out] == [("7s",), ("7h",)]
+
+
+def test_reads_without_positions_are_matched_by_card():
+    zone = ZoneTracker(seat=0)
+    out, _ = run(zone, hand_over() + still([Seen("BJ"), Seen("RJ")], 1.5))
+    assert sorted(out[0][1].cards) == ["BJ", "RJ"]
+
+
+def test_two_decks_allow_the_same_card_twice():
+    zone = ZoneTracker(seat=0, decks=2)
+    two = [card("5s", 20), card("5s", 60)]
+    out, _ = run(zone, hand_over() + still(two, 1.5))
+    assert out[0][1].cards == ("5s", "5s")
+
+
+def test_kitty_zone_settles_without_a_seat():
+    zone = ZoneTracker(seat=None)
+    out, _ = run(zone, hand_over() + still(PAIR + [card("BJ", 70)], 1.5))
+    assert out[0][1].seat is None and len(out[0][1].cards) == 3
+    with pytest.raises(ValueError, match="kitty"):
+        out[0][1].candidate()
+
+
+@pytest.mark.parametrize("kw", [{"k": 0}, {"k": 6, "n": 5}, {"settle": -1}])
+def test_bad_settings_are_refused(kw):
+    with pytest.raises(ValueError):
+        ZoneTracker(seat=0, **kw)
