@@ -39,6 +39,9 @@ def deck_sheet(deck: Deck, card_width: int = 96, columns: int = 14, corners: boo
     w, h = deck.size
     tiles = []
     for card in CARD_IDS:
+        if card not in deck.faces:  # partial decks have no jokers
+            tiles.append(np.full((h, w, 3), 60, np.uint8) if not corners else _corners(np.full((h, w, 3), 60, np.uint8)))
+            continue
         face = _flatten(deck.faces[card])
         for box, colour in zip(deck.boxes[card], (TOP_COLOUR, BOTTOM_COLOUR), strict=True):
             cv2.rectangle(face, box[:2], (box[2] - 1, box[3] - 1), colour, max(2, w // 100))
@@ -61,7 +64,7 @@ def write_contact_sheet(
 ) -> Path:
     """One PNG with a block per deck (all kept decks by default)."""
     path = Path(path)
-    names = decks or list_decks()
+    names = decks or list_decks(partial=True)
     blocks = [deck_sheet(load_deck(n), card_width, corners=corners) for n in names]
     width = max(b.shape[1] for b in blocks)
     blocks = [np.pad(b, ((0, 4), (0, width - b.shape[1]), (0, 0))) for b in blocks]

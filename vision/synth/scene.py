@@ -190,7 +190,7 @@ def render_full(
     if rng.random() < clutter_p * 0.6:  # clutter under the cards
         for _ in range(rng.integers(1, 4)):
             clutter.DISTRACTORS[rng.integers(len(clutter.DISTRACTORS))](rng, canvas, card_w)
-    cards_per_deck = [[c for c in CARD_IDS] for _ in chosen]
+    cards_per_deck = [[c for c in CARD_IDS if c in d.faces] for d in chosen]
     if poses is None:
         poses = layout.deal(rng, n_cards, cards_per_deck, (face_w, face_h), scale, region)
     light = rng.uniform(0, 2 * np.pi)
@@ -201,7 +201,7 @@ def render_full(
         art = deck.faces[pose.card] if pose.face_up else deck.back
         art, f = _scaled_art(art, scale)
         art = _tint(rng, art)
-        m = _card_affine(pose, face_w, face_h)
+        m = _card_affine(pose, *deck.size)
         m_art = m.copy()
         m_art[:, :2] /= f
         _place_card(canvas, labels, art, m_art, k + 1, shadow)
@@ -219,9 +219,10 @@ def render_full(
     scene = Scene(image)
     for k, pose in enumerate(poses):
         deck = chosen[pose.deck]
-        m = _card_affine(pose, face_w, face_h)
+        dw, dh = deck.size
+        m = _card_affine(pose, dw, dh)
         to_img = h_mat @ np.vstack([m, [0, 0, 1]])
-        outline = _apply(to_img, np.array([[0, 0], [face_w, 0], [face_w, face_h], [0, face_h]], float))
+        outline = _apply(to_img, np.array([[0, 0], [dw, 0], [dw, dh], [0, dh]], float))
         scene.cards.append(
             {"card": pose.card if pose.face_up else None, "deck": deck.name, "face_up": pose.face_up,
              "quad": np.round(outline, 2).tolist()}
