@@ -1,0 +1,278 @@
+"""Table geometry: the mat's layout in millimetres and the camera calibration.
+
+The table plane has its own coordinates: millimetres from the mat's top-left corner, x to
+the right, y down (as the mat is printed). A :class:`MatLayout` places four ArUco markers
+(``DICT_4X4_50``, ids 0-3 clockwise from top-left) in the corners, a numbered play zone in
+front of each seat and a kitty zone. Seats go counter-clockwise seen from above (逆时针, the
+order of play): seat 0 at the bottom edge, then right, (top,) left.
+
+A :class:`Calibration` is the homography from table millimetres to camera pixels, found from
+the markers in one frame (:meth:`Calibration.from_markers`) or from four clicked corners
+(:meth:`Calibration.from_corners`), saved as JSON with the zones and the camera resolution.
+:meth:`Calibration.crop` rectifies a zone to a fixed pixels-per-millimetre image for the
+detector; the returned :class:`ZoneView` maps its detections back to table millimetres.
+
+>>> layout = MatLayout.standard(seats=3, size="A2")
+>>> sorted(layout.zones), layout.width_mm, layout.height_mm
+(['kitty', 'seat0', 'seat1', 'seat2'], 594.0, 420.0)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+FORMAT = "ddz-table/calibration"
+VERSION = 1
+#: Paper sizes (landscape width x height, mm).
+PAPER_MM: dict[str, tuple[float, float]] = {"A3": (420.0, 297.0), "A2": (594.0, 420.0), "A1": (841.0, 594.0)}
+ARUCO_DICT = "DICT_4X4_50"
+#: Pixels per millimetre of a zone crop: a 12 mm corner index comes out about 30 px tall.
+CROP_PX_PER_MM = 2.5
+
+
+class CalibrationError(ValueError):
+    """The calibration cannot be made or read (markers not found, bad JSON, bad corners)."""
+
+
+def _rect(x1: float, y1: float, x2: float, y2: float) -> np.ndarray:
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+
+
+@dataclass
+class MatLayout:
+    """Where the markers and zones are on the mat, in millimetres."""
+
+    size: str
+    seats: int
+    width_mm: float
+    height_mm: float
+    marker_mm: float
+    margin_mm: float
+    zones: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @classmethod
+    def standard(cls, seats: int = 3, size: str = "A2") -> MatLayout:
+        if size not in PAPER_MM:
+            raise ValueError(f"mat size must be one of {', '.join(PAPER_MM)}, not {size!r}")
+        if seats not in (2, 3, 4):
+            raise ValueError(f"a mat has 2, 3 or 4 seats, not {seats!r}")
+        w, h = PAPER_MM[size]
+        m, marker = round(0.02 * w, 1), round(0.1 * h, 1)
+        side_y = (m + marker + 0.04 * h, h - m - marker - 0.04 * h)
+        zones = {"seat0": _rect(0.27 * w, h - m - 0.30 * h, 0.73 * w, h - m)}
+        right = _rect(w - m - 0.24 * w, side_y[0], w - m, side_y[1])
+        left = _rect(m, side_y[0], m + 0.24 * w, side_y[1])
+        top = _rect(0.27 * w, m, 0.73 * w, m + 0.30 * h)
+        if seats == 2:
+            zones["seat1"] = top
+            zones["kitty"] = _rect(0.36 * w, 0.38 * h, 0.64 * w, 0.62 * h)
+        elif seats == 3:
+            zones.update(seat1=right, seat2=left, kitty=_rect(0.3 * w, m, 0.7 * w, m + 0.25 * h))
+        else:
+            zones.update(seat1=right, seat2=top, seat3=left,
+                         kitty=_rect(0.36 * w, 0.36 * h, 0.64 * w, 0.64 * h))
+        return cls(size, seats, w, h, marker, m, zones)
+
+    def marker_corners(self) -> dict[int, np.ndarray]:
+        """Each marker's four corners (mm) in ArUco order: top-left, top-right, bottom-right, bottom-left."""
+        w, h, m, s = self.width_mm, self.height_mm, self.margin_mm, self.marker_mm
+        origins = {0: (m, m), 1: (w - m - s, m), 2: (w - m - s, h - m - s), 3: (m, h - m - s)}
+        return {i: _rect(x, y, x + s, y + s) for i, (x, y) in origins.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"size": self.size, "seats": self.seats, "width_mm": self.width_mm, "height_mm": self.height_mm,
+                "marker_mm": self.marker_mm, "margin_mm": self.margin_mm}
+
+
+def aruco_dictionary() -> cv2.aruco.Dictionary:
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICT))
+
+
+def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """ArUco markers found in a BGR or grey image: id -> 4 corners (px), ArUco order."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise CalibrationError("expected an image (numpy array)")
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    corners, ids, _ = cv2.aruco.ArucoDetector(aruco_dictionary(), params).detectMarkers(grey)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners, strict=True)}
+
+
+@dataclass
+class ZoneView:
+    """A rectified zone crop: crop pixel ``(u, v)`` is table point ``origin + (u, v) / px_per_mm``."""
+
+    name: str
+    origin: tuple[float, float]
+    px_per_mm: float
+    image: np.ndarray
+
+    def to_table(self, points: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        return pts / self.px_per_mm + np.array(self.origin)
+
+    def boxes_to_table(self, boxes: np.ndarray) -> np.ndarray:
+        """(N, 4) crop boxes -> (N, 4) table-mm boxes (the crop is axis-aligned to the table)."""
+        b = np.asarray(boxes, np.float64).reshape(-1, 4)
+        o = np.array([*self.origin, *self.origin])
+        return b / self.px_per_mm + o
+
+
+@dataclass
+class Calibration:
+    """Table millimetres -> camera pixels, with the mat's zones and the camera's resolution."""
+
+    homography: np.ndarray
+    image_size: tuple[int, int]
+    layout: MatLayout
+    method: str = "markers"
+    error_px: float = 0.0
+    markers_found: tuple[int, ...] = ()
+
+    @property
+    def zones(self) -> dict[str, np.ndarray]:
+        return self.layout.zones
+
+    @property
+    def seat_zones(self) -> list[str]:
+        return [f"seat{i}" for i in range(self.layout.seats)]
+
+    # ------------------------------------------------------------------ making one
+    @classmethod
+    def from_markers(cls, image: np.ndarray, layout: MatLayout, min_markers: int = 3) -> Calibration:
+        found = find_markers(image)
+        known = layout.marker_corners()
+        usable = sorted(i for i in found if i in known)
+        if len(usable) < min_markers:
+            raise CalibrationError(f"found {len(usable)} of the mat's 4 markers (ids {usable}); need "
+                                   f"{min_markers}: check the lighting and that the whole mat is in view")
+        table = np.concatenate([known[i] for i in usable])
+        pixels = np.concatenate([found[i] for i in usable])
+        h, _ = cv2.findHomography(table, pixels, cv2.RANSAC, 3.0)
+        if h is None:
+            raise CalibrationError("the markers do not give a consistent view of the table")
+        error = float(np.abs(_project(h, table) - pixels).max())
+        return cls(h, (image.shape[1], image.shape[0]), layout, "markers", error, tuple(usable))
+
+    @classmethod
+    def from_corners(cls, corners_px: Any, layout: MatLayout, image_size: tuple[int, int]) -> Calibration:
+        """Four clicked mat corners in pixels: top-left, top-right, bottom-right, bottom-left."""
+        pts = np.asarray(corners_px, np.float64)
+        if pts.shape != (4, 2) or not np.isfinite(pts).all():
+            raise CalibrationError(f"need four (x, y) corners, got {pts.tolist()}")
+        table = _rect(0, 0, layout.width_mm, layout.height_mm)
+        if abs(cv2.contourArea(pts.astype(np.float32))) < 100:
+            raise CalibrationError("the four corners enclose almost no area")
+        h = cv2.getPerspectiveTransform(table.astype(np.float32), pts.astype(np.float32))
+        return cls(h, tuple(int(v) for v in image_size), layout, "corners", 0.0, ())  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ using one
+    def table_to_image(self, points: Any) -> np.ndarray:
+        return _project(self.homography, np.asarray(points, np.float64).reshape(-1, 2))
+
+    def image_to_table(self, points: Any) -> np.ndarray:
+        return _project(np.linalg.inv(self.homography), np.asarray(points, np.float64).reshape(-1, 2))
+
+    def crop(self, frame: np.ndarray, zone: str, px_per_mm: float = CROP_PX_PER_MM) -> ZoneView:
+        """The zone rectified to ``px_per_mm`` (the zone's bounding box in table mm)."""
+        if zone not in self.zones:
+            raise KeyError(f"no zone {zone!r}; zones are {', '.join(self.zones)}")
+        poly = self.zones[zone]
+        (x1, y1), (x2, y2) = poly.min(axis=0), poly.max(axis=0)
+        size = (max(1, round((x2 - x1) * px_per_mm)), max(1, round((y2 - y1) * px_per_mm)))
+        crop_to_table = np.array([[1 / px_per_mm, 0, x1], [0, 1 / px_per_mm, y1], [0, 0, 1]])
+        m = self.homography @ crop_to_table  # crop px -> image px
+        image = cv2.warpPerspective(frame, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        return ZoneView(zone, (float(x1), float(y1)), px_per_mm, image)
+
+    def zone_of(self, point_mm: Any) -> str | None:
+        """The zone holding a table point (None: outside every zone)."""
+        p = tuple(float(v) for v in np.asarray(point_mm).ravel()[:2])
+        for name, poly in self.zones.items():
+            if cv2.pointPolygonTest(poly.astype(np.float32), p, False) >= 0:
+                return name
+        return None
+
+    def moved(self, image: np.ndarray, tolerance_px: float = 3.0) -> Calibration | None:
+        """Re-find the markers (the camera may be knocked): a new calibration if the view moved."""
+        try:
+            fresh = Calibration.from_markers(image, self.layout)
+        except CalibrationError:
+            return None
+        corners = _rect(0, 0, self.layout.width_mm, self.layout.height_mm)
+        shift = np.abs(self.table_to_image(corners) - fresh.table_to_image(corners)).max()
+        return fresh if shift > tolerance_px else None
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "version": VERSION, "method": self.method,
+            "image_size": list(self.image_size), "mat": self.layout.to_dict(),
+            "homography": self.homography.tolist(), "seat_order": "ccw",
+            "seats": self.seat_zones,
+            "zones": {k: v.tolist() for k, v in self.zones.items()},
+            "markers": {"dictionary": ARUCO_DICT, "found": list(self.markers_found)},
+            "error_px": round(self.error_px, 3),
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Calibration:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise CalibrationError(f"not a {FORMAT} file")
+        if data.get("version") != VERSION:
+            raise CalibrationError(f"calibration version {data.get('version')!r} is not supported")
+        try:
+            mat = data["mat"]
+            layout = MatLayout.standard(int(mat["seats"]), str(mat["size"]))
+            layout.width_mm, layout.height_mm = float(mat["width_mm"]), float(mat["height_mm"])
+            layout.zones = {str(k): _polygon(v, k) for k, v in data["zones"].items()}
+            h = np.asarray(data["homography"], np.float64)
+            size = tuple(int(v) for v in data["image_size"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CalibrationError(f"calibration is missing or has a bad field: {exc}") from None
+        if h.shape != (3, 3) or not np.isfinite(h).all() or abs(np.linalg.det(h)) < 1e-12:
+            raise CalibrationError("homography must be an invertible 3x3 matrix")
+        if len(size) != 2 or min(size) <= 0:
+            raise CalibrationError(f"image_size must be [width, height], not {data['image_size']!r}")
+        markers = data.get("markers", {}).get("found", [])
+        return cls(h, size, layout, str(data.get("method", "markers")), float(data.get("error_px", 0.0)),  # type: ignore[arg-type]
+                   tuple(int(i) for i in markers))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Calibration:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CalibrationError(f"cannot read calibration {path}: {exc.strerror}") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(f"{path} is not JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+def _polygon(value: Any, name: str) -> np.ndarray:
+    poly = np.asarray(value, np.float64)
+    if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3:
+        raise ValueError(f"zone {name!r} must be a list of at least 3 [x, y] points")
+    return poly
+
+
+def _project(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    if not len(pts):
+        return pts.reshape(0, 2)
+    return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), h).reshape(-1, 2)
