@@ -32,50 +32,101 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.GaussianBlur(mask.astype(np.float32), (0, 0), sigma) if sigma > 0 else mask.astype(np.float32)
 
 
-def hand(rng: np.random.Generator, img: np.ndarray, scale: float) -> np.ndarray:
-    """A hand reaching in from an edge: palm, sleeve and one to four fingers.
+def _pt(p) -> tuple[int, int]:
+    return int(round(p[0])), int(round(p[1]))
 
-    ``scale`` is a card width in pixels, which sets the finger size.
-    """
-    h, w = img.shape[:2]
+
+def _hand_mask(rng: np.random.Generator, h: int, w: int, scale: float) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Masks of a hand (forearm, palm, thumb, fingers) and its sleeve, in real proportions:
+    a palm is about 1.3 card widths across, a finger about 0.27 wide and 1.1 long."""
     side = rng.integers(4)
     t = rng.uniform(0.1, 0.9)
-    edge = [(t * w, -5), (w + 5, t * h), (t * w, h + 5), (-5, t * h)][side]
-    inward = np.array([(0, 1), (-1, 0), (0, -1), (1, 0)][side], np.float32)
-    direction = inward + rng.normal(0, 0.5, 2)
-    direction /= np.linalg.norm(direction)
-    reach = rng.uniform(0.6, 1.8) * scale
-    palm_c = np.array(edge) + direction * reach
-    palm_r = scale * rng.uniform(0.35, 0.6)
+    edge = np.array([(t * w, -10), (w + 10, t * h), (t * w, h + 10), (-10, t * h)][side], float)
+    inward = np.array([(0, 1), (-1, 0), (0, -1), (1, 0)][side], float)
+    d = inward + rng.normal(0, 0.45, 2)
+    d /= np.linalg.norm(d)
+    n = np.array([-d[1], d[0]]) * (1 if rng.random() < 0.5 else -1)  # thumb side
+    s = scale * rng.uniform(0.85, 1.2)
+    wrist = edge + d * s * rng.uniform(0.3, 2.2)
+    palm_w, palm_l = 1.25 * s, 1.45 * s
+    knuckles = wrist + d * palm_l
     mask = np.zeros((h, w), np.uint8)
-    angle = float(np.degrees(np.arctan2(direction[1], direction[0])))
-    cv2.ellipse(mask, tuple(int(v) for v in palm_c), (int(palm_r * 1.3), int(palm_r)), angle, 0, 360, 1, -1)
-    # The forearm back to the edge keeps the hand attached to someone.
-    cv2.line(mask, tuple(int(v) for v in edge), tuple(int(v) for v in palm_c), 1, int(palm_r * 1.5))
-    normal = np.array([-direction[1], direction[0]])
-    n_fingers = rng.integers(1, 5)
-    thick = max(3, int(scale * rng.uniform(0.1, 0.16)))
-    for i in range(n_fingers):
-        off = (i - (n_fingers - 1) / 2) * thick * 1.2
-        spread = direction + normal * rng.normal(0, 0.25)
-        spread /= np.linalg.norm(spread)
-        base = palm_c + normal * off + direction * palm_r * 0.8
-        tip = base + spread * scale * rng.uniform(0.4, 0.85)
-        cv2.line(mask, tuple(int(v) for v in base), tuple(int(v) for v in tip), 1, thick, cv2.LINE_AA)
-        cv2.circle(mask, tuple(int(v) for v in tip), thick // 2, 1, -1)
-    skin = SKIN_TONES[rng.integers(len(SKIN_TONES))] * rng.uniform(0.85, 1.15)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    shade = 0.8 + 0.3 * np.clip(((xx - palm_c[0]) * normal[0] + (yy - palm_c[1]) * normal[1]) / (2 * scale) + 0.5, 0, 1)
-    soft = _soft(mask, 1.2)
-    _paint(img, soft, skin, shade)
-    # Sleeve over the forearm near the edge.
-    if rng.random() < 0.6:
-        sleeve = np.zeros((h, w), np.uint8)
-        cuff = np.array(edge) + direction * reach * rng.uniform(0.2, 0.5)
-        cv2.line(sleeve, tuple(int(v) for v in edge), tuple(int(v) for v in cuff), 1, int(palm_r * 2.2))
-        _paint(img, _soft(sleeve, 1.0), rng.uniform(10, 200, 3).astype(np.float32))
-        mask |= sleeve
-    return mask > 0
+    cv2.line(mask, _pt(edge - d * s), _pt(wrist), 1, max(2, int(1.05 * s)), cv2.LINE_AA)
+    palm = np.array(
+        [wrist - n * palm_w * 0.42, wrist + n * palm_w * 0.42, knuckles + n * palm_w * 0.5, knuckles - n * palm_w * 0.5]
+    )
+    cv2.fillConvexPoly(mask, np.round(palm).astype(np.int32), 1, cv2.LINE_AA)
+    cv2.circle(mask, _pt(wrist + d * palm_l * 0.5), int(palm_w * 0.5), 1, -1, cv2.LINE_AA)
+    tips = []
+    curl = rng.uniform(0.3, 1.0)  # 1: fingers straight out, low: curled under the palm
+    lengths = (0.95, 1.1, 1.0, 0.78)
+    for i, length in enumerate(lengths):
+        off = (i - 1.5) / 1.5 * palm_w * 0.38
+        fan = d + n * (off / palm_w) * rng.uniform(0.2, 0.9)
+        fan /= np.linalg.norm(fan)
+        base = knuckles + n * off
+        thick = 0.25 * s * (0.85 if i == 3 else 1.0)
+        mid = base + fan * length * s * 0.55 * curl
+        bend = fan + rng.normal(0, 0.15, 2)
+        bend /= np.linalg.norm(bend)
+        tip = mid + bend * length * s * 0.5 * curl
+        cv2.line(mask, _pt(base), _pt(mid), 1, max(2, int(thick)), cv2.LINE_AA)
+        cv2.line(mask, _pt(mid), _pt(tip), 1, max(2, int(thick * 0.9)), cv2.LINE_AA)
+        cv2.circle(mask, _pt(tip), max(1, int(thick * 0.45)), 1, -1, cv2.LINE_AA)
+        tips.append((tip, bend, thick))
+    thumb_base = wrist + d * palm_l * 0.25 + n * palm_w * 0.4
+    thumb_dir = d * rng.uniform(0.3, 1.0) + n * rng.uniform(0.4, 1.0)
+    thumb_dir /= np.linalg.norm(thumb_dir)
+    thumb_tip = thumb_base + thumb_dir * s * rng.uniform(0.6, 1.0)
+    cv2.line(mask, _pt(thumb_base), _pt(thumb_tip), 1, max(2, int(0.3 * s)), cv2.LINE_AA)
+    cv2.circle(mask, _pt(thumb_tip), max(1, int(0.14 * s)), 1, -1, cv2.LINE_AA)
+    tips.append((thumb_tip, thumb_dir, 0.3 * s))
+    sleeve = np.zeros((h, w), np.uint8)
+    if rng.random() < 0.65:
+        cuff = wrist - d * s * rng.uniform(0.0, 0.8)
+        cv2.line(sleeve, _pt(edge - d * s), _pt(cuff), 1, max(2, int(1.5 * s)), cv2.LINE_AA)
+    return mask, sleeve, (d, tips)
+
+
+def hand(rng: np.random.Generator, img: np.ndarray, scale: float) -> np.ndarray:
+    """A hand reaching in from an edge, with its shadow, nails and sleeve; ``scale`` is a
+    card width in pixels. Returns the covered mask."""
+    h, w = img.shape[:2]
+    mask, sleeve, (d, tips) = _hand_mask(rng, h, w, scale)
+    cover = (mask | sleeve) > 0
+    # The hand hovers, so its shadow falls offset and soft on whatever is below.
+    shift = rng.normal(0, 0.25, 2) * scale
+    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    shadow = cv2.warpAffine(cover.astype(np.float32), m, (w, h))
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, 0.12 * scale))
+    img *= (1 - rng.uniform(0.2, 0.5) * shadow)[..., None]
+    # Roundness from the distance to the outline lights the fingers like cylinders.
+    # Each part is a rounded solid: the finger's own half-width sets its curvature.
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    k = 2 * max(1, int(0.15 * scale)) + 1
+    radius = cv2.GaussianBlur(cv2.dilate(dist, np.ones((k, k), np.uint8)), (0, 0), 0.1 * scale + 1)
+    height = np.sqrt(np.clip(dist / np.maximum(radius, 1.0), 0, 1))
+    height = cv2.GaussianBlur(height, (0, 0), max(1.0, 0.03 * scale))
+    gy, gx = np.gradient(height)
+    light = rng.normal(0, 1, 2)
+    light /= np.linalg.norm(light)
+    relief = (gx * light[0] + gy * light[1]) * np.maximum(radius, 1.0) * rng.uniform(0.3, 0.6)
+    shade = np.clip(0.75 + 0.25 * height + relief, 0.55, 1.2)
+    skin = SKIN_TONES[rng.integers(len(SKIN_TONES))] * rng.uniform(0.85, 1.12)
+    texture = 1 + 0.04 * cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 1.2)
+    _paint(img, _soft(mask, 0.9), skin, shade * texture)
+    nails = np.zeros((h, w), np.uint8)
+    for tip, direction, thick in tips:
+        c = tip - direction * thick * 0.35
+        ang = float(np.degrees(np.arctan2(direction[1], direction[0])))
+        cv2.ellipse(nails, _pt(c), (max(1, int(thick * 0.3)), max(1, int(thick * 0.25))), ang, 0, 360, 1, -1)
+    nails &= mask
+    _paint(img, _soft(nails, 0.6) * 0.35, np.minimum(skin * 1.25 + 15, 255))
+    if sleeve.any():
+        cloth_colour = rng.uniform(10, 210, 3).astype(np.float32)
+        folds = 1 + 0.15 * cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.15 * scale)
+        _paint(img, _soft(sleeve, 0.9), cloth_colour, folds)
+    return cover
 
 
 def chip(rng: np.random.Generator, img: np.ndarray, scale: float) -> np.ndarray:

@@ -34,6 +34,7 @@ from vision.synth.textures import preload_photos
 SPLITS = ("train", "val", "test_seen", "test_unseen")
 _SPLIT_NO = {s: i for i, s in enumerate(SPLITS)}
 JPEG_QUALITY = 92
+CROPS_PER_CORNER = 2  # differently jittered crops of each labelled index
 
 _DECKS: dict[str, list] = {}
 
@@ -81,11 +82,12 @@ def render_one(task: tuple) -> dict:
     crop_rng = np.random.default_rng(ss.spawn(1)[0])
     n_pos = 0
     for j, corner in enumerate(scene.corners):
-        box = crops.jittered_box(crop_rng, corner["quad"])
-        crop = crops.square_crop(scene.image, box, reader_size, crops.MARGIN)
-        cv2.imwrite(str(out / "reader" / split / corner["card"] / f"{stem}_{j}.png"), crop)
-        n_pos += 1
-    n_neg = int(crop_rng.poisson(0.3 * len(scene.corners) + 0.6))
+        for k in range(CROPS_PER_CORNER):
+            box = crops.jittered_box(crop_rng, corner["quad"])
+            crop = crops.square_crop(scene.image, box, reader_size, crops.MARGIN)
+            cv2.imwrite(str(out / "reader" / split / corner["card"] / f"{stem}_{j}_{k}.png"), crop)
+            n_pos += 1
+    n_neg = int(crop_rng.poisson(0.3 * CROPS_PER_CORNER * len(scene.corners) + 0.6))
     negs = crops.negative_boxes(crop_rng, scene, n_neg)
     for j, box in enumerate(negs):
         crop = crops.square_crop(scene.image, box, reader_size, crops.MARGIN)

@@ -81,6 +81,20 @@ def motion_blur(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.
     return cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
 
 
+def sharpen(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """Phone cameras sharpen: an unsharp mask leaves halos along the card edges and glyphs."""
+    soft = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.8, 2.0))
+    return img + rng.uniform(0.3, 1.2) * (img - soft)
+
+
+def low_resolution(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.0) -> np.ndarray:
+    """A small sensor scaled up: detail lost, then interpolated back."""
+    h, w = img.shape[:2]
+    f = rng.uniform(1.2, max(1.3, min(2.2, index_px / 12)))
+    small = cv2.resize(img, (max(8, int(w / f)), max(8, int(h / f))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
 def sensor_noise(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     """Shot noise grows with brightness; read noise is flat; colour noise in dim scenes."""
     sigma_read = rng.uniform(1, 8)
@@ -111,11 +125,15 @@ def camera(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.0) ->
         img = glare(rng, img)
     if rng.random() < 0.7:
         img = colour_cast(rng, img)
+    if rng.random() < 0.2:
+        img = low_resolution(rng, img, index_px)
     r = rng.random()
     if r < 0.35:
         img = defocus(rng, img, index_px)
     elif r < 0.5:
         img = motion_blur(rng, img, index_px)
+    if rng.random() < 0.3:
+        img = sharpen(rng, img)
     if rng.random() < 0.8:
         img = sensor_noise(rng, img)
     if rng.random() < 0.7:

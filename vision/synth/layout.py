@@ -89,7 +89,7 @@ def deal(
     """
     size = (face_size[0] * scale, face_size[1] * scale)
     pools = [list(rng.permutation(cards)) for cards in deck_cards]
-    n_groups = 1 if n_cards < 4 else int(rng.integers(1, 4))
+    n_groups = 1 if n_cards < 4 else int(rng.integers(1, 5))
     cuts = np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else []
     counts = np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)
     names = list(_WEIGHTS)

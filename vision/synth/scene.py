@@ -173,8 +173,9 @@ def render_full(
     h_inv = np.linalg.inv(h_mat)
     seen = _apply(h_inv, np.array([[0, 0], [imgsz, 0], [imgsz, imgsz], [0, imgsz]], float))
 
-    def region(r):
-        a, b = r.random(2)
+    def region(r, margin: float = 0.12):
+        # Groups start inside the frame's middle, so most of a play stays in view.
+        a, b = margin + (1 - 2 * margin) * r.random(2)
         top = seen[0] + (seen[1] - seen[0]) * a
         bottom = seen[3] + (seen[2] - seen[3]) * a
         return np.clip(top + (bottom - top) * b, 0, plane)
@@ -183,7 +184,10 @@ def render_full(
     index_h = np.median([b[0][3] - b[0][1] for d in chosen for b in d.boxes.values()])
     scale = u / index_h
     if n_cards is None:
-        n_cards = int(rng.integers(1, 21 if u < 35 else 11))
+        n_max = 20 if u < 35 else 10
+        # Busy tables are the hard case and give more labels per image; keep some sparse ones.
+        low = 1 if rng.random() < 0.4 else n_max // 2
+        n_cards = int(rng.integers(low, n_max + 1))
     canvas = table_surface(rng, plane, plane)
     labels = np.zeros((plane, plane), np.int16)
     card_w = face_w * scale

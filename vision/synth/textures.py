@@ -40,22 +40,28 @@ def felt(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 
 
 def wood(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    bases = [(40, 80, 140), (30, 60, 100), (60, 110, 170), (20, 35, 60), (90, 140, 190)]
+    """Planks: long fibre streaks and wavy growth rings along the grain, seams between planks."""
+    bases = [(40, 80, 140), (30, 60, 100), (60, 110, 170), (20, 35, 60), (90, 140, 190), (70, 90, 110)]
     base = _colour(rng, bases[rng.integers(len(bases))], 15)
-    angle = rng.uniform(0, np.pi)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    across = xx * np.cos(angle) + yy * np.sin(angle)
-    along = -xx * np.sin(angle) + yy * np.cos(angle)
-    warp = smooth_noise(rng, h, w, rng.uniform(30, 120)) * rng.uniform(5, 25)
-    freq = rng.uniform(0.05, 0.25)
-    rings = np.sin((across + warp) * freq + 0.002 * along)
-    fine = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 1.0)
-    shade = 1 + 0.12 * rings + 0.04 * fine
-    # Planks: dark seams every so often across the grain.
-    if rng.random() < 0.6:
-        period = rng.uniform(60, 200)
-        seam = (np.mod(across, period) < 1.5).astype(np.float32)
-        shade *= 1 - 0.35 * cv2.GaussianBlur(seam, (0, 0), 0.8)
+    d = int(np.ceil(np.hypot(h, w))) + 2
+    # Drawn with the grain along x, then turned.
+    fibre = cv2.resize(rng.normal(0, 1, (max(2, d // 2), max(2, d // 60))).astype(np.float32), (d, d))
+    fibre = cv2.GaussianBlur(fibre, (0, 0), 0.6)
+    yy = np.mgrid[0:d, 0:d][0].astype(np.float32)
+    wobble = smooth_noise(rng, d, d, rng.uniform(80, 250)) * rng.uniform(6, 30)
+    rings = np.sin((yy + wobble) * rng.uniform(0.08, 0.3))
+    rings = np.sign(rings) * np.abs(rings) ** 0.5  # sharper latewood lines
+    shade = 1 + 0.07 * rings + 0.06 * fibre
+    period = rng.uniform(50, 220)
+    plank = np.floor(yy / period)
+    tint = rng.normal(0, 0.06, int(d / period) + 2)[plank.astype(int)]
+    shade *= 1 + tint
+    if rng.random() < 0.7:
+        seam = (np.mod(yy, period) < 1.2).astype(np.float32)
+        shade *= 1 - 0.4 * cv2.GaussianBlur(seam, (0, 0), 0.7)
+    turn = cv2.getRotationMatrix2D((d / 2, d / 2), rng.uniform(0, 180), 1.0)
+    turn[:, 2] -= ((d - w) / 2, (d - h) / 2)
+    shade = cv2.warpAffine(shade, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     return np.clip(base * shade[..., None], 0, 255)
 
 
