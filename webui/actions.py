@@ -1,0 +1,311 @@
+"""Referee actions: each one checked against the engine, then appended to the store as an event.
+
+Forms on ``/referee`` and the JSON API (``POST /api/referee/<action>``) both end here, with
+the fields as a plain dict of strings (forms) or JSON values. A refused action raises
+:class:`ActionError` (a 4xx for the page) and stores nothing; an accepted one returns the
+event's ``seq``. The engine checks the event first (``Hand.check``), so the log never holds
+an event the fold would refuse.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from engine.cards import parse_cards
+from engine.events import Bid, Concede, Correction, Deal, End, Event, Kitty, Landlord, Pass, Penalty, Play
+from engine.match import DROPPED_CARD_POINTS
+from engine.rules import PRESETS, SCORING_FORMATS, get_rules
+from engine.violations import KINDS_ZH
+from tracker.records import MatchEnd
+from tracker.state import TableState
+from tracker.store import EventStore, StoreError
+from webui.tables import Tables, UnknownMatch
+
+MAX_NAME = 40
+MAX_REASON = 200
+
+
+class ActionError(ValueError):
+    """A refused action: ``status`` is the HTTP status, the message says why (en / zh)."""
+
+    def __init__(self, message: str, status: int = 400, zh: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.zh = zh
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang == "zh" and self.zh else self.message
+
+
+# ---------------------------------------------------------------------- field readers
+def _field(fields: dict[str, Any], name: str, required: bool = True) -> Any:
+    value = fields.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise ActionError(f"missing field {name!r}", zh=f"缺少 {name}")
+        return None
+    return value
+
+
+def int_field(fields: dict[str, Any], name: str, required: bool = True, low: int | None = None,
+              high: int | None = None, default: int | None = None) -> int | None:
+    value = _field(fields, name, required and default is None)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ActionError(f"{name} must be a whole number, not {value!r}", zh=f"{name} 必须是整数")
+    try:
+        number = int(value)
+    except ValueError:
+        raise ActionError(f"{name} must be a whole number, not {value!r}", zh=f"{name} 必须是整数") from None
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ActionError(f"{name} must be between {low} and {high}, not {number}", zh=f"{name} 超出范围")
+    return number
+
+
+def text_field(fields: dict[str, Any], name: str, required: bool = True, limit: int = MAX_REASON) -> str:
+    value = _field(fields, name, required)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ActionError(f"{name} must be text, not {type(value).__name__}", zh=f"{name} 必须是文字")
+    value = value.strip()
+    if len(value) > limit:
+        raise ActionError(f"{name} is longer than {limit} characters", zh=f"{name} 太长")
+    return value
+
+
+def cards_field(fields: dict[str, Any], name: str = "cards") -> tuple:
+    text = text_field(fields, name)
+    try:
+        cards = tuple(parse_cards(text))
+    except ValueError as exc:
+        raise ActionError(f"{name}: {exc}", zh="看不懂这些牌") from None
+    if not cards:
+        raise ActionError(f"{name}: no cards given", zh="没有写牌")
+    return cards
+
+
+def bool_field(fields: dict[str, Any], name: str) -> bool:
+    value = fields.get(name)
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.lower() in ("1", "on", "yes", "true")
+
+
+def players_field(fields: dict[str, Any]) -> tuple[str, ...]:
+    value = _field(fields, "players")
+    if isinstance(value, str):
+        names = [n.strip() for n in value.replace("\r", "").replace(",", "\n").replace("，", "\n").split("\n")]
+    elif isinstance(value, list) and all(isinstance(n, str) for n in value):
+        names = [n.strip() for n in value]
+    else:
+        raise ActionError("players must be names, one per seat", zh="玩家名单格式不对")
+    names = [n for n in names if n]
+    if any(len(n) > MAX_NAME for n in names):
+        raise ActionError(f"a player's name is longer than {MAX_NAME} characters", zh="玩家名字太长")
+    if len(set(names)) != len(names):
+        raise ActionError("two players have the same name", zh="玩家名字重复")
+    return tuple(names)
+
+
+# ---------------------------------------------------------------------- the actions
+class Referee:
+    """Performs actions on the store for one site. ``notify`` runs after every append."""
+
+    def __init__(self, store: EventStore, tables: Tables, notify: Callable[[], None] = lambda: None) -> None:
+        self.store = store
+        self.tables = tables
+        self.notify = notify
+
+    def match_id(self, fields: dict[str, Any]) -> int:
+        mid = int_field(fields, "match", required=False, low=1)
+        if mid is None:
+            mid = self.tables.latest_match()
+            if mid is None:
+                raise ActionError("no match yet: start one first", 409, "还没有比赛，请先开始比赛")
+        return mid
+
+    def state(self, mid: int) -> TableState:
+        try:
+            return self.tables.state(mid)
+        except UnknownMatch:
+            raise ActionError(f"no match {mid}", 404, f"没有第 {mid} 场比赛") from None
+
+    def _append(self, mid: int, hand: int, event: Any, source: str) -> int:
+        try:
+            seq = self.store.append(mid, hand, event, source=source)
+        except StoreError as exc:
+            raise ActionError(str(exc), 409) from None
+        self.notify()
+        return seq
+
+    def _hand_event(self, mid: int, event: Event, source: str = "referee") -> int:
+        """Check ``event`` against the current hand and append it."""
+        state = self.state(mid)
+        if state.ended is not None:
+            raise ActionError("the match is over", 409, "比赛已结束")
+        hand = state.hand
+        if hand is None:
+            raise ActionError("no hand has been dealt yet", 409, "还没有发牌")
+        violation = hand.check(event)
+        if violation is not None:
+            raise ActionError(violation.message, 409, violation.zh or KINDS_ZH.get(violation.kind, ""))
+        return self._append(mid, state.hand_number, event, source)
+
+    def perform(self, action: str, fields: dict[str, Any], source: str = "referee") -> int:
+        """Do ``action`` with ``fields``; returns the new event's seq or the new match id."""
+        handler = ACTIONS.get(action)
+        if handler is None:
+            raise ActionError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}", 404, "没有这个操作")
+        if not isinstance(fields, dict):
+            raise ActionError("the request body must be a JSON object of fields", zh="请求格式不对")
+        return handler(self, fields, source)
+
+    # -- match
+    def start_match(self, fields: dict[str, Any], source: str) -> int:
+        preset = text_field(fields, "preset", required=False) or "classic"
+        if preset not in PRESETS:
+            raise ActionError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}", zh="没有这个规则")
+        rules = get_rules(preset)
+        changes: dict[str, Any] = {}
+        scoring = text_field(fields, "scoring", required=False)
+        if scoring and scoring != rules.scoring:
+            if scoring not in SCORING_FORMATS:
+                raise ActionError(f"unknown scoring {scoring!r}; one of {', '.join(SCORING_FORMATS)}",
+                                  zh="没有这个计分方式")
+            changes["scoring"] = scoring
+            changes["winners_only"] = scoring == "qq"
+            if scoring == "qq" and not rules.target_points:
+                changes["target_points"] = 20
+            if scoring == "fixed" and not rules.hands_per_round:
+                changes["hands_per_round"] = 6
+        limit = int_field(fields, "time_limit", required=False, low=0, high=24 * 60)
+        if limit:
+            changes["time_limit_min"] = limit
+        for name in ("chips_start", "chips_base"):
+            value = int_field(fields, name, required=False, low=1, high=100000)
+            if value is not None and value != getattr(rules, name):
+                changes[name] = value
+        if changes:
+            rules = rules.replace(**changes)
+        players = players_field(fields)
+        if len(players) != rules.players:
+            raise ActionError(f"{rules.name} is played by {rules.players} players, not {len(players)}",
+                              zh=f"这个规则需要 {rules.players} 名玩家")
+        name = text_field(fields, "name", required=False, limit=MAX_NAME * 2)
+        try:
+            mid = self.store.create_match(players, rules, meta={"name": name, "started": time.time()})
+        except StoreError as exc:
+            raise ActionError(str(exc)) from None
+        self.notify()
+        return mid
+
+    def end_match(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        if self.state(mid).ended is not None:
+            raise ActionError("the match is already over", 409, "比赛已结束")
+        return self._append(mid, 0, MatchEnd(text_field(fields, "reason", required=False), time.time()), source)
+
+    def penalty(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        state = self.state(mid)
+        seat = int_field(fields, "seat", low=0, high=len(state.info.players) - 1)
+        points = int_field(fields, "points", required=False, low=-1000, high=1000, default=DROPPED_CARD_POINTS)
+        event = Penalty(seat=seat, points=points, reason=text_field(fields, "reason", required=False),  # type: ignore[arg-type]
+                        disqualify=bool_field(fields, "disqualify"), time=time.time())
+        return self._append(mid, 0, event, source)
+
+    # -- hands
+    def new_hand(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        state = self.state(mid)
+        if state.ended is not None:
+            raise ActionError("the match is over", 409, "比赛已结束")
+        if state.hand is not None and not state.hand.finished:
+            raise ActionError("the current hand is not finished (abandon it first)", 409,
+                              "本局还没结束（可先作废本局）")
+        rules = state.info.rules
+        deal = Deal(counts=(rules.hand_size,) * rules.players, first_bidder=state.match.next_first_bidder(),
+                    time=time.time())
+        return self._append(mid, state.next_hand_number, deal, source)
+
+    def _seat(self, fields: dict[str, Any], mid: int, default: int | None = None) -> int:
+        n = len(self.state(mid).info.players)
+        return int_field(fields, "seat", low=0, high=n - 1, default=default)  # type: ignore[return-value]
+
+    def bid(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        state = self.state(mid)
+        hand = state.hand
+        to_act = hand.bidding.to_act if hand is not None and hand.bidding is not None else None
+        seat = self._seat(fields, mid, default=to_act)
+        what = text_field(fields, "bid", limit=10)
+        if what.isdigit():
+            event = Bid(seat, "bid", int(what), time=time.time())
+        elif what in ("pass", "call", "grab"):
+            event = Bid(seat, what, time=time.time())
+        else:
+            raise ActionError(f"bid must be 1, 2, 3, pass, call or grab, not {what!r}", zh="叫牌内容不对")
+        return self._hand_event(mid, event, source)
+
+    def landlord(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        seat = self._seat(fields, mid)
+        base = int_field(fields, "base", required=False, low=1, high=100, default=1)
+        return self._hand_event(mid, Landlord(seat, base, time=time.time()), source)  # type: ignore[arg-type]
+
+    def kitty(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        return self._hand_event(mid, Kitty(cards_field(fields), time=time.time()), source)
+
+    def play(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        hand = self.state(mid).hand
+        seat = self._seat(fields, mid, default=None if hand is None else hand.turn)
+        return self._hand_event(mid, Play(seat, cards_field(fields), time=time.time()), source)
+
+    def mark_pass(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        hand = self.state(mid).hand
+        seat = self._seat(fields, mid, default=None if hand is None else hand.turn)
+        return self._hand_event(mid, Pass(seat, time=time.time()), source)
+
+    def correct(self, fields: dict[str, Any], source: str) -> int:
+        """Replace the cards of play number ``index`` (an index into the hand's events)."""
+        mid = self.match_id(fields)
+        hand = self.state(mid).hand
+        if hand is None:
+            raise ActionError("no hand has been dealt yet", 409, "还没有发牌")
+        index = int_field(fields, "index", low=0)
+        if index >= len(hand.events) or not isinstance(hand.events[index], Play):  # type: ignore[operator]
+            raise ActionError(f"event {index} of this hand is not a play", 404, "这一步不是出牌")
+        original = hand.events[index]
+        fixed = Play(original.seat, cards_field(fields), time=original.time)  # type: ignore[attr-defined]
+        fix = Correction("replace", index, fixed, text_field(fields, "reason", required=False), time.time())  # type: ignore[arg-type]
+        return self._hand_event(mid, fix, source)
+
+    def undo(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        return self._hand_event(mid, Correction("undo", reason=text_field(fields, "reason", required=False),
+                                                time=time.time()), source)
+
+    def concede(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        return self._hand_event(mid, Concede(self._seat(fields, mid), time=time.time()), source)
+
+    def abandon(self, fields: dict[str, Any], source: str) -> int:
+        mid = self.match_id(fields)
+        reason = text_field(fields, "reason", required=False)
+        return self._hand_event(mid, End(abandoned=True, reason=reason, time=time.time()), source)
+
+
+ACTIONS: dict[str, Callable[[Referee, dict[str, Any], str], int]] = {
+    "start_match": Referee.start_match, "end_match": Referee.end_match, "penalty": Referee.penalty,
+    "new_hand": Referee.new_hand, "bid": Referee.bid, "landlord": Referee.landlord, "kitty": Referee.kitty,
+    "play": Referee.play, "pass": Referee.mark_pass, "correct": Referee.correct, "undo": Referee.undo,
+    "concede": Referee.concede, "abandon": Referee.abandon,
+}

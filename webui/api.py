@@ -1,0 +1,96 @@
+"""JSON API: the live state, matches, the rules judge, and referee actions for scripts.
+
+- ``GET /api/state[?match=N]``: the contract of :mod:`webui.view`.
+- ``GET /api/matches``: every match with its players, rules and hands played.
+- ``GET /api/judge?cards=...[&after=...][&match=N]``: every reading of ``cards`` and whether it
+  beats ``after`` (default: the play on the table now).
+- ``POST /api/referee/<action>``: a JSON object of fields; a referee's session with its CSRF
+  token, or the ``X-Referee-PIN`` header. Answers ``{"ok": true, "seq": n}`` or an error.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, jsonify, request
+
+from engine.cards import format_cards
+from engine.cli import judge
+from engine.rules import PRESETS, get_rules
+from webui.actions import ActionError
+from webui.app import lang, site
+from webui.auth import referee_required
+from webui.live import match_arg, view_for
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+MAX_CARDS_TEXT = 400
+
+
+@bp.get("/state")
+def state():
+    return jsonify(view_for(match_arg()))
+
+
+@bp.get("/matches")
+def matches():
+    the_site = site()
+    out = []
+    for info in the_site.store.matches():
+        state = the_site.tables.state(info.id)
+        out.append({**info.to_dict(), "hands": len(state.match.hands), "totals": state.match.totals(),
+                    "ended": state.ended is not None})
+    return jsonify(matches=out)
+
+
+def judge_request(args) -> dict:
+    """The judge's verdict for request args (raises ``ActionError`` for bad input)."""
+    cards = args.get("cards", "")
+    if not isinstance(cards, str) or not cards.strip():
+        raise ActionError("give the cards to judge (cards=...)", zh="请写出要判定的牌")
+    if len(cards) > MAX_CARDS_TEXT:
+        raise ActionError("too many cards", zh="牌太多")
+    after = args.get("after") or None
+    rules_name = args.get("rules") or None
+    rules = None
+    match_id = args.get("match")
+    the_site = site()
+    if match_id or after is None or rules_name is None:
+        mid = int(match_id) if match_id and str(match_id).isdigit() else the_site.tables.latest_match()
+        if mid is not None:
+            state = the_site.tables.state(mid)
+            rules = state.info.rules
+            hand = state.hand
+            if after is None and hand is not None and hand.top is not None and not hand.finished:
+                after = format_cards(hand.plays[hand.top].cards)
+    if rules_name is not None:
+        if rules_name not in PRESETS:
+            raise ActionError(f"unknown rules preset {rules_name!r}", zh="没有这个规则")
+        rules = get_rules(rules_name)
+    try:
+        return judge(cards, after, rules or get_rules("classic"))
+    except ValueError as exc:
+        raise ActionError(str(exc), zh="看不懂这些牌") from None
+
+
+@bp.get("/judge")
+def judge_view():
+    try:
+        return jsonify(judge_request(request.args))
+    except ActionError as exc:
+        return jsonify(error=exc.text(lang()), message=exc.message), exc.status
+
+
+@bp.post("/referee/<action>")
+@referee_required
+def referee_action(action: str):
+    fields = request.get_json(silent=True)
+    if fields is None:
+        if request.form:
+            fields = request.form.to_dict()
+        else:
+            abort(400, description="send the fields as a JSON object (Content-Type: application/json)")
+    try:
+        seq = site().referee.perform(action, fields)
+    except ActionError as exc:
+        return jsonify(error=exc.text(lang()), message=exc.message), exc.status
+    key = "match" if action == "start_match" else "seq"
+    return jsonify({"ok": True, key: seq})

@@ -1,0 +1,159 @@
+"""The Flask application behind :func:`webui.create_app`.
+
+``build_app(config=None, store=None, pipeline_status=None)`` builds the application:
+
+- ``config``: overrides of :data:`DEFAULTS` (``DB``, ``REFEREE_PIN``, ``CAMERA_VIEW``, ...);
+- ``store``: an open :class:`tracker.store.EventStore` (else ``DB`` is opened);
+- ``pipeline_status``: the live pipeline's hook, a callable returning
+  ``{"source", "fps", "last_frame"}`` or an object with ``status()`` and, for the camera
+  view, ``jpeg()`` (the latest annotated frame as JPEG bytes, or ``None``).
+
+Served by waitress (``ddz-table serve`` / ``demo``); the Flask dev server is never used.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from tracker.store import EventStore
+from webui import i18n
+from webui.actions import Referee
+from webui.auth import Attempts, csrf_token, is_referee, new_pin
+from webui.sse import Watcher
+from webui.tables import Tables
+from webui.view import card_list
+
+DEFAULTS: dict[str, Any] = {
+    "DB": ":memory:",
+    "REFEREE_PIN": None,  # None: a six-digit PIN is generated (read it from app.config)
+    "CAMERA_VIEW": False,  # MJPEG camera view: off by default on slow hardware
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "SSE_INTERVAL": 0.05,
+    "SSE_LIMIT": 200,
+    "SSE_KEEPALIVE": 15.0,
+    "SSE_LIFETIME": 600.0,
+    "LOGIN_ATTEMPTS": 5,
+    "LOGIN_WINDOW_S": 60.0,
+    "SESSION_COOKIE_SAMESITE": "Strict",
+    "SESSION_COOKIE_HTTPONLY": True,
+    "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+}
+
+
+class Pipeline:
+    """The live pipeline as the site sees it; without one, the table is fed by hand."""
+
+    def __init__(self, hook: Any = None) -> None:
+        self.hook = hook
+
+    def status(self) -> dict[str, Any]:
+        if self.hook is None:
+            return {"source": None, "fps": 0.0, "last_frame": None, "running": False}
+        get = getattr(self.hook, "status", self.hook)
+        data = dict(get())
+        data.setdefault("running", True)
+        return data
+
+    def jpeg(self) -> bytes | None:
+        get = getattr(self.hook, "jpeg", None)
+        return get() if get is not None else None
+
+
+@dataclass
+class Site:
+    """What the blueprints share (``app.extensions["ddz"]``)."""
+
+    store: EventStore
+    tables: Tables
+    watcher: Watcher
+    referee: Referee
+    attempts: Attempts
+    pipeline: Pipeline
+
+
+def site() -> Site:
+    from flask import current_app
+
+    return current_app.extensions["ddz"]
+
+
+def lang() -> str:
+    """The visitor's language: ``?lang=``, else the cookie, else Chinese."""
+    return (i18n.normal_lang(request.args.get("lang")) or i18n.normal_lang(request.cookies.get("lang"))
+            or i18n.DEFAULT_LANG)
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path == "/healthz" or (
+        request.accept_mimetypes.best == "application/json")
+
+
+def build_app(config: dict[str, Any] | None = None, store: EventStore | None = None,
+               pipeline_status: Any = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config["SECRET_KEY"] = secrets.token_hex(32)
+    app.config.update(config or {})
+    if not app.config.get("REFEREE_PIN"):
+        app.config["REFEREE_PIN"] = new_pin()
+    app.config["REFEREE_PIN"] = str(app.config["REFEREE_PIN"])
+    if store is None:
+        store = EventStore(app.config["DB"])
+    tables = Tables(store)
+    watcher = Watcher(store, interval=app.config["SSE_INTERVAL"], limit=app.config["SSE_LIMIT"])
+    app.extensions["ddz"] = Site(
+        store=store, tables=tables, watcher=watcher, referee=Referee(store, tables, watcher.poke),
+        attempts=Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]),
+        pipeline=Pipeline(pipeline_status),
+    )
+
+    from webui.api import bp as api_bp
+    from webui.history import bp as history_bp
+    from webui.live import bp as live_bp
+    from webui.referee import bp as referee_bp
+
+    for bp in (live_bp, api_bp, referee_bp, history_bp):
+        app.register_blueprint(bp)
+
+    @app.context_processor
+    def _words() -> dict[str, Any]:
+        current = lang()
+        other = "en" if current == "zh" else "zh"
+        switch = request.path + "?" + urlencode({**request.args.to_dict(), "lang": other})
+        return {"lang": current, "other_lang": other, "switch_url": switch, "cards": card_list,
+                "t": lambda key, **fmt: i18n.t(key, current, **fmt), "type_name": i18n.type_name,
+                "cause_name": i18n.cause_name, "alert_name": i18n.alert_name, "csrf_token": csrf_token,
+                "is_referee": is_referee()}
+
+    @app.after_request
+    def _remember_lang(response):
+        chosen = i18n.normal_lang(request.args.get("lang"))
+        if chosen and request.cookies.get("lang") != chosen:
+            response.set_cookie("lang", chosen, max_age=365 * 86400, samesite="Lax")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        message = exc.description or exc.name
+        if exc.code == 413:
+            message = f"request body too large (limit {app.config['MAX_CONTENT_LENGTH']} bytes)"
+        if wants_json():
+            return jsonify(error=message, status=exc.code), exc.code
+        return render_template("error.html", code=exc.code, message=message), exc.code
+
+    @app.errorhandler(Exception)
+    def _server_error(exc: Exception):  # a bug: say so plainly, and keep the trace in the log
+        app.logger.exception("unhandled error on %s", request.path)
+        if wants_json():
+            return jsonify(error="internal error", status=500), 500
+        return render_template("error.html", code=500, message="internal error"), 500
+
+    return app

@@ -1,0 +1,137 @@
+"""The site's words in Chinese (the default: club players read it first) and English.
+
+A visitor's language comes from ``?lang=zh|en`` (remembered in a cookie), else the cookie,
+else Chinese. Game terms follow RULES.md: 地主 landlord, 农民 farmer, 倍数 multiplier.
+
+>>> t("landlord", "en"), t("landlord", "zh")
+('Landlord', '地主')
+>>> t("hand_no", "zh", n=3)
+'第 3 局'
+"""
+
+from __future__ import annotations
+
+from engine.combination import TYPE_NAMES_ZH
+from engine.violations import KINDS_ZH
+
+LANGS = ("zh", "en")
+DEFAULT_LANG = "zh"
+
+_ZH: dict[str, str] = {
+    "site": "斗地主裁判台", "live": "实况", "referee": "裁判", "history": "记录", "other_lang": "English",
+    "landlord": "地主", "farmer": "农民", "bidding": "叫牌中", "preset": "规则", "base": "底分",
+    "multiplier": "倍数", "hand_no": "第 {n} 局", "no_hand": "等待发牌", "clock": "比赛时间",
+    "left": "剩余", "cards": "张", "turn": "出牌", "pass": "不出", "waiting": "等待",
+    "this_hand": "本局得分", "totals": "总分", "chips": "筹码", "points": "分", "alerts": "裁判提示",
+    "no_alerts": "暂无提示", "chart": "比分走势", "no_chart": "打完一局后显示走势", "camera": "摄像头",
+    "camera_off": "摄像头画面未开启", "show_camera": "显示画面", "hide_camera": "隐藏画面",
+    "connected": "已连接", "reconnecting": "正在重连…", "no_match": "还没有比赛。请裁判在裁判页开始一场比赛。",
+    "finished_hands": "已完成 {n} 局", "status": "状态", "winner": "胜者", "trick_lead": "首出",
+    "landlord_won": "地主胜", "farmers_won": "农民胜", "escape": "有人逃跑", "redeal": "无人叫牌，重新发牌",
+    "abandoned": "本局作废", "unfinished": "未打完", "redeal_penalty": "连续三次重新发牌（罚分）",
+    "playing": "进行中", "time": "时间到", "target": "达到目标分", "bust": "筹码输光", "tie_break": "同分加赛",
+    "round": "本轮结束", "rounds_won": "赢得多数轮次", "dissolved": "解散", "match_over": "比赛结束",
+    "spring": "春天", "anti_spring": "反春", "grab": "抢地主", "open_hand": "明牌",
+    "seat_n": "{n} 号位", "announce": "报牌", "kitty": "底牌",
+    # referee
+    "pin": "裁判密码", "login": "登录", "logout": "退出", "bad_pin": "密码不对", "too_many": "尝试太多次，请 {s} 秒后再试",
+    "start_match": "开始比赛", "players": "玩家（按座位顺序）", "match_name": "比赛名称", "scoring": "计分方式",
+    "time_limit": "时间限制（分钟，0 为不限）", "chips_start": "起始筹码", "chips_base": "每局筹码底数",
+    "new_hand": "发新一局", "bids": "叫牌", "bid": "叫分", "bid_pass": "不叫", "call": "叫地主", "set_landlord": "指定地主",
+    "seat": "座位", "value": "分数", "mark_pass": "记为不出", "enter_play": "记录出牌", "correct": "更正",
+    "undo": "撤销上一步", "penalty": "罚分", "reason": "原因", "concede": "认输", "end_match": "结束比赛",
+    "end_hand_abandoned": "本局作废", "judge": "规则裁定", "judge_cards": "要判定的牌", "judge_after": "要管的牌（空=当前牌面）",
+    "judge_go": "判定", "not_combo": "不成牌型", "beats": "能管上", "not_beats": "管不上",
+    "plays_this_hand": "本局出牌", "done": "已记录", "refused": "未记录", "current_match": "当前比赛",
+    "disqualify": "取消资格", "dropped_card": "掉牌", "kitty_cards": "底牌（可选）", "apply": "记录",
+    "referee_only": "裁判操作（每一步都会记入事件）", "confirm": "确定吗？",
+    # history
+    "matches": "比赛", "hands": "局", "started": "开始时间", "replay": "回放", "step": "第 {n} 步 / 共 {m} 步",
+    "prev": "上一步", "next": "下一步", "first": "开头", "last": "结尾", "download": "下载",
+    "json_record": "JSON 记录", "csv_sheet": "CSV 记分表", "text_zh": "文字版（中文）", "text_en": "文字版（英文）",
+    "outcome": "结果", "no_matches": "还没有比赛记录", "back": "返回", "events": "事件",
+}
+
+_EN: dict[str, str] = {
+    "site": "Dou Dizhu table", "live": "Live", "referee": "Referee", "history": "History", "other_lang": "中文",
+    "landlord": "Landlord", "farmer": "Farmer", "bidding": "Bidding", "preset": "Rules", "base": "Base",
+    "multiplier": "Multiplier", "hand_no": "Hand {n}", "no_hand": "Waiting for the deal", "clock": "Match clock",
+    "left": "left", "cards": "cards", "turn": "to play", "pass": "pass", "waiting": "waiting",
+    "this_hand": "This hand", "totals": "Match", "chips": "Chips", "points": "pts", "alerts": "Referee alerts",
+    "no_alerts": "No alerts", "chart": "Score progression", "no_chart": "The chart starts after the first hand",
+    "camera": "Camera", "camera_off": "The camera view is off", "show_camera": "Show camera",
+    "hide_camera": "Hide camera", "connected": "live", "reconnecting": "reconnecting…",
+    "no_match": "No match yet. The referee starts one on the referee page.", "finished_hands": "{n} hands played",
+    "status": "Status", "winner": "Winner", "trick_lead": "leads",
+    "landlord_won": "landlord wins", "farmers_won": "farmers win", "escape": "a player escaped",
+    "redeal": "nobody bid: redeal", "abandoned": "hand abandoned", "unfinished": "not finished",
+    "redeal_penalty": "third redeal in a row (penalty)", "playing": "playing", "time": "time is up",
+    "target": "target reached", "bust": "a player ran out of chips", "tie_break": "tie: play another hand",
+    "round": "round won", "rounds_won": "most rounds won", "dissolved": "game dissolved", "match_over": "Match over",
+    "spring": "spring", "anti_spring": "anti-spring", "grab": "grab", "open_hand": "open hand",
+    "seat_n": "seat {n}", "announce": "announces", "kitty": "Kitty",
+    "pin": "Referee PIN", "login": "Log in", "logout": "Log out", "bad_pin": "Wrong PIN",
+    "too_many": "Too many attempts; try again in {s} s", "start_match": "Start a match",
+    "players": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
+    "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
+    "new_hand": "Deal a new hand", "bids": "Bids", "bid": "Bid", "bid_pass": "No bid", "call": "Call",
+    "set_landlord": "Set landlord", "seat": "Seat", "value": "Value", "mark_pass": "Mark a pass",
+    "enter_play": "Enter a play", "correct": "Correct", "undo": "Undo last event", "penalty": "Penalty",
+    "reason": "Reason", "concede": "Concede", "end_match": "End match", "end_hand_abandoned": "Abandon hand",
+    "judge": "Rules check", "judge_cards": "Cards to judge", "judge_after": "To beat (empty = the table)",
+    "judge_go": "Judge", "not_combo": "not a combination", "beats": "beats", "not_beats": "does not beat",
+    "plays_this_hand": "Plays this hand", "done": "Recorded", "refused": "Not recorded",
+    "current_match": "Current match", "disqualify": "Disqualify", "dropped_card": "dropped card",
+    "kitty_cards": "Kitty cards (optional)", "apply": "Record", "referee_only": "Referee actions (each one is an event)",
+    "confirm": "Are you sure?",
+    "matches": "Matches", "hands": "hands", "started": "Started", "replay": "Replay", "step": "Step {n} of {m}",
+    "prev": "Back", "next": "Next", "first": "Start", "last": "End", "download": "Download",
+    "json_record": "JSON record", "csv_sheet": "CSV score sheet", "text_zh": "Text (Chinese)",
+    "text_en": "Text (English)", "outcome": "Outcome", "no_matches": "No matches recorded yet", "back": "Back",
+    "events": "Events",
+}
+
+WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}
+
+_TYPES_EN: dict[str, str] = {
+    "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio + 1", "trio_pair": "trio + pair",
+    "straight": "straight", "pair_straight": "pair chain", "airplane": "airplane",
+    "airplane_single": "airplane + singles", "airplane_pair": "airplane + pairs", "bomb": "bomb",
+    "rocket": "rocket", "four_two_single": "four + two", "four_two_pair": "four + two pairs",
+}
+_ALERTS_EN: dict[str, str] = {
+    "illegal_combination": "illegal combination", "does_not_beat": "does not beat", "out_of_turn": "out of turn",
+    "too_many_cards": "more cards than in hand", "duplicate_card": "duplicate card", "not_held": "card not held",
+    "bomb_quota": "bomb quota used", "cannot_pass": "the leader cannot pass", "uncertain_read": "uncertain read",
+    "not_announced": "did not announce", "source_lost": "camera lost", "bad_correction": "correction refused",
+}
+_ALERTS_ZH: dict[str, str] = {**KINDS_ZH, "uncertain_read": "读牌不确定", "source_lost": "摄像头中断"}
+
+
+def normal_lang(value: str | None) -> str | None:
+    """``value`` if it names a language of the site, else ``None``."""
+    return value if value in LANGS else None
+
+
+def t(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
+    """The word for ``key``; unknown keys show themselves so a gap is visible, not fatal."""
+    words = WORDS.get(lang, _ZH)
+    text = words.get(key) or _ZH.get(key) or key
+    return text.format(**fmt) if fmt else text
+
+
+def type_name(kind: str, lang: str) -> str:
+    """A combination type (``trio_single``) in the reader's language."""
+    return TYPE_NAMES_ZH.get(kind, kind) if lang == "zh" else _TYPES_EN.get(kind, kind.replace("_", " "))
+
+
+def cause_name(cause: str, lang: str) -> str:
+    """What doubled the multiplier: a combination type, grab, open hand, spring, anti-spring."""
+    if cause in ("grab", "open_hand", "spring", "anti_spring"):
+        return t(cause, lang)
+    return type_name(cause, lang)
+
+
+def alert_name(kind: str, lang: str) -> str:
+    table = _ALERTS_ZH if lang == "zh" else _ALERTS_EN
+    return table.get(kind, kind.replace("_", " "))

@@ -1,0 +1,98 @@
+// ddz-table: live updates (Server-Sent Events, polling as a fallback), the match clock,
+// the camera toggle, confirmations on the referee page and arrow keys in a replay.
+(function () {
+  "use strict";
+
+  var live = document.getElementById("live");
+  var conn = document.getElementById("conn");
+  var clockTimer = null;
+  var polls = 0;
+
+  function setConn(on) {
+    if (!conn) return;
+    conn.className = "conn " + (on ? "on" : "off");
+    conn.title = on ? conn.dataset.on : conn.dataset.off;
+  }
+
+  // The match clock counts down locally between updates.
+  function startClock() {
+    if (clockTimer) clearInterval(clockTimer);
+    var board = live && live.querySelector(".board");
+    var clock = document.getElementById("clock");
+    if (!board || !clock || !board.dataset.remaining) return;
+    var end = Date.now() + Number(board.dataset.remaining) * 1000;
+    clockTimer = setInterval(function () {
+      var s = Math.max(0, Math.round((end - Date.now()) / 1000));
+      clock.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    }, 1000);
+  }
+
+  function show(data) {
+    var board = live.querySelector(".board");
+    var seq = board ? Number(board.dataset.seq) : -1;
+    if (data.html && (data.seq !== seq || !board)) {
+      live.innerHTML = data.html;
+      live.dispatchEvent(new CustomEvent("ddz:update", { detail: data.seq }));
+      startClock();
+    }
+  }
+
+  function poll() {
+    fetch(live.dataset.fragment, { cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+      .then(function (data) { setConn(true); show(data); })
+      .catch(function () { setConn(false); })
+      .finally(function () {
+        if (--polls > 0) setTimeout(poll, 2000); else listen();
+      });
+  }
+
+  function listen() {
+    if (!window.EventSource) { polls = Infinity; poll(); return; }
+    var source = new EventSource(live.dataset.events);
+    source.addEventListener("state", function (e) {
+      setConn(true);
+      try { show(JSON.parse(e.data)); } catch (err) { /* a torn message: the next one repairs it */ }
+    });
+    source.onopen = function () { setConn(true); };
+    source.onerror = function () {
+      setConn(false);
+      // The browser retries by itself; a refused stream (too many viewers, a restart in
+      // progress) closes for good: poll for a minute, then try the stream again.
+      if (source.readyState === EventSource.CLOSED) {
+        polls = 30;
+        poll();
+      }
+    };
+  }
+
+  if (live) { startClock(); listen(); }
+
+  var toggle = document.getElementById("camera-toggle");
+  if (toggle) {
+    toggle.addEventListener("click", function () {
+      var img = document.getElementById("camera-view");
+      var on = img.hidden;
+      img.hidden = !on;
+      img.src = on ? img.dataset.src : "";
+      toggle.textContent = on ? toggle.dataset.hide : toggle.dataset.show;
+    });
+  }
+
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest("[data-confirm]");
+    if (button && !window.confirm(button.dataset.confirm)) e.preventDefault();
+  });
+
+  if (document.body.classList.contains("replay-page")) {
+    document.addEventListener("keydown", function (e) {
+      var link = { ArrowLeft: "step-prev", ArrowRight: "step-next", Home: "step-first", End: "step-last" }[e.key];
+      if (link && !e.target.closest("input, textarea")) document.getElementById(link).click();
+    });
+  }
+
+  document.querySelectorAll(".when[data-time]").forEach(function (cell) {
+    var t = Number(cell.dataset.time);
+    if (t) cell.textContent = new Date(t * 1000).toLocaleString();
+  });
+})();

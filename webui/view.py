@@ -1,0 +1,157 @@
+"""What the live page shows, as plain data: the ``/api/state`` contract and the templates' input.
+
+``table_state(state, now)`` turns a folded :class:`tracker.state.TableState` into a JSON-ready
+dict. The page never folds events itself; it reads this dict, so the API and the HTML can
+never disagree.
+
+Contract (other checks rely on these keys)::
+
+    {"hand": {"number", "preset", "base", "multiplier", "landlord", "turn",
+              "seats": [{"name", "role", "cards_left", "last"}], ...},
+     "scores": {"hand": [...], "match": [...]}, "alerts": [...], "finished": n, ...}
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from engine.cards import Card, format_cards, parse_cards
+from engine.events import Bid, Pass, Play
+from engine.hand import Hand
+from engine.rules import RuleSet
+from engine.scoring import settle
+from tracker.records import Alert
+from tracker.state import TableState
+
+
+def card_parts(card: Card) -> dict[str, str]:
+    """A card for display: rank text, suit symbol and colour (red/black/joker)."""
+    symbols = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+    if card.is_joker:
+        return {"rank": "王", "suit": "大" if card.rank_text == "RJ" else "小",
+                "colour": "red" if card.rank_text == "RJ" else "black", "text": str(card)}
+    colour = "red" if card.suit in ("h", "d") else "black"
+    return {"rank": card.rank_text, "suit": symbols.get(card.suit or "", ""), "colour": colour, "text": str(card)}
+
+
+def card_list(text: str | None) -> list[dict[str, str]]:
+    """Card text (as the state carries it) ready to draw; unreadable text draws nothing."""
+    if not text:
+        return []
+    try:
+        return [card_parts(c) for c in parse_cards(text)]
+    except ValueError:
+        return []
+
+
+def alert_dict(alert: Alert) -> dict[str, Any]:
+    return {"alert": alert.alert, "message": alert.message, "zh": alert.zh, "seat": alert.seat,
+            "cards": alert.cards, "suggestion": alert.suggestion, "event_index": alert.event_index,
+            "time": alert.time}
+
+
+def _last_actions(hand: Hand) -> list[dict[str, Any] | None]:
+    """Each seat's latest play or pass, flagged ``current`` when it belongs to the trick on the table."""
+    last: list[dict[str, Any] | None] = [None] * hand.players
+    by_index = {p.index: p for p in hand.plays}
+    trick_first = hand.plays[hand.trick_start].index if hand.trick_start < len(hand.plays) else None
+    for i, event in enumerate(hand.events):
+        current = trick_first is not None and i >= trick_first
+        if isinstance(event, Play) and i in by_index:
+            record = by_index[i]
+            last[event.seat] = {"kind": "play", "cards": format_cards(record.cards), "type": record.reading.type,
+                                "index": i, "current": current, "lead": record.lead,
+                                "bomb": record.is_bomb}
+        elif isinstance(event, Pass):
+            last[event.seat] = {"kind": "pass", "index": i, "current": current}
+    if hand.phase == "finished" and hand.out_seat is not None:
+        for entry in last:  # the final trick stays on the table
+            if entry is not None:
+                entry["current"] = entry["index"] >= (trick_first or 0)
+    return last
+
+
+def _bids(hand: Hand) -> list[dict[str, Any]]:
+    return [{"seat": e.seat, "action": e.action, "value": e.value} for e in hand.events if isinstance(e, Bid)]
+
+
+def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand | None,
+               number: int) -> dict[str, Any]:
+    """One hand as the page shows it (the live page, and each step of a replay)."""
+    block: dict[str, Any] = {
+        "number": number, "preset": rules.name, "scoring": rules.scoring, "phase": "not_started",
+        "base": 0, "multiplier": 1, "causes": [], "landlord": None, "turn": None, "bids": [],
+        "kitty": None, "plays": 0, "outcome": None,
+        "seats": [{"seat": s, "name": name, "role": None, "cards_left": None, "last": None, "turn": False,
+                   "announced": False} for s, name in enumerate(players)],
+    }
+    if hand is None:
+        return block
+    last = _last_actions(hand)
+    bidding = hand.bidding
+    to_bid = bidding.to_act if hand.phase == "bidding" and bidding is not None else None
+    block.update(
+        phase=hand.phase, base=hand.base, multiplier=hand.multiplier,
+        causes=[{"cause": c, "factor": f} for c, f in hand.causes],
+        landlord=hand.landlord, turn=hand.turn, bids=_bids(hand), to_bid=to_bid,
+        kitty=None if hand.kitty is None or hand.landlord is None or not rules.kitty_shown
+        else format_cards(hand.kitty),
+        plays=len(hand.plays), out_seat=hand.out_seat,
+        outcome=settle(hand, rules).outcome if hand.finished else None,
+    )
+    for s, seat in enumerate(block["seats"]):
+        seat["role"] = None if hand.landlord is None else ("landlord" if s == hand.landlord else "farmer")
+        seat["cards_left"] = hand.cards_left[s] if s < len(hand.cards_left) else None
+        seat["last"] = last[s]
+        seat["turn"] = hand.turn == s or to_bid == s
+        seat["announced"] = s in hand.announced
+    return block
+
+
+def _progress(state: TableState) -> list[list[int]]:
+    """Running totals after each finished hand, starting from the opening totals."""
+    rules = state.info.rules
+    start = rules.chips_start if rules.scoring == "chips" else 0
+    running = [start] * len(state.info.players)
+    rows = [list(running)]
+    for row in state.match.settlements():
+        running = [t + p for t, p in zip(running, row.points, strict=True)]
+        rows.append(list(running))
+    return rows
+
+
+def table_state(state: TableState | None, now: float | None = None, seq: int = 0) -> dict[str, Any]:
+    """The live page's data for one match (or the empty table when there is none)."""
+    now = time.time() if now is None else now
+    if state is None:
+        return {"seq": seq, "match": None, "hand": None, "scores": {"hand": [], "match": []}, "alerts": [],
+                "finished": 0, "progress": []}
+    info, match = state.info, state.match
+    rules = info.rules
+    status = match.status(now)
+    hand_points = [0] * len(info.players)
+    final = False
+    if state.hand is not None:
+        s = settle(state.hand, rules)
+        hand_points, final = list(s.points), state.hand.finished
+    limit = rules.time_limit_min
+    started = match.started
+    return {
+        "seq": max(seq, state.last_seq),
+        "match": {
+            "id": info.id, "name": match.name, "players": list(info.players), "preset": rules.name,
+            "description": rules.description, "scoring": rules.scoring, "started": started,
+            "time_limit_min": limit,
+            "remaining_s": None if not limit or started is None else max(0.0, started + limit * 60 - now),
+            "status": {"over": status.over or state.ended is not None, "reason": status.reason,
+                       "winners": list(status.winners), "ended": state.ended is not None},
+            "disqualified": sorted(match.disqualified()),
+        },
+        "hand": hand_block(info.players, rules, state.hand, state.hand_number),
+        "scores": {"hand": hand_points, "hand_final": final, "match": match.totals(),
+                   "unit": "chips" if rules.scoring == "chips" else "points"},
+        "alerts": [alert_dict(a) for a in state.alerts],
+        "finished": len(match.hands),
+        "progress": _progress(state),
+    }
