@@ -125,7 +125,7 @@ def camera(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.0) ->
         img = glare(rng, img)
     if rng.random() < 0.7:
         img = colour_cast(rng, img)
-    if rng.random() < 0.2:
+    if index_px > 18 and rng.random() < 0.2:  # small indices have no detail to spare
         img = low_resolution(rng, img, index_px)
     r = rng.random()
     if r < 0.35:
