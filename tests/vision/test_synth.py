@@ -236,3 +236,24 @@ def test_cli_registers_dataset_synth_and_contact_sheet(tmp_path):
     assert args.func(args) == 0
     sheet = cv2.imread(str(tmp_path / "c.png"))
     assert sheet is not None and sheet.shape[0] > 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reader_negatives_stay_off_every_index_and_inside_the_frame(seed):
+    scene = render_full(np.random.default_rng(seed), training_decks(), IMGSZ, n_cards=12)
+    negatives = crops.negative_boxes(np.random.default_rng(seed), scene, 10)
+    assert negatives
+    indices = [np.concatenate([np.min(c["quad"], 0), np.max(c["quad"], 0)]) for c in scene.corners + scene.hidden]
+    for box in negatives:
+        assert box[2] - box[0] >= 2 and box[3] - box[1] >= 2
+        assert box.min() >= 0 and box.max() <= IMGSZ
+        assert all(crops._overlap(box, b) <= 0.2 for b in indices)
+
+
+def test_a_partial_deck_deals_no_jokers():
+    partial = [d for d in training_decks() if load_deck(d).is_partial]
+    if not partial:
+        pytest.skip("kdegames-card-data-kf5 is not installed")
+    scene = render_full(np.random.default_rng(2), partial[:1], IMGSZ, n_cards=54, index_px=14)
+    dealt = {c["card"] for c in scene.cards}
+    assert len(dealt) == 52 and not dealt & {"BJ", "RJ"}

@@ -228,7 +228,7 @@ def render_full(
         to_img = h_mat @ np.vstack([m, [0, 0, 1]])
         outline = _apply(to_img, np.array([[0, 0], [dw, 0], [dw, dh], [0, dh]], float))
         scene.cards.append(
-            {"card": pose.card if pose.face_up else None, "deck": deck.name, "face_up": pose.face_up,
+            {"card": pose.card, "deck": deck.name, "face_up": pose.face_up,
              "quad": np.round(outline, 2).tolist()}
         )
         if not pose.face_up:
