@@ -1,0 +1,237 @@
+"""The live pipeline: frames -> zone crops -> detector -> stability -> referee -> store.
+
+Each frame, every zone of the calibration (a play zone per seat and the kitty zone) is
+rectified to a fixed pixels-per-millimetre crop. A zone where something moves (a hand
+reaching in) is not read at all that frame; a zone that has not changed since it was last
+read reuses that read (the detector is the expensive part); otherwise the detector reads
+the crop, corners are grouped into cards, and their positions go back to table millimetres
+for the zone's :class:`~tracker.stability.ZoneTracker`. Settled cards go to the
+:class:`~tracker.referee.Referee`, which writes events and alerts to the store.
+
+The detector is anything with ``detect(image) -> vision.detections.Detections``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from tracker.records import Record
+from tracker.referee import Referee
+from tracker.stability import Seen, ZoneTracker
+from tracker.store import EventStore
+from tracker.zones import CROP_PX_PER_MM, Calibration
+from vision.detections import Detections
+from vision.grouping import group_corners
+from vision.sources import Frame, FrameSource, LatestFrame
+
+
+@dataclass
+class PipelineConfig:
+    px_per_mm: float = CROP_PX_PER_MM
+    k: int = 3
+    n: int = 5
+    settle_s: float = 0.6
+    #: A zone moves when this share of its (downscaled) pixels changed by more than ``motion_level``.
+    motion_share: float = 0.01
+    motion_level: int = 28
+    recalibrate_s: float = 30.0
+    camera_view: bool = False
+
+
+@dataclass
+class _Zone:
+    name: str
+    seat: int | None
+    tracker: ZoneTracker
+    previous: np.ndarray | None = None  # last frame's small grey crop (motion)
+    read_at: np.ndarray | None = None  # small grey crop when the detector last ran
+    seen: list[Seen] = field(default_factory=list)
+
+
+class Pipeline:
+    """One table's live loop. ``process(frame)`` is one step; ``run()`` loops over the source."""
+
+    def __init__(self, source: FrameSource | None, calibration: Calibration, detector: Any, store: EventStore,
+                 match_id: int, config: PipelineConfig | None = None) -> None:
+        self.source, self.calibration, self.detector = source, calibration, detector
+        self.store, self.match_id = store, match_id
+        self.config = config or PipelineConfig()
+        self.referee = Referee(store, match_id)
+        self.decks = self.referee.state.info.rules.decks
+        c = self.config
+        self.zones = [
+            _Zone(name, None if name == "kitty" else int(name[4:]),
+                  ZoneTracker(None if name == "kitty" else int(name[4:]), c.k, c.n, c.settle_s, decks=self.decks))
+            for name in calibration.zones
+            if name == "kitty" or (name.startswith("seat") and int(name[4:]) < self.referee.state.info.rules.players)
+        ]
+        self.hand_number = self.referee.state.hand_number
+        self.frames = 0
+        self.fps = 0.0
+        self.last_frame_time: float | None = None
+        self.last_records: list[Record] = []
+        self.error: str | None = None
+        self.running = False
+        self._last_tick: float | None = None
+        self._last_calibration = 0.0
+        self._frame: Frame | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    # ------------------------------------------------------------------ one frame
+    def process(self, frame: Frame) -> list[Record]:
+        """Read one frame; returns the records stored because of it."""
+        self._tick(frame)
+        self._maybe_recalibrate(frame)
+        self._follow_hand()
+        out: list[Record] = []
+        for zone in self.zones:
+            view = self.calibration.crop(frame.image, zone.name, self.config.px_per_mm)
+            small = _small_grey(view.image)
+            moving = zone.previous is not None and self._changed(zone.previous, small)
+            zone.previous = small
+            if moving:
+                zone.tracker.update(frame.time, [], motion=True)
+                continue
+            # Read while the zone is settling (k-of-n needs fresh reads); once it has been
+            # still for a while, reuse the last read until the crop changes.
+            since = frame.time - zone.tracker.changed_at if zone.tracker.changed_at is not None else 0.0
+            if zone.read_at is None or since < 2 * self.config.settle_s or self._changed(zone.read_at, small):
+                zone.seen = self._read(view)
+                zone.read_at = small
+            settled = zone.tracker.update(frame.time, zone.seen, motion=False)
+            if settled is None:
+                continue
+            if zone.seat is None:
+                if len(settled.cards) == self.referee.state.info.rules.kitty_size:
+                    out += self.referee.kitty(settled.cards, settled.time)
+            else:
+                out += self.referee.play(settled.candidate())
+            self._follow_hand()
+        if out:
+            self.last_records = out
+        return out
+
+    def _read(self, view: Any) -> list[Seen]:
+        dets: Detections = self.detector.detect(view.image)
+        grouping = group_corners(dets, self.decks)
+        seen = []
+        for card in grouping.cards:
+            alts: dict[str, float] = {}
+            for i in card.corners:
+                for alt, p in dets.alternatives(i):
+                    alts[alt] = max(p, alts.get(alt, 0.0))
+            alts.pop(card.card, None)
+            center = view.to_table([card.center])[0]
+            seen.append(Seen(card.card, card.confidence, tuple(sorted(alts.items(), key=lambda a: -a[1])),
+                             (float(center[0]), float(center[1]))))
+        return seen
+
+    def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:
+        if before.shape != after.shape:
+            return True
+        diff = cv2.absdiff(before, after)
+        return float((diff > self.config.motion_level).mean()) > self.config.motion_share
+
+    def _follow_hand(self) -> None:
+        """A new hand (dealt here or on the page): cards of the last hand may come again."""
+        self.referee.refresh()
+        if self.referee.state.hand_number != self.hand_number:
+            self.hand_number = self.referee.state.hand_number
+            for zone in self.zones:
+                zone.tracker.new_hand()
+
+    def _maybe_recalibrate(self, frame: Frame) -> None:
+        if self.calibration.method != "markers" or frame.time - self._last_calibration < self.config.recalibrate_s:
+            return
+        self._last_calibration = frame.time
+        fresh = self.calibration.moved(frame.image)
+        if fresh is not None:
+            fresh.layout.zones = self.calibration.zones
+            self.calibration = fresh
+
+    def _tick(self, frame: Frame) -> None:
+        now = time.time()
+        if self._last_tick is not None and now > self._last_tick:
+            rate = 1.0 / (now - self._last_tick)
+            self.fps = rate if self.fps == 0 else 0.9 * self.fps + 0.1 * rate
+        self._last_tick, self.last_frame_time = now, now
+        self.frames += 1
+        if self.config.camera_view:
+            with self._lock:
+                self._frame = frame
+
+    # ------------------------------------------------------------------ the loop
+    def run(self, max_frames: int | None = None) -> int:
+        """Process frames until the source ends or ``stop()``; returns frames processed.
+
+        A live source is read on its own thread keeping only the newest frame (a slow
+        detector skips frames rather than falling behind); a file is read frame by frame."""
+        if self.source is None:
+            raise ValueError("this pipeline has no source to run")
+        self.running = True
+        latest = LatestFrame(self.source).start() if self.source.live else None
+        count = 0
+        try:
+            while not self._stop.is_set() and (max_frames is None or count < max_frames):
+                frame = latest.read(timeout=1.0) if latest is not None else self.source.read()
+                if frame is None:
+                    if latest is not None and not latest._done:
+                        continue  # no frame this second: the source is reconnecting
+                    break
+                self.process(frame)
+                count += 1
+        except Exception as exc:
+            self.error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self.running = False
+            if latest is not None:
+                latest.stop()
+            else:
+                self.source.close()
+        return count
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # ------------------------------------------------------------------ for the page
+    def status(self) -> dict[str, Any]:
+        src = self.source.status().to_dict() if self.source is not None else {}
+        return {"source": src.get("source"), "source_state": src.get("state"), "fps": round(self.fps, 2),
+                "camera_fps": round(src.get("fps") or 0.0, 2), "last_frame": self.last_frame_time,
+                "frames": self.frames, "error": self.error or src.get("error"),
+                "reconnects": src.get("reconnects", 0), "running": self.running, "hand": self.hand_number,
+                "calibration": self.calibration.method}
+
+    def jpeg(self) -> bytes | None:
+        """The latest frame with zones and settled cards drawn (camera view; None when off)."""
+        with self._lock:
+            frame = self._frame
+        if frame is None:
+            return None
+        image = frame.image.copy()
+        for zone in self.zones:
+            poly = self.calibration.table_to_image(self.calibration.zones[zone.name]).astype(np.int32)
+            colour = (0, 200, 255) if zone.tracker.moving else (0, 200, 0)
+            cv2.polylines(image, [poly], True, colour, 2)
+            for s in zone.seen:
+                if s.center is None:
+                    continue
+                x, y = self.calibration.table_to_image([s.center])[0].astype(int)
+                cv2.putText(image, s.card, (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        return data.tobytes() if ok else None
+
+
+def _small_grey(image: np.ndarray) -> np.ndarray:
+    """A blurred quarter-size grey crop: motion is compared on this, not the full crop."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (max(1, grey.shape[1] // 4), max(1, grey.shape[0] // 4)), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small, (3, 3), 0)
