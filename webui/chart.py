@@ -24,8 +24,8 @@ def _nice_step(span: float, ticks: int = 4) -> int:
     return 10 * magnitude
 
 
-def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str], width: int = 640,
-                height: int = 240, label: str = "") -> str:
+def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str], width: int = 480,
+                height: int = 230, label: str = "") -> str:
     """SVG of running totals; ``progress[0]`` is the opening totals, one row per hand after."""
     n_hands = len(progress) - 1
     values = [v for row in progress for v in row] or [0]
@@ -35,7 +35,7 @@ def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str],
         high, low = high + 1, low - 1
     step = _nice_step(high - low)
     low, high = (low // step) * step, -((-high) // step) * step
-    left, right, top, bottom = 44, 64, 12, 26
+    left, right, top, bottom = 40, 52, 12, 26
     w, h = width - left - right, height - top - bottom
 
     def x(i: int) -> float:
@@ -67,7 +67,7 @@ def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str],
     # Keep the end labels from overlapping when totals are close.
     ends.sort(key=lambda e: e[0])
     for i in range(1, len(ends)):
-        ends[i][0] = max(ends[i][0], ends[i - 1][0] + 14)
+        ends[i][0] = max(ends[i][0], ends[i - 1][0] + 17)
     for ypos, last, colour in ends:
         out.append(f'<text class="end" x="{left + w + 8}" y="{ypos + 5:.1f}" fill="{colour}">{last:+d}</text>'
                    if base == 0 else

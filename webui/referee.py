@@ -10,7 +10,7 @@ from engine.rules import PRESETS, SCORING_FORMATS
 from webui.actions import ACTIONS, ActionError
 from webui.api import judge_request
 from webui.app import lang, site
-from webui.auth import csrf_ok, is_referee, referee_required, try_pin
+from webui.auth import csrf_ok, csrf_token, is_referee, referee_required, try_pin
 from webui.i18n import t
 from webui.live import view_for
 
@@ -33,6 +33,7 @@ def login():
     session.clear()
     session.permanent = True
     session["referee"] = True
+    csrf_token()  # a fresh token for the logged-in session
     return redirect(url_for("referee.panel"))
 
 

@@ -1,0 +1,42 @@
+"""Fixtures for the site's tests: an in-memory store, the app, a client, a logged-in referee."""
+
+from __future__ import annotations
+
+import pytest
+from webui_site import PIN
+
+from tracker.store import EventStore
+from webui import create_app
+
+
+@pytest.fixture
+def store() -> EventStore:
+    s = EventStore(":memory:")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def app(store):
+    app = create_app({"REFEREE_PIN": PIN, "TESTING": True}, store=store)
+    yield app
+    app.extensions["ddz"].watcher.stop()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def referee(app):
+    """A test client logged in as the referee; ``referee.csrf`` is its form token."""
+    c = app.test_client()
+    c.get("/referee/login")
+    with c.session_transaction() as s:
+        token = s["csrf"]
+    response = c.post("/referee/login", data={"pin": PIN, "csrf": token})
+    assert response.status_code == 302
+    with c.session_transaction() as s:
+        c.csrf = s["csrf"]  # a new token from the login on
+    return c

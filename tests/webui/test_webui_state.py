@@ -1,0 +1,130 @@
+"""The /api/state contract, the live page and the score chart, fed straight from the store."""
+
+from __future__ import annotations
+
+from webui_site import PLAYERS, new_match, play_hands
+
+from engine.cards import parse_cards
+from engine.demo import random_hand
+from engine.events import Bid, Deal, Pass, Play
+from engine.match import HandRecord, Match
+from tracker.records import Alert
+from webui.chart import score_chart
+
+
+def _cards(text):
+    return tuple(parse_cards(text))
+
+
+def test_state_before_any_match_is_an_empty_table(client):
+    data = client.get("/api/state").get_json()
+    assert data["match"] is None and data["hand"] is None
+    assert data["scores"] == {"hand": [], "match": []} and data["finished"] == 0
+
+
+def test_state_has_the_contract_keys_during_a_hand(client, store):
+    mid = new_match(store)
+    hand = random_hand("classic", 7)
+    events = hand.log[:12]
+    for e in events:
+        store.append(mid, 1, e)
+    data = client.get("/api/state").get_json()
+    h = data["hand"]
+    for key in ("number", "preset", "base", "multiplier", "landlord", "turn", "seats"):
+        assert key in h
+    assert h["number"] == 1 and h["preset"] == "classic"
+    assert [s["name"] for s in h["seats"]] == list(PLAYERS)
+    for s in h["seats"]:
+        assert set(("name", "role", "cards_left", "last")) <= set(s)
+    folded = type(hand).from_events("classic", events)
+    assert [s["cards_left"] for s in h["seats"]] == folded.cards_left
+    assert h["landlord"] == folded.landlord and h["turn"] == folded.turn
+    assert [s["role"] for s in h["seats"]] == ["landlord" if i == folded.landlord else "farmer" for i in range(3)]
+    assert set(data["scores"]) >= {"hand", "match"} and "alerts" in data and data["finished"] == 0
+
+
+def test_finished_hands_score_and_match_totals_match_the_engine(client, store):
+    mid = new_match(store)
+    play_hands(store, mid, [1, 2, 3])
+    data = client.get("/api/state").get_json()
+    hands = [random_hand("classic", s) for s in (1, 2, 3)]
+    match = Match("classic", PLAYERS, [HandRecord(tuple(h.log)) for h in hands])
+    assert data["finished"] == 3
+    assert data["scores"]["match"] == match.totals()
+    assert data["scores"]["hand"] == list(match.settlements()[-1].points)
+    assert data["scores"]["hand_final"] is True
+    assert data["progress"][-1] == match.totals() and len(data["progress"]) == 4
+
+
+def test_bomb_raises_the_multiplier_with_its_cause_and_last_play_shows(client, store):
+    mid = new_match(store)
+    for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 2), Bid(1, "pass"), Bid(2, "pass"),
+              Play(0, _cards("5s 5h 5d 5c")), Pass(1)):
+        store.append(mid, 1, e)
+    h = client.get("/api/state").get_json()["hand"]
+    assert h["multiplier"] == 2 and h["base"] == 2
+    assert h["causes"] == [{"cause": "bomb", "factor": 2}]
+    assert h["seats"][0]["last"]["cards"] == "5s 5h 5d 5c" and h["seats"][0]["last"]["type"] == "bomb"
+    assert h["seats"][1]["last"]["kind"] == "pass" and h["turn"] == 2
+    assert h["seats"][0]["cards_left"] == 16 and h["seats"][0]["role"] == "landlord"
+
+
+def test_alerts_of_the_current_hand_are_in_the_state_and_on_the_page(client, store):
+    mid = new_match(store)
+    store.append(mid, 1, Deal(counts=(17, 17, 17)))
+    store.append(mid, 1, Alert("does_not_beat", "3s does not beat 5h", seat=1, cards="3s"))
+    alerts = client.get("/api/state").get_json()["alerts"]
+    assert alerts[0]["alert"] == "does_not_beat" and alerts[0]["seat"] == 1 and alerts[0]["cards"] == "3s"
+    page = client.get("/?lang=zh").get_data(as_text=True)
+    assert "管不上" in page
+    assert "does not beat" in client.get("/?lang=en").get_data(as_text=True)
+
+
+def test_cards_left_warns_at_two_and_one(client, store):
+    mid = new_match(store)
+    store.append(mid, 1, Deal(counts=(3, 2, 1)))
+    html = client.get("/live/fragment").get_json()["html"]
+    assert 'class="left warn"' in html and 'class="left danger"' in html
+
+
+def test_live_page_is_chinese_by_default_and_english_one_tap_away(client, store):
+    new_match(store)
+    zh = client.get("/")
+    assert zh.status_code == 200 and "倍数" in zh.get_data(as_text=True)
+    en = client.get("/?lang=en")
+    assert "Multiplier" in en.get_data(as_text=True)
+    assert "lang=en" in en.headers.get("Set-Cookie", "")
+    assert "Multiplier" in client.get("/").get_data(as_text=True)  # the choice is remembered
+
+
+def test_unknown_match_is_404_and_bad_match_number_400(client):
+    assert client.get("/api/state?match=42").status_code == 404
+    response = client.get("/api/state?match=abc")
+    assert response.status_code == 400 and "match" in response.get_json()["error"]
+
+
+def test_healthz_reports_the_pipeline_hook(store):
+    from webui import create_app
+
+    status = {"source": "camera 0", "fps": 9.5, "last_frame": 1234.5}
+    app = create_app({"REFEREE_PIN": "1"}, store=store, pipeline_status=lambda: status)
+    data = app.test_client().get("/healthz").get_json()
+    assert data["ok"] is True
+    assert data["pipeline"]["source"] == "camera 0" and data["pipeline"]["fps"] == 9.5
+    assert data["pipeline"]["last_frame"] == 1234.5
+
+
+def test_healthz_without_a_pipeline_says_so(client):
+    data = client.get("/healthz").get_json()
+    assert data["pipeline"]["running"] is False and data["pipeline"]["source"] is None
+
+
+def test_score_chart_draws_one_line_per_player_through_the_totals():
+    svg = score_chart([[0, 0, 0], [8, -4, -4], [2, -1, -1]], ("A", "B", "C"))
+    assert svg.count("<polyline") == 3 and "+2" in svg and "-1" in svg
+    assert "http" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched
+
+
+def test_camera_view_is_off_by_default(client):
+    response = client.get("/camera.mjpg")
+    assert response.status_code == 404 and "off" in response.get_data(as_text=True)

@@ -1,0 +1,45 @@
+"""A real site on a free port (waitress in a thread), for browser tests, SSE tests and screenshots."""
+
+from __future__ import annotations
+
+import threading
+
+from waitress.server import create_server
+
+from engine.demo import random_hand
+from tracker.store import EventStore
+from webui import create_app
+
+PIN = "246810"
+PLAYERS = ("张三", "李四", "王五")
+
+
+class LiveSite:
+    """``with LiveSite() as site:`` serves ``site.url`` until the block ends."""
+
+    def __init__(self, config: dict | None = None, store: EventStore | None = None) -> None:
+        self.store = store or EventStore(":memory:")
+        self.app = create_app({"REFEREE_PIN": PIN, "SSE_KEEPALIVE": 1.0, **(config or {})}, store=self.store)
+        self.server = create_server(self.app, host="127.0.0.1", port=0, threads=24, ident="test")
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveSite:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.app.extensions["ddz"].watcher.stop()
+        self.server.close()
+        self.thread.join(timeout=5)
+
+
+def play_hands(store: EventStore, match_id: int, seeds: list[int], first: int = 1) -> None:
+    """Append finished random hands (known cards) as the camera would."""
+    for offset, seed in enumerate(seeds):
+        for event in random_hand("classic", seed).log:
+            store.append(match_id, first + offset, event)
+
+
+def new_match(store: EventStore, preset: str = "classic") -> int:
+    return store.create_match(PLAYERS, preset, meta={"name": "test", "started": 1000.0})

@@ -1,0 +1,161 @@
+"""Site commands: ``serve``, ``export`` and ``demo`` (``serve-demo`` while the engine's
+scripted ``demo`` still holds the name).
+
+``ddz-table serve [--db PATH] [--host H] [--port P] [--pin PIN] [--camera]`` serves a store
+with waitress on 127.0.0.1 unless ``--host`` says otherwise.
+``ddz-table export MATCH[/HAND] --format json|csv|txt [--lang zh|en] [--db PATH] [--out FILE]``.
+``ddz-table demo [--speed X]`` plays a simulated match hand after hand and serves it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+DEFAULT_DB = "ddz-table.db"
+DEMO_PLAYERS = ("张三 Zhang", "李四 Li", "王五 Wang")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser("serve", help="serve the table site for a store / 启动记分网站",
+                                  description="Serve the live page, referee controls and history for an event store.")
+    _site_options(serve)
+    serve.add_argument("--db", default=DEFAULT_DB, help=f"event store (SQLite) file (default {DEFAULT_DB})")
+    serve.set_defaults(func=run_serve)
+
+    # The contract names this ``export``; the vision CLI's model export held the name at first.
+    export_name = "export" if "export" not in subparsers.choices else "export-record"
+    export = subparsers.add_parser(export_name, help="write a hand record or score sheet / 导出记录",
+                                   description="Export MATCH (e.g. 3, or 'last') or MATCH/HAND (e.g. 3/2).")
+    export.add_argument("target", metavar="HAND_OR_MATCH", help="MATCH, MATCH/HAND, or 'last'")
+    export.add_argument("--format", choices=("json", "csv", "txt"), default="json")
+    export.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the txt format")
+    export.add_argument("--db", default=DEFAULT_DB, help=f"event store file (default {DEFAULT_DB})")
+    export.add_argument("--out", help="write to this file instead of standard output")
+    export.set_defaults(func=run_export)
+
+    # The engine's interim scripted demo may still own "demo"; argparse refuses a name twice.
+    name = "demo" if "demo" not in subparsers.choices else "serve-demo"
+    demo = subparsers.add_parser(name, help="a simulated table played hand after hand, served live / 演示",
+                                 description="Bots play a match at table speed into a fresh store; the site shows it.")
+    _site_options(demo)
+    demo.add_argument("--speed", type=float, default=1.0, help="play faster (e.g. 5 = five times table speed)")
+    demo.add_argument("--seed", type=int, help="random seed for the deals")
+    demo.add_argument("--db", help="keep the demo's store in this file (default: a temporary file)")
+    demo.set_defaults(func=run_demo)
+
+
+def _site_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1 only)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--pin", help="referee PIN (default: a new six-digit PIN, printed)")
+    parser.add_argument("--camera", action="store_true", help="offer the MJPEG camera view (off by default)")
+    parser.add_argument("--threads", type=int, default=72, help="server threads; each live viewer holds one")
+
+
+def _open_store(path: str):
+    from tracker.store import EventStore, StoreError
+
+    try:
+        return EventStore(path)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def _serve(app, args: argparse.Namespace, banner: list[str]) -> int:
+    """Run waitress (never Flask's development server) until Ctrl-C."""
+    from waitress import create_server
+
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=args.threads,
+                               connection_limit=args.threads + 100, channel_timeout=120, ident="ddz-table")
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    url = f"http://{host}:{server.effective_port}/"
+    print(f"ddz-table site: {url}  (English: {url}?lang=en)")
+    print(f"referee PIN / 裁判密码: {app.config['REFEREE_PIN']}   ({url}referee)")
+    for line in banner:
+        print(line)
+    sys.stdout.flush()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.extensions["ddz"].watcher.stop()
+        server.close()
+    return 0
+
+
+def _config(args: argparse.Namespace) -> dict:
+    if args.threads < 8:
+        raise SystemExit("error: --threads must be at least 8")
+    return {"REFEREE_PIN": args.pin, "CAMERA_VIEW": args.camera, "SSE_LIMIT": max(1, args.threads - 8)}
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from webui import create_app
+
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    app = create_app(_config(args), store=store)
+    return _serve(app, args, [f"event store: {os.path.abspath(args.db)}"])
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from webui.exports import export
+
+    if not os.path.exists(args.db):
+        print(f"error: no event store at {args.db} (give --db PATH)", file=sys.stderr)
+        return 2
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        result = export(store, args.target, args.format, args.lang)
+    except (ValueError, LookupError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    text = result.text if result.text.endswith("\n") else result.text + "\n"
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as exc:
+            print(f"error: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from webui import create_app
+    from webui.feeder import SimulatedTable
+
+    if args.speed <= 0:
+        print("error: --speed must be positive", file=sys.stderr)
+        return 2
+    path = args.db or os.path.join(tempfile.mkdtemp(prefix="ddz-demo-"), "demo.db")
+    store = _open_store(path)
+    if store is None:
+        return 2
+    match_id = store.create_match(DEMO_PLAYERS, "classic", meta={"name": "演示 Demo", "started": time.time()})
+    table = SimulatedTable(store, match_id, speed=args.speed, seed=args.seed)
+    app = create_app(_config(args), store=store, pipeline_status=table)
+    table.notify = app.extensions["ddz"].watcher.poke
+    table.start()
+    try:
+        return _serve(app, args, [f"demo store: {path}  (speed x{args.speed:g}; Ctrl-C stops)"])
+    finally:
+        table.stop()
