@@ -1,0 +1,63 @@
+"""Server-Sent Events on a real waitress server: an append reaches an open stream."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+
+from webui_site import LiveSite, new_match
+
+from engine.events import Bid, Deal
+
+
+def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection(site.url.removeprefix("http://"), timeout=10)
+    conn.request("GET", path)
+    return conn.getresponse()
+
+
+def _next_state(response: http.client.HTTPResponse) -> dict:
+    """Read lines until one whole ``state`` message has arrived."""
+    data = None
+    while True:
+        line = response.readline().decode()
+        if line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "\n" and data is not None:
+            return data
+
+
+def test_an_appended_event_is_pushed_to_an_open_stream():
+    with LiveSite() as site:
+        mid = new_match(site.store)
+        site.store.append(mid, 1, Deal(counts=(17, 17, 17)))
+        response = _open(site)
+        assert response.status == 200 and response.getheader("Content-Type").startswith("text/event-stream")
+        first = _next_state(response)
+        assert first["state"]["hand"]["phase"] == "bidding" and "board" in first["html"]
+        seq = site.store.append(mid, 1, Bid(0, "bid", 3))
+        pushed = _next_state(response)
+        assert pushed["seq"] == seq and pushed["state"]["hand"]["landlord"] == 0
+        assert "地主" in pushed["html"]
+        response.close()
+
+
+def test_streams_over_the_cap_get_503_and_slots_come_back():
+    with LiveSite({"SSE_LIMIT": 1}) as site:
+        new_match(site.store)
+        first = _open(site)
+        _next_state(first)
+        second = _open(site)
+        assert second.status == 503 and "poll" in json.loads(second.read())["error"]
+        first.close()
+        deadline = time.time() + 10
+        status = None
+        while time.time() < deadline:  # the server notices the closed stream at its next write
+            third = _open(site)
+            status = third.status
+            third.close()
+            if status == 200:
+                break
+            time.sleep(0.3)
+        assert status == 200
