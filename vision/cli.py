@@ -25,6 +25,8 @@ def register(subparsers) -> None:
     detect.add_argument("--single", default=None, metavar="MODEL",
                         help="a single-stage card detector instead of finder + reader")
     detect.add_argument("--backend", choices=BACKENDS, default="onnx")
+    detect.add_argument("--imgsz", type=int, default=None,
+                        help="finder input size (default: the model's own, 640)")
     detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")
     detect.set_defaults(func=run_detect)
 
@@ -57,6 +59,7 @@ def register(subparsers) -> None:
     export.add_argument("--imgsz", type=int, default=None)
     export.add_argument("--out", default=None, help="output folder (default models/)")
     export.add_argument("--name", default=None, help="file stem (default: the stage)")
+    export.add_argument("--dynamic", action="store_true", help="ONNX finder with a free input size")
     export.set_defaults(func=run_export)
 
 
@@ -68,10 +71,10 @@ def run_detect(args) -> int:
         return 2
     try:
         if args.single:
-            detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou)
+            detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou, imgsz=args.imgsz)
         else:
             detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
-                                    backend=args.backend, iou=args.iou)
+                                    backend=args.backend, iou=args.iou, imgsz=args.imgsz)
     except (ModelFileError, ValueError) as exc:
         print(f"ddz-table detect: {exc}", file=sys.stderr)
         return 2
@@ -126,7 +129,7 @@ def run_export(args) -> int:
 
     try:
         written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz,
-                         args.out or MODELS_DIR, args.name)
+                         args.out or MODELS_DIR, args.name, args.dynamic)
     except (TrainingError, ValueError) as exc:
         print(f"ddz-table export: {exc}", file=sys.stderr)
         return 2

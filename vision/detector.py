@@ -80,15 +80,26 @@ class CardDetector:
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "onnx",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
-                 reader_pad: float = READER_PAD):
+                 reader_pad: float = READER_PAD, imgsz: int | None = None):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
         self.conf, self.iou, self.top_k, self.reader_pad = conf, iou, top_k, reader_pad
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
-        if self.finder.imgsz is None:
-            raise ModelFileError(f"{finder} has no fixed input size; export it with a fixed imgsz")
-        self.imgsz = self.finder.imgsz
+        if self.finder.input_shape[1] not in (3, None):
+            raise ModelFileError(f"{finder} takes {self.finder.input_shape[1]} channels, not a BGR image's 3")
+        fixed = self.finder.input_shape[2:] if None not in self.finder.input_shape[2:] else None
+        if imgsz is not None:
+            if imgsz < 32 or imgsz % 32:
+                raise ValueError(f"imgsz must be a positive multiple of 32, got {imgsz}")
+            if fixed and tuple(fixed) != (imgsz, imgsz):
+                raise ValueError(f"{finder} takes {fixed[0]}x{fixed[1]} input, not {imgsz}; "
+                                 "export it with that imgsz (or dynamic) to run at another size")
+            self.imgsz = (imgsz, imgsz)
+        elif self.finder.imgsz is None:
+            raise ModelFileError(f"{finder} has no input size; pass imgsz or export it with one")
+        else:
+            self.imgsz = self.finder.imgsz
         finder_names = self.finder.names
         if self.reader is None:
             missing = [n for n in finder_names.values() if n not in CARD_INDEX]

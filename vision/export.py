@@ -19,10 +19,11 @@ FORMATS = ("onnx", "ncnn", "openvino")
 
 
 def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",), imgsz: int | None = None,
-           out_dir: str | Path = MODELS_DIR, name: str | None = None) -> list[Path]:
+           out_dir: str | Path = MODELS_DIR, name: str | None = None, dynamic: bool = False) -> list[Path]:
     """Export ``weights`` (a ``.pt``) and copy the results to ``out_dir/<name>.<ext>``.
 
-    Returns the written paths. ``name`` defaults to the stage.
+    Returns the written paths. ``name`` defaults to the stage. ``dynamic`` lets an ONNX
+    finder run at any input size (``CardDetector(imgsz=...)``) at some cost in speed.
     """
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
@@ -50,7 +51,7 @@ def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",)
         model = YOLO(str(weights))
         options = {"format": fmt, "imgsz": imgsz, "device": "cpu"}
         if fmt == "onnx":
-            options.update(simplify=True, dynamic=stage == "reader")
+            options.update(simplify=True, dynamic=dynamic or stage == "reader")
         produced = Path(model.export(**options))
         if fmt == "onnx":
             target = out_dir / f"{name}.onnx"

@@ -30,7 +30,7 @@ RUNS_DIR = Path("runs")
 # Per-stage defaults: the network recipe and the augmentations that suit what it looks at.
 STAGE_DEFAULTS: dict[str, dict] = {
     "finder": {"model": "yolo11n.yaml", "imgsz": 384, "batch": 16, "close_mosaic": 2},
-    "single": {"model": "yolo11n.yaml", "imgsz": 384, "batch": 16, "close_mosaic": 2},
+    "single": {"model": "yolo11n.yaml", "imgsz": 384, "batch": 16, "close_mosaic": 2, "fliplr": 0.0},
     # Index crops are already cut at the reader's scale: no zoom-crop, no mirror (a mirrored
     # 7 or J is not a card), light erasing to mimic a thumb over the corner.
     "reader": {"model": "yolo11n-cls.yaml", "imgsz": 96, "batch": 64, "fliplr": 0.0, "scale": 0.1,

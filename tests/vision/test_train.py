@@ -111,6 +111,10 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
     assert CardDetector(finder, yolo_reader).read_size == 32
     detector = CardDetector(finder, reader, conf=0.0)
     assert detector.imgsz == (160, 160) and detector.read_size == 32
+    with pytest.raises(ValueError, match="takes 160x160 input, not 320"):
+        CardDetector(finder, reader, imgsz=320)
+    (free,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path, name="free", dynamic=True)
+    assert CardDetector(free, reader, imgsz=96).imgsz == (96, 96)
     image_path = next((trained["root"] / "finder" / "images" / "val").glob("*.png"))
     dets = detector.detect_file(image_path, conf=0.0)
     # Two epochs learn little, but whatever comes out is well formed.
