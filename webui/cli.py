@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "engine.cli",
     "vision.synth.cli",
     "vision.cli",
+    "tracker.cli",
     "webui.commands",
 )
 
