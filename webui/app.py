@@ -14,7 +14,9 @@ Served by waitress (``ddz-table serve`` / ``demo``); the Flask dev server is nev
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -75,6 +77,20 @@ class Site:
     referee: Referee
     attempts: Attempts
     pipeline: Pipeline
+    # Rendered live panels and SSE messages per (match, seq, language), shared by all viewers.
+    rendered: dict = field(default_factory=dict)
+    render_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def cached(self, key: tuple, make: Callable[[], str]) -> str:
+        with self.render_lock:
+            text = self.rendered.get(key)
+        if text is None:
+            text = make()
+            with self.render_lock:
+                if len(self.rendered) > 128:
+                    self.rendered.clear()
+                self.rendered[key] = text
+        return text
 
 
 def site() -> Site:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -20,14 +19,10 @@ from flask import (
 from webui import i18n
 from webui.app import lang, site
 from webui.chart import score_chart
-from webui.sse import stream
+from webui.sse import message, stream
 from webui.tables import UnknownMatch
 
 bp = Blueprint("live", __name__)
-
-_rendered: dict[tuple[int | None, int, str], str] = {}
-_rendered_lock = threading.Lock()
-
 
 def match_arg() -> int | None:
     """``?match=N`` (a positive number) or ``None`` for the latest match; junk is a 400."""
@@ -53,19 +48,21 @@ def chart_for(view: dict[str, Any], language: str) -> str:
     return score_chart(view["progress"], match["players"], label=i18n.t("chart", language))
 
 
+def _key(view: dict[str, Any], language: str, kind: str) -> tuple:
+    match = view.get("match")
+    return kind, match["id"] if match else None, view["seq"], language
+
+
 def render_fragment(view: dict[str, Any], language: str) -> str:
     """The live panels as HTML, rendered once per (match, update, language) for all viewers."""
-    match = view.get("match")
-    key = (match["id"] if match else None, view["seq"], language)
-    with _rendered_lock:
-        html = _rendered.get(key)
-    if html is None:
-        html = render_template("_live.html", v=view, chart=chart_for(view, language))
-        with _rendered_lock:
-            if len(_rendered) > 64:
-                _rendered.clear()
-            _rendered[key] = html
-    return html
+    return site().cached(_key(view, language, "html"),
+                         lambda: render_template("_live.html", v=view, chart=chart_for(view, language)))
+
+
+def sse_message(view: dict[str, Any], language: str) -> str:
+    """The SSE message for an update, encoded once for all viewers of the same language."""
+    return site().cached(_key(view, language, "sse"), lambda: message(
+        {"seq": view["seq"], "html": render_fragment(view, language), "state": view}, ident=view["seq"]))
 
 
 @bp.get("/")
@@ -97,11 +94,11 @@ def events():
         return response
     config = current_app.config
 
-    def payload(_seq: int) -> dict[str, Any]:
+    def render(_seq: int) -> str:
         view = the_site.tables.view(match_id)
-        return {"seq": view["seq"], "html": render_fragment(view, language), "state": view}
+        return sse_message(view, language)
 
-    body = stream(the_site.watcher, payload, keepalive=config["SSE_KEEPALIVE"], lifetime=config["SSE_LIFETIME"])
+    body = stream(the_site.watcher, render, keepalive=config["SSE_KEEPALIVE"], lifetime=config["SSE_LIFETIME"])
     response = Response(stream_with_context(body), mimetype="text/event-stream")
     response.call_on_close(the_site.watcher.release)
     response.headers["Cache-Control"] = "no-cache"

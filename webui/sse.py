@@ -96,17 +96,18 @@ def message(data: Any, event: str = "state", ident: int | None = None) -> str:
     return head + "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
-def stream(watcher: Watcher, payload: Callable[[int], Any], keepalive: float = 15.0,
+def stream(watcher: Watcher, render: Callable[[int], str], keepalive: float = 15.0,
            lifetime: float = 600.0, retry_ms: int = 1000) -> Iterator[str]:
     """The body of one viewer's stream: the state now, then again after every change.
 
-    ``payload(seq)`` builds what is sent for the store at ``seq``. The caller releases the
+    ``render(seq)`` returns the whole message for the store at ``seq`` (see :func:`message`);
+    it should be cached, since every viewer asks for the same one at the same moment. The caller releases the
     slot taken with :meth:`Watcher.acquire` when the response closes (the server closes it
     whether the body ran to its end, the viewer went away, or it never started).
     """
     yield f"retry: {retry_ms}\n\n"
     seen = watcher.seq
-    yield message(payload(seen), ident=seen)
+    yield render(seen)
     opened = time.monotonic()
     while time.monotonic() - opened < lifetime and not watcher.stopped:
         seq = watcher.wait(seen, keepalive)
@@ -114,4 +115,4 @@ def stream(watcher: Watcher, payload: Callable[[int], Any], keepalive: float = 1
             yield ": keepalive\n\n"
             continue
         seen = seq
-        yield message(payload(seen), ident=seen)
+        yield render(seen)

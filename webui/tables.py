@@ -23,11 +23,24 @@ class UnknownMatch(LookupError):
     """No such match in the store (a 404 for the page)."""
 
 
-def fast_match(state: TableState) -> Match:
-    """The state's match, answering ``folded()`` from the hands the state already folded."""
+def fast_match(state: TableState, memo: dict | None = None) -> Match:
+    """The state's match, answering ``folded()`` from the hands the state already folded and
+    ``settlements()`` from one computation (the sheet asks for them many times over).
+
+    With ``memo`` the settlements are also kept between calls, keyed by each finished hand's
+    log length and the match penalties: a new hand or a correction computes them afresh.
+    """
     match = copy.copy(state.match)
     finished = [h for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.finished]
     match.folded = lambda: list(finished)  # type: ignore[method-assign]
+    key = (tuple((id(h), len(h.log)) for h in finished), len(match.penalties))
+    rows = memo.get(key) if memo is not None else None
+    if rows is None:
+        rows = Match.settlements(match)
+        if memo is not None:
+            memo.clear()
+            memo[key] = rows
+    match.settlements = lambda: list(rows)  # type: ignore[method-assign]
     return match
 
 
@@ -39,6 +52,7 @@ class Tables:
         self._lock = threading.RLock()
         self._states: dict[int, TableState] = {}
         self._views: dict[int, tuple[int, int, dict[str, Any]]] = {}
+        self._sheets: dict[int, dict] = {}
 
     def latest_match(self) -> int | None:
         """The match the live page follows: the one created last."""
@@ -75,7 +89,7 @@ class Tables:
                 return cached[2]
             state = self.state(match_id)
             shown = copy.copy(state)
-            shown.match = fast_match(state)
+            shown.match = fast_match(state, self._sheets.setdefault(match_id, {}))
             data = table_state(shown, now=now, seq=seq)
             self._views[match_id] = (seq, int(now), data)
             return data

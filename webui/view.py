@@ -29,8 +29,9 @@ def card_parts(card: Card) -> dict[str, str]:
     """A card for display: rank text, suit symbol and colour (red/black/joker)."""
     symbols = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
     if card.is_joker:
-        return {"rank": "王", "suit": "大" if card.rank_text == "RJ" else "小",
-                "colour": "red" if card.rank_text == "RJ" else "black", "text": str(card)}
+        big = card.rank_text == "RJ"
+        return {"rank": "大王" if big else "小王", "suit": "", "colour": "red" if big else "black",
+                "text": str(card)}
     colour = "red" if card.suit in ("h", "d") else "black"
     return {"rank": card.rank_text, "suit": symbols.get(card.suit or "", ""), "colour": colour, "text": str(card)}
 
