@@ -94,9 +94,9 @@ def events():
         return response
     config = current_app.config
 
-    def render(_seq: int) -> str:
+    def render() -> tuple[int, str]:
         view = the_site.tables.view(match_id)
-        return sse_message(view, language)
+        return view["seq"], sse_message(view, language)
 
     body = stream(the_site.watcher, render, keepalive=config["SSE_KEEPALIVE"], lifetime=config["SSE_LIFETIME"])
     response = Response(stream_with_context(body), mimetype="text/event-stream")

@@ -96,18 +96,21 @@ def message(data: Any, event: str = "state", ident: int | None = None) -> str:
     return head + "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
-def stream(watcher: Watcher, render: Callable[[int], str], keepalive: float = 15.0,
+def stream(watcher: Watcher, render: Callable[[], tuple[int, str]], keepalive: float = 15.0,
            lifetime: float = 600.0, retry_ms: int = 1000) -> Iterator[str]:
     """The body of one viewer's stream: the state now, then again after every change.
 
-    ``render(seq)`` returns the whole message for the store at ``seq`` (see :func:`message`);
-    it should be cached, since every viewer asks for the same one at the same moment. The caller releases the
+    ``render()`` returns the store's seq and the whole message for it (see :func:`message`);
+    it should be cached, since every viewer asks for the same one at the same moment. The
+    watcher may lag the store by one poll, so a wake-up that renders what was already sent
+    sends nothing. The caller releases the
     slot taken with :meth:`Watcher.acquire` when the response closes (the server closes it
     whether the body ran to its end, the viewer went away, or it never started).
     """
     yield f"retry: {retry_ms}\n\n"
     seen = watcher.seq
-    yield render(seen)
+    sent, text = render()
+    yield text
     opened = time.monotonic()
     while time.monotonic() - opened < lifetime and not watcher.stopped:
         seq = watcher.wait(seen, keepalive)
@@ -115,4 +118,7 @@ def stream(watcher: Watcher, render: Callable[[int], str], keepalive: float = 15
             yield ": keepalive\n\n"
             continue
         seen = seq
-        yield render(seen)
+        current, text = render()
+        if current != sent:
+            sent = current
+            yield text

@@ -144,7 +144,7 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
             "id": info.id, "name": match.name, "players": list(info.players), "preset": rules.name,
             "description": rules.description, "scoring": rules.scoring, "started": started,
             "time_limit_min": limit,
-            "remaining_s": None if not limit or started is None else max(0.0, started + limit * 60 - now),
+            "remaining_s": None if not limit or started is None else min(limit * 60, max(0.0, started + limit * 60 - now)),
             "status": {"over": status.over or state.ended is not None, "reason": status.reason,
                        "winners": list(status.winners), "ended": state.ended is not None},
             "disqualified": sorted(match.disqualified()),

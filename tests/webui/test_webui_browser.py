@@ -74,6 +74,19 @@ def test_live_page_updates_when_an_event_is_appended(site, page):
     assert page.locator(".seat.s1").get_attribute("class").split().count("turn") == 1
 
 
+def test_live_page_reconnects_when_its_stream_ends(browser):
+    with LiveSite({"SSE_LIFETIME": 0.5}) as short:  # the server ends every stream after half a second
+        mid = new_match(short.store)
+        short.store.append(mid, 1, Deal(counts=(17, 17, 17)))
+        page = browser.new_page()
+        page.goto(f"{short.url}/?match={mid}")
+        page.wait_for_timeout(2500)  # several streams have ended and been reopened by now
+        short.store.append(mid, 1, Bid(0, "bid", 3))
+        page.wait_for_function("document.querySelector('.seat.s0 [data-cards-left]').textContent === '20'",
+                               timeout=5000)
+        page.close()
+
+
 def test_referee_corrects_a_misread_play_and_the_live_page_follows(site, browser, page):
     mid = new_match(site.store)
     for e in (Deal(counts=(17, 17, 1)), Bid(0, "pass"), Bid(1, "pass"), Bid(2, "bid", 1),

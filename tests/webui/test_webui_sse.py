@@ -14,7 +14,9 @@ from engine.events import Bid, Deal
 def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse:
     conn = http.client.HTTPConnection(site.url.removeprefix("http://"), timeout=10)
     conn.request("GET", path)
-    return conn.getresponse()
+    response = conn.getresponse()
+    response.close = lambda: (http.client.HTTPResponse.close(response), conn.close())  # type: ignore[method-assign]
+    return response
 
 
 def _next_state(response: http.client.HTTPResponse) -> dict:
@@ -50,6 +52,7 @@ def test_streams_over_the_cap_get_503_and_slots_come_back():
         _next_state(first)
         second = _open(site)
         assert second.status == 503 and "poll" in json.loads(second.read())["error"]
+        second.close()
         first.close()
         deadline = time.time() + 10
         status = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from webui_site import PLAYERS, new_match, play_hands
 
 from engine.cards import parse_cards
@@ -128,3 +130,39 @@ def test_score_chart_draws_one_line_per_player_through_the_totals():
 def test_camera_view_is_off_by_default(client):
     response = client.get("/camera.mjpg")
     assert response.status_code == 404 and "off" in response.get_data(as_text=True)
+
+
+def test_timed_matches_show_the_clock(client, store):
+    from engine.rules import get_rules
+
+    store.create_match(PLAYERS, get_rules("classic").replace(time_limit_min=45),
+                       meta={"started": time.time() - 600})
+    data = client.get("/api/state").get_json()
+    assert data["match"]["time_limit_min"] == 45 and 2090 <= data["match"]["remaining_s"] <= 2100
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="clock">35:00' in page or 'id="clock">34:5' in page
+
+
+def test_every_word_has_both_languages():
+    from webui.i18n import WORDS
+
+    assert set(WORDS["zh"]) == set(WORDS["en"])
+
+
+def test_camera_view_streams_the_pipeline_frames_when_switched_on(store):
+    from webui import create_app
+
+    class Pipeline:
+        def status(self):
+            return {"source": "fake", "fps": 1.0, "last_frame": 0.0}
+
+        def jpeg(self):
+            return b"\xff\xd8fake-jpeg\xff\xd9"
+
+    app = create_app({"REFEREE_PIN": "1", "CAMERA_VIEW": True}, store=store, pipeline_status=Pipeline())
+    response = app.test_client().get("/camera.mjpg", buffered=False)
+    assert response.status_code == 200 and response.mimetype == "multipart/x-mixed-replace"
+    first = next(response.response)
+    assert b"Content-Type: image/jpeg" in first and b"fake-jpeg" in first
+    response.close()
+    assert "camera-toggle" in app.test_client().get("/").get_data(as_text=True)
