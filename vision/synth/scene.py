@@ -128,10 +128,24 @@ def _visible(labels_img: np.ndarray, quad: np.ndarray, label: int) -> float:
 
 
 def _tint(rng, art: np.ndarray) -> np.ndarray:
-    """Cards age and print differently: a little brightness and warmth per card."""
-    out = art.copy()
+    """Cards age, print and lie differently: brightness and warmth per card, and on some a
+    curl (light falling off across it) or a glossy sheen band."""
+    h, w = art.shape[:2]
     gain = rng.uniform(0.88, 1.04) * np.clip(rng.normal(1, 0.025, 3), 0.9, 1.1)
-    out[..., :3] = np.clip(out[..., :3] * gain, 0, 255).astype(np.uint8)
+    rgb = art[..., :3].astype(np.float32) * gain.astype(np.float32)
+    r = rng.random()
+    if r < 0.45:
+        a = rng.uniform(0, 2 * np.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        t = ((xx / w - 0.5) * np.cos(a) + (yy / h - 0.5) * np.sin(a)) * 2  # -1..1 across the card
+        if r < 0.3:  # curled: a smooth fall-off to one side
+            light = 1 - rng.uniform(0.05, 0.22) * (t + 1) ** 2 / 4
+            rgb *= light[..., None]
+        else:  # glossy: a soft bright band
+            band = np.exp(-0.5 * ((t - rng.uniform(-0.6, 0.6)) / rng.uniform(0.08, 0.3)) ** 2)
+            rgb += rng.uniform(20, 70) * band[..., None]
+    out = art.copy()
+    out[..., :3] = np.clip(rgb, 0, 255).astype(np.uint8)
     return out
 
 
