@@ -4,6 +4,7 @@
     /tmp/benchvenv/bin/pip install rlcard && /tmp/benchvenv/bin/pip install --no-deps douzero
     /tmp/benchvenv/bin/pip install --no-deps -e .
     /tmp/benchvenv/bin/python bench/engine.py            # --quick for a short run
+    /tmp/benchvenv/bin/python bench/engine.py --sections 3 --presets four --brute-hands 2000
 
 A peer that is not installed is skipped with a message.
 
@@ -265,14 +266,18 @@ def _check_hands(job: tuple[str, int, int]) -> tuple[int, int, int, list[str]]:
     return count, checked, faults, notes
 
 
-def bench_brute_force(n_hands: int, workers: int) -> None:
+def bench_brute_force(n_hands: int, workers: int, presets: list[str]) -> None:
     print(f"\n3. Illegal or missing moves against brute force ({n_hands} random hands of 1-20 cards per preset)")
-    for preset in ("classic", "four"):
+    for preset in presets:
         chunk = 250
         jobs = [(preset, 1000 + i, min(chunk, n_hands - i)) for i in range(0, n_hands, chunk)]
         start = time.perf_counter()
+        results = []
         with multiprocessing.Pool(workers) as pool:
-            results = pool.map(_check_hands, jobs)
+            for result in pool.imap_unordered(_check_hands, jobs):
+                results.append(result)
+                done = sum(r[0] for r in results)
+                print(f"    {preset}: {done}/{n_hands} hands, {sum(r[2] for r in results)} faults so far", flush=True)
         hands = sum(r[0] for r in results)
         checked = sum(r[1] for r in results)
         faults = sum(r[2] for r in results)
@@ -343,16 +348,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--brute-hands", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=max(1, multiprocessing.cpu_count()))
-    parser.add_argument("--skip-brute", action="store_true")
+    parser.add_argument("--sections", default="1,2,3,4,5", help="which sections to run, e.g. 1,2")
+    parser.add_argument("--presets", default="classic,four", help="presets for the brute-force check")
     args = parser.parse_args(argv)
     scale = 10 if args.quick else 1
-    print(f"Python {sys.version.split()[0]}, rules {CLASSIC.name}")
-    bench_classification(20_000 // scale, passes=3)
-    bench_legal_moves(1000 // scale, passes=3)
-    if not args.skip_brute:
-        bench_brute_force(args.brute_hands // scale if args.quick else args.brute_hands, args.workers)
-    bench_rule_differences(2000 // scale)
-    bench_rlcard_table()
+    sections = {int(x) for x in args.sections.split(",")}
+    print(f"Python {sys.version.split()[0]}, rules {CLASSIC.name}", flush=True)
+    if 1 in sections:
+        bench_classification(20_000 // scale, passes=3)
+    if 2 in sections:
+        bench_legal_moves(1000 // scale, passes=3)
+    if 3 in sections:
+        hands = args.brute_hands // scale if args.quick else args.brute_hands
+        bench_brute_force(hands, args.workers, args.presets.split(","))
+    if 4 in sections:
+        bench_rule_differences(2000 // scale)
+    if 5 in sections:
+        bench_rlcard_table()
 
 
 if __name__ == "__main__":
