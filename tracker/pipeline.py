@@ -72,6 +72,8 @@ class Pipeline:
             if name == "kitty" or (name.startswith("seat") and int(name[4:]) < self.referee.state.info.rules.players)
         ]
         self.hand_number = self.referee.state.hand_number
+        hand = self.referee.state.hand
+        self._hand_key = (self.hand_number, hand is not None and hand.finished)
         self.frames = 0
         self.fps = 0.0
         self.last_frame_time: float | None = None
@@ -140,10 +142,12 @@ class Pipeline:
         return float((diff > self.config.motion_level).mean()) > self.config.motion_share
 
     def _follow_hand(self) -> None:
-        """A new hand (dealt here or on the page): cards of the last hand may come again."""
-        self.referee.refresh()
-        if self.referee.state.hand_number != self.hand_number:
-            self.hand_number = self.referee.state.hand_number
+        """Once a hand is over (or a new one is dealt on the page) its cards may come again."""
+        state = self.referee.refresh()
+        key = (state.hand_number, state.hand is not None and state.hand.finished)
+        if key != self._hand_key:
+            self._hand_key = key
+            self.hand_number = state.hand_number
             for zone in self.zones:
                 zone.tracker.new_hand()
 
@@ -198,8 +202,24 @@ class Pipeline:
                 self.source.close()
         return count
 
-    def stop(self) -> None:
+    def start(self) -> threading.Thread:
+        """``run()`` on a background thread (the site's feeder interface: start, stop, status)."""
+        thread = threading.Thread(target=self._run_quietly, name="pipeline", daemon=True)
+        self._thread = thread
+        thread.start()
+        return thread
+
+    def _run_quietly(self) -> None:
+        try:
+            self.run()
+        except Exception:  # noqa: BLE001 - kept in self.error for the page; the thread just ends
+            pass
+
+    def stop(self, wait: float = 5.0) -> None:
         self._stop.set()
+        thread = getattr(self, "_thread", None)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=wait)
 
     # ------------------------------------------------------------------ for the page
     def status(self) -> dict[str, Any]:

@@ -81,6 +81,7 @@ class Referee:
     store: EventStore
     match_id: int
     accept_suggestions: bool = True
+    remind_announce: bool = True
     low_confidence: float = LOW_CONFIDENCE
     source: str = "camera"
     state: TableState = field(init=False)
@@ -141,7 +142,7 @@ class Referee:
         play = Play(candidate.seat, candidate.engine_cards(), time=candidate.time)
         violation = self.hand.check(play)  # type: ignore[union-attr]
         if violation is None:
-            return out + [self._append(play)]
+            return out + [self._append(play)] + self._announce_reminder(candidate.seat, candidate.time)
         suggestion = self._suggest(candidate, violation)
         text = format_cards(play.cards)
         if suggestion is None:
@@ -158,6 +159,20 @@ class Referee:
         return out
 
     # ------------------------------------------------------------------ helpers
+    def _announce_reminder(self, seat: int, time: float | None) -> list[Record]:
+        """A seat down to 1 or 2 cards (the preset's limit) must say so (报单/报双); the camera
+        cannot hear it, so the page gets a reminder, once per seat and count, unless the
+        announcement was entered."""
+        hand = self.hand
+        if not self.remind_announce or hand is None or hand.finished or seat not in hand.unannounced():
+            return []
+        left = hand.cards_left[seat]
+        alert = Alert("not_announced", f"seat {seat} has {left} card(s) left and must announce it",
+                      f"{seat} 号位剩 {left} 张牌，须报牌", seat, None, None, None, time)
+        if any(a.alert == alert.alert and a.message == alert.message for a in self.state.alerts):
+            return []
+        return [self._append(alert)]
+
     def _hand_over(self) -> bool:
         return self.hand is None or self.hand.finished
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.events import Bid, Deal, Landlord, Pass
+from engine.events import Announce, Bid, Deal, Landlord, Pass
 from engine.rules import get_rules
 from tracker.records import Alert
 from tracker.referee import PlayCandidate, Referee
@@ -179,3 +179,29 @@ def test_unknown_seat_is_an_alert_not_a_crash(store):
     ref = referee(store)
     ref.play(P(0, "3s"))
     assert kinds(ref.play(P(5, "4s"))) == ["bad_seat"]
+
+
+def test_seat_down_to_two_cards_gets_one_announce_reminder(store):
+    ref = referee(store)
+    store.append(ref.match_id, 1, Deal(counts=(17, 5, 17)), source="referee")
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.play(P(0, "3s 3h"))
+    assert kinds(ref.play(P(1, "5h 5d"))) == ["play"]  # 3 left: nothing to say yet
+    ref.play(P(2, "7s 7h"))
+    ref.play(P(0, "9s 9h"))
+    out = ref.play(P(1, "Js Jh"))
+    assert kinds(out) == ["play", "not_announced"] and out[1].seat == 1 and "1 card" in out[1].message
+
+
+def test_no_reminder_once_the_seat_announced(store):
+    ref = referee(store)
+    store.append(ref.match_id, 1, Deal(counts=(17, 4, 17)), source="referee")
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.play(P(0, "3s 3h"))
+    store.append(ref.match_id, 1, Announce(1), source="referee")  # entered on the page
+    assert kinds(ref.play(P(1, "5h 5d"))) == ["play"]
+    quiet = Referee(store, store.create_match(PLAYERS), remind_announce=False)
+    store.append(quiet.match_id, 1, Deal(counts=(17, 4, 17)), source="referee")
+    store.append(quiet.match_id, 1, Landlord(0), source="referee")
+    quiet.play(P(0, "3s 3h"))
+    assert kinds(quiet.play(P(1, "5h 5d"))) == ["play"]

@@ -57,22 +57,26 @@ class ToyDetector:
 class ToyTable:
     """Draws a hand being played on the mat, frame by frame."""
 
-    def __init__(self, seats: int = 3, size: str = "A2", noise: float = 3.0, seed: int = 0) -> None:
+    def __init__(self, seats: int = 3, size: str = "A2", noise: float = 3.0, seed: int = 0,
+                 frame_size: tuple[int, int] = SIZE) -> None:
         self.layout = MatLayout.standard(seats, size)
         self.mat = render_mat(self.layout, DPI)
         self.ppm = DPI / MM_PER_INCH
         w, h = self.layout.width_mm, self.layout.height_mm
         table = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-        image = np.float32([[172, 60], [795, 45], [892, 517], [82, 495]])
+        fx, fy = frame_size[0] / SIZE[0], frame_size[1] / SIZE[1]
+        image = np.float32([[172, 60], [795, 45], [892, 517], [82, 495]]) * np.float32([fx, fy])
+        self.size = tuple(frame_size)
         self.h_true = cv2.getPerspectiveTransform(table, image)
         self.rng = np.random.default_rng(seed)
         # a few noise fields cycled: sensor noise without drawing millions of normals per frame
-        self.noise = [self.rng.normal(0, noise, (SIZE[1], SIZE[0], 3)).astype(np.int16) for _ in range(5)]
+        self.noise = [self.rng.normal(0, noise, (self.size[1], self.size[0], 3)).astype(np.int16) for _ in range(5)]
         self.count = 0
         self.piles: dict[str, list[str]] = {name: [] for name in self.layout.zones}
         self.hands_over: set[str] = set()
         self.t = 0.0
         self.fps = 10.0
+        self.landed: list[float] = []  # when each placed group of cards appeared
 
     def calibration(self) -> Calibration:
         return Calibration.from_markers(self.frame(), self.layout)
@@ -98,7 +102,7 @@ class ToyTable:
             jitter = self.rng.normal(0, 8 * self.ppm, 2)
             cv2.ellipse(canvas, (int(c[0] + jitter[0]), int(c[1] + jitter[1])), axes, 20, 0, 360, (120, 150, 215), -1)
         scale = np.diag([1 / self.ppm, 1 / self.ppm, 1.0])
-        out = cv2.warpPerspective(canvas, self.h_true @ scale, SIZE, borderValue=(70, 90, 80))
+        out = cv2.warpPerspective(canvas, self.h_true @ scale, self.size, borderValue=(70, 90, 80))
         self.count += 1
         noisy = out.astype(np.int16) + self.noise[self.count % len(self.noise)]
         return np.clip(noisy, 0, 255).astype(np.uint8)
@@ -113,6 +117,7 @@ class ToyTable:
         self.hands_over = {zone}
         yield from self.frames(3)
         self.piles[zone] = self.piles[zone] + list(cards)
+        self.landed.append(self.t)
         yield from self.frames(1)
         self.hands_over = set()
         yield from self.frames(still)
