@@ -161,8 +161,8 @@ def _showcase(site: LiveSite) -> int:
     """A match worth a screenshot: a few hands played, one in progress, an alert."""
     mid = site.store.create_match(("张三", "李四", "王五"), "classic", meta={"name": "周五俱乐部", "started": time.time()})
     play_hands(site.store, mid, [3, 4, 5, 6])
-    hand = random_hand("classic", 11)
-    for event in hand.log[:30]:
+    hand = random_hand("classic", 38)  # two bombs and a rocket by event 39: x8
+    for event in hand.log[:39]:
         site.store.append(mid, 5, event)
     site.store.append(mid, 5, Alert("uncertain_read", "read 7h 7d: does not beat 9s 9c; most likely 10h 10d",
                                     "读到 7h 7d（管不上），应为 10h 10d", seat=1, cards="7h 7d", suggestion="10h 10d"))
