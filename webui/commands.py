@@ -66,17 +66,25 @@ def _open_store(path: str):
         return None
 
 
-def _serve(app, args: argparse.Namespace, banner: list[str]) -> int:
-    """Run waitress (never Flask's development server) until Ctrl-C."""
+def serve_app(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = ()) -> int:
+    """Serve ``app`` (from :func:`webui.create_app`) with waitress until Ctrl-C; never Flask's
+    development server. Prints the URL and the referee PIN first. ``ddz-table run`` can call
+    this with an app built around its pipeline (``create_app(store=..., pipeline_status=...)``).
+    """
     from waitress import create_server
 
+    # Each live viewer holds a server thread: keep some free for pages and the referee.
+    watcher = app.extensions["ddz"].watcher
+    watcher.limit = min(watcher.limit, max(1, threads - 8))
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=args.threads,
-                               connection_limit=args.threads + 100, channel_timeout=120, ident="ddz-table")
+        server = create_server(app, host=host, port=port, threads=threads, connection_limit=threads + 100,
+                               channel_timeout=120, ident="ddz-table")
     except OSError as exc:
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    if host in ("0.0.0.0", "::", ""):
+        print("listening on every network interface (--host): phones on the club's network can connect")
+        host = "127.0.0.1"
     url = f"http://{host}:{server.effective_port}/"
     print(f"ddz-table site: {url}  (English: {url}?lang=en)")
     print(f"referee PIN / 裁判密码: {app.config['REFEREE_PIN']}   ({url}referee)")
@@ -88,7 +96,7 @@ def _serve(app, args: argparse.Namespace, banner: list[str]) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        app.extensions["ddz"].watcher.stop()
+        watcher.stop()
         server.close()
     return 0
 
@@ -106,7 +114,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if store is None:
         return 2
     app = create_app(_config(args), store=store)
-    return _serve(app, args, [f"event store: {os.path.abspath(args.db)}"])
+    return serve_app(app, args.host, args.port, args.threads, [f"event store: {os.path.abspath(args.db)}"])
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -156,6 +164,7 @@ def run_demo(args: argparse.Namespace) -> int:
     table.notify = app.extensions["ddz"].watcher.poke
     table.start()
     try:
-        return _serve(app, args, [f"demo store: {path}  (speed x{args.speed:g}; Ctrl-C stops)"])
+        return serve_app(app, args.host, args.port, args.threads,
+                         [f"demo store: {path}  (speed x{args.speed:g}; Ctrl-C stops)"])
     finally:
         table.stop()
