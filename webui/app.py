@@ -37,7 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "CAMERA_VIEW": False,  # MJPEG camera view: off by default on slow hardware
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "SSE_INTERVAL": 0.05,
-    "SSE_LIMIT": 200,
+    "SSE_LIMIT": 64,  # open live streams; keep it below the server's thread count
     "SSE_KEEPALIVE": 15.0,
     "SSE_LIFETIME": 600.0,
     "LOGIN_ATTEMPTS": 5,
