@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages the project needs on a development or CI machine:
 # card artwork for synthetic training data and the table simulator, the SVG renderer,
-# fonts for rendering text, and wallpapers used as real table backgrounds.
+# fonts for rendering text (Chinese too), wallpapers used as real table backgrounds, and
+# Chromium for the browser tests.
 # Idempotent: installs only what is missing. Needs root (or sudo) when something is missing.
 set -euo pipefail
-PACKAGES=(gnome-cards-data kdegames-card-data-kf5 librsvg2-bin fonts-dejavu-core gnome-backgrounds)
+PACKAGES=(gnome-cards-data kdegames-card-data-kf5 librsvg2-bin fonts-dejavu-core gnome-backgrounds
+          chromium fonts-noto-cjk)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

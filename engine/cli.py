@@ -37,12 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--format", choices=("txt", "csv", "json"), default="txt")
     score.set_defaults(func=run_score)
 
-    demo = subparsers.add_parser(
-        "demo", help="replay scripted hands and print their records and scores / 演示",
-    )
-    demo.add_argument("--json", action="store_true", help="also print the match record as JSON")
-    demo.set_defaults(func=run_demo)
-
 
 def judge(cards: str, after: str | None, rules: RuleSet) -> dict[str, object]:
     """The judge's verdict as a plain dict (raises ``ValueError`` on unreadable cards)."""
@@ -153,8 +147,3 @@ def run_score(args: argparse.Namespace) -> int:
     sys.stdout.write(sheet if sheet.endswith("\n") else sheet + "\n")
     return 0
 
-
-def run_demo(args: argparse.Namespace) -> int:
-    from engine import demo
-
-    return demo.main(["--json"] if args.json else [])

@@ -100,8 +100,8 @@ def test_score_rejects_missing_and_corrupt_records(tmp_path, capsys):
     assert rc == 2 and "version" in err
 
 
-def test_console_script_runs_the_demo():
+def test_scripted_demo_replays_the_worked_example():
     out = subprocess.run(
-        [sys.executable, "-m", "webui.cli", "demo"], capture_output=True, text=True, timeout=60, check=True,
+        [sys.executable, "-m", "engine.demo"], capture_output=True, text=True, timeout=60, check=True,
     ).stdout
     assert "王五 Wang +48" in out and "倍数: 8 = 炸弹 x2, 炸弹 x2, 王炸 x2" in out

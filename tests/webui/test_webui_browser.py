@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright import sync_api
 from webui_site import PIN, LiveSite, new_match, play_hands
 
 from engine.cards import parse_cards
@@ -22,14 +23,14 @@ from engine.events import Bid, Deal, Play
 from engine.record import load
 from tracker.records import Alert
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
+# Missing browser parts are a failure, not a skip: `make test` installs them (deploy/system-deps.sh).
 if not shutil.which(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)", allow_module_level=True)
+    raise RuntimeError(f"{CHROMIUM} is missing: run deploy/system-deps.sh (apt-get install chromium fonts-noto-cjk)")
 
 
 @pytest.fixture(scope="module")
