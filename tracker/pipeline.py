@@ -30,13 +30,16 @@ from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import Frame, FrameSource, LatestFrame
 
+#: Pixels per millimetre of the coarse crops motion is judged on (a hand is 80+ mm across).
+MOTION_PX_PER_MM = 0.6
+
 
 @dataclass
 class PipelineConfig:
     px_per_mm: float = CROP_PX_PER_MM
     k: int = 3
     n: int = 5
-    settle_s: float = 0.6
+    settle_s: float = 0.5
     #: A zone moves when this share of its (downscaled) pixels changed by more than ``motion_level``.
     motion_share: float = 0.01
     motion_level: int = 28
@@ -94,8 +97,8 @@ class Pipeline:
         self._follow_hand()
         out: list[Record] = []
         for zone in self.zones:
-            view = self.calibration.crop(frame.image, zone.name, self.config.px_per_mm)
-            small = _small_grey(view.image)
+            # Motion is judged on a coarse crop (cheap); the full crop is made only to read it.
+            small = _small_grey(self.calibration.crop(frame.image, zone.name, MOTION_PX_PER_MM).image)
             moving = zone.previous is not None and self._changed(zone.previous, small)
             zone.previous = small
             if moving:
@@ -103,9 +106,10 @@ class Pipeline:
                 continue
             # Read while the zone is settling (k-of-n needs fresh reads); once it has been
             # still for a while, reuse the last read until the crop changes.
-            since = frame.time - zone.tracker.changed_at if zone.tracker.changed_at is not None else 0.0
+            changed_at = zone.tracker.changed_at
+            since = frame.time - changed_at if changed_at is not None else float("inf")
             if zone.read_at is None or since < 2 * self.config.settle_s or self._changed(zone.read_at, small):
-                zone.seen = self._read(view)
+                zone.seen = self._read(self.calibration.crop(frame.image, zone.name, self.config.px_per_mm))
                 zone.read_at = small
             settled = zone.tracker.update(frame.time, zone.seen, motion=False)
             if settled is None:
@@ -251,7 +255,5 @@ class Pipeline:
 
 
 def _small_grey(image: np.ndarray) -> np.ndarray:
-    """A blurred quarter-size grey crop: motion is compared on this, not the full crop."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    small = cv2.resize(grey, (max(1, grey.shape[1] // 4), max(1, grey.shape[0] // 4)), interpolation=cv2.INTER_AREA)
-    return cv2.GaussianBlur(small, (3, 3), 0)
+    """A blurred grey coarse crop: motion is compared on this, not on the full crop."""
+    return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (3, 3), 0)

@@ -10,9 +10,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from test_pipeline import short_hand
 from toy_table import ToyTable
 
+from engine.cards import parse_cards
+from engine.events import Bid, Deal, Kitty, Play
+from engine.hand import Hand
 from engine.record import load
 from tracker import cli
 from tracker.state import TableState
@@ -20,6 +22,13 @@ from tracker.store import EventStore
 from tracker.zones import Calibration, find_markers
 
 sys.path.insert(0, str(Path(__file__).parent))  # so --detector toy_table:ToyDetector imports
+
+
+def tiny_hand():
+    """Two plays: the landlord leads from a short deal and a farmer goes out (anti-spring x2)."""
+    c = lambda text: tuple(parse_cards(text))  # noqa: E731
+    return Hand.from_events("classic", [Deal(counts=(2, 2, 2)), Bid(0, "bid", 3), Kitty(c("As 7d 7c")),
+                                        Play(0, c("3s 3h")), Play(1, c("5s 5h"))])
 
 
 def ddz(*argv):
@@ -45,8 +54,8 @@ def toy_frames(tmp_path_factory):
     """A folder with the frames of a short filmed hand, and one frame to calibrate from."""
     folder = tmp_path_factory.mktemp("frames")
     table = ToyTable(seed=2)
-    for i, (image, _) in enumerate(table.play_hand(short_hand())):
-        cv2.imwrite(str(folder / f"{i:05d}.png"), image)
+    for i, (image, _) in enumerate(table.play_hand(tiny_hand())):
+        cv2.imwrite(str(folder / f"{i:05d}.png"), image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     return folder, table
 
 
@@ -88,7 +97,7 @@ def test_run_referees_a_filmed_hand_and_writes_the_record(tmp_path, toy_frames, 
     ddz("calibrate", "--image", folder / "00000.png", "--out", cal)
     store = EventStore(db)  # the page would enter the deal and the bids; here a script does
     mid = cli.choose_match(store, __import__("engine.rules").rules.get_rules("classic"), ("甲", "乙", "丙"), None, False)
-    truth = short_hand()
+    truth = tiny_hand()
     for event in truth.events[:2]:
         store.append(mid, 1, event, source="referee")
     store.close()
@@ -98,8 +107,9 @@ def test_run_referees_a_filmed_hand_and_writes_the_record(tmp_path, toy_frames, 
     data = json.loads(record.read_text())
     hand = data["hands"][0]
     assert hand["landlord"] == 0 and hand["bid"] == 3
-    assert [(a["seat"], a["kind"]) for a in hand["actions"]][:3] == [(0, "play"), (1, "play"), (2, "pass")]
-    assert hand["actions"][-1]["cards"] == ["4d"]
+    assert [(a["seat"], a["kind"], a["cards"]) for a in hand["actions"]] == [(0, "play", ["3s", "3h"]),
+                                                                          (1, "play", ["5s", "5h"])]
+    assert hand["kitty"] == ["As", "7d", "7c"]
     assert hand["result"] == {"winner": "farmers", "multiplier": 2, "points": [-12, 6, 6], "outcome": "farmers_won"}
     assert load(json.dumps(data)).totals() == [-12, 6, 6]  # the engine reads the record back
     # a restart continues the same match from the store

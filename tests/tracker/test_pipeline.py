@@ -95,7 +95,7 @@ def test_run_loops_over_a_source_and_reports_status():
     table = ToyTable(seed=7)
     store = EventStore(":memory:")
     mid = store.create_match(("甲", "乙", "丙"))
-    frames = list(table.play_hand(truth))[:80]
+    frames = list(table.play_hand(truth))[:50]
     source = CallableSource(lambda i: frames[i] if i < len(frames) else None, name="toy")
     detector = ToyDetector()
     pipeline = Pipeline(source, table.calibration(), detector, store, mid)

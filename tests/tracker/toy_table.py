@@ -38,13 +38,14 @@ class ToyDetector:
     def detect(self, image: np.ndarray) -> Detections:
         self.calls += 1
         mask = ((image[..., 1] > 190) & (image[..., 2] < 90)).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
         boxes, ids = [], []
         for i in range(1, n):
             x, y, w, h, area = stats[i]
             if area < 40:
                 continue
-            blue = float(np.median(image[..., 0][labels == i]))
+            cx, cy = (int(v) for v in centroids[i])
+            blue = float(np.median(image[max(0, cy - 2):cy + 3, max(0, cx - 2):cx + 3, 0]))  # tiles are flat
             index = int(round((blue - 20) / 4))
             if 0 <= index < len(CARD_IDS):
                 boxes.append([x, y, x + w, y + h])
@@ -77,6 +78,7 @@ class ToyTable:
         self.t = 0.0
         self.fps = 10.0
         self.landed: list[float] = []  # when each placed group of cards appeared
+        self._base: np.ndarray | None = None
 
     def calibration(self) -> Calibration:
         return Calibration.from_markers(self.frame(), self.layout)
@@ -88,21 +90,25 @@ class ToyTable:
         row, col = divmod(i, per_row)
         return x1 + col * (TILE_MM[0] + GAP_MM), y1 + 18 + row * (TILE_MM[1] + GAP_MM)
 
+    def _project(self, points_mm: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+        return np.round(cv2.perspectiveTransform(pts, self.h_true).reshape(-1, 2)).astype(np.int32)
+
     def frame(self) -> np.ndarray:
-        canvas = self.mat.copy()
+        """The camera's view: the mat warped once, tiles and hands drawn straight in the frame."""
+        if self._base is None:
+            scale = np.diag([1 / self.ppm, 1 / self.ppm, 1.0])
+            self._base = cv2.warpPerspective(self.mat, self.h_true @ scale, self.size, borderValue=(70, 90, 80))
+        out = self._base.copy()
         for zone, pile in self.piles.items():
             for i, card in enumerate(pile):
                 x, y = self._slot(zone, i)
-                p1 = (int(x * self.ppm), int(y * self.ppm))
-                p2 = (int((x + TILE_MM[0]) * self.ppm), int((y + TILE_MM[1]) * self.ppm))
-                cv2.rectangle(canvas, p1, p2, tile_colour(card), -1)
+                quad = [[x, y], [x + TILE_MM[0], y], [x + TILE_MM[0], y + TILE_MM[1]], [x, y + TILE_MM[1]]]
+                cv2.fillConvexPoly(out, self._project(quad), tile_colour(card))
         for zone in self.hands_over:
-            c = self.layout.zones[zone].mean(axis=0) * self.ppm
-            axes = (int(60 * self.ppm), int(45 * self.ppm))
-            jitter = self.rng.normal(0, 8 * self.ppm, 2)
-            cv2.ellipse(canvas, (int(c[0] + jitter[0]), int(c[1] + jitter[1])), axes, 20, 0, 360, (120, 150, 215), -1)
-        scale = np.diag([1 / self.ppm, 1 / self.ppm, 1.0])
-        out = cv2.warpPerspective(canvas, self.h_true @ scale, self.size, borderValue=(70, 90, 80))
+            c = self.layout.zones[zone].mean(axis=0) + self.rng.normal(0, 8, 2)
+            outline = cv2.ellipse2Poly((int(c[0]), int(c[1])), (60, 45), 20, 0, 360, 10)
+            cv2.fillPoly(out, [self._project(outline)], (120, 150, 215))
         self.count += 1
         noisy = out.astype(np.int16) + self.noise[self.count % len(self.noise)]
         return np.clip(noisy, 0, 255).astype(np.uint8)
