@@ -25,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mat.add_argument("--size", choices=("A3", "A2", "A1"), default="A2", help="paper size (landscape)")
     mat.add_argument("--dpi", type=int, default=200, help="print resolution (default 200)")
     mat.add_argument("--out", default="mat.pdf", help="mat.pdf or mat.png")
+    mat.add_argument("--pile", action="store_true", help="centre-pile protocol: one pile zone in the middle")
     mat.set_defaults(func=run_mat)
 
     cal = subparsers.add_parser("calibrate", help="find the mat in the camera's view / 标定摄像头")
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     where.add_argument("--source", help="camera, stream or file to take a frame from")
     cal.add_argument("--seats", type=int, choices=(2, 3, 4), default=3)
     cal.add_argument("--size", choices=("A3", "A2", "A1"), default="A2")
+    cal.add_argument("--pile", action="store_true", help="the mat was printed with --pile")
     cal.add_argument("--corners", help="no markers: the mat's corners in pixels, 'x,y x,y x,y x,y' "
                                        "(top-left, top-right, bottom-right, bottom-left)")
     cal.add_argument("--out", default="calibration.json")
@@ -53,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--host", default="127.0.0.1")
     run.add_argument("--port", type=int, default=8000)
     run.add_argument("--pin", help="referee PIN (default: generated and printed)")
+    run.add_argument("--protocol", choices=("zones", "pile"),
+                     help="zones: each seat plays in its own zone; pile: one centre pile "
+                          "(default: pile when the calibrated mat has one)")
     run.add_argument("--camera-view", action="store_true", help="serve the annotated camera view (MJPEG)")
     run.add_argument("--detector", default="onnx",
                      help="'onnx' (models/finder.onnx + reader.onnx) or MODULE:FACTORY returning a detector")
@@ -72,7 +77,7 @@ def run_mat(args: argparse.Namespace) -> int:
     from tracker.zones import MatLayout
 
     try:
-        layout = MatLayout.standard(args.seats, args.size)
+        layout = MatLayout.standard(args.seats, args.size, pile=args.pile)
         image = render_mat(layout, args.dpi)
         path = save_mat(image, args.out, layout, args.dpi)
     except (ValueError, OSError) as exc:
@@ -90,7 +95,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from vision.detector import ImageError
     from vision.sources import SourceError
 
-    layout = MatLayout.standard(args.seats, args.size)
+    layout = MatLayout.standard(args.seats, args.size, pile=args.pile)
     try:
         frame = _calibration_frame(args, layout)
         if args.corners:
@@ -217,7 +222,12 @@ def run_run(args: argparse.Namespace) -> int:
         source = open_source(args.source)
     except (ValueError, CalibrationError, StoreError, SourceError, ModelFileError, KeyError) as exc:
         return _fail(str(exc))
-    pipeline = Pipeline(source, calibration, detector, store, match_id, PipelineConfig(camera_view=args.camera_view))
+    protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
+    try:
+        pipeline = Pipeline(source, calibration, detector, store, match_id,
+                            PipelineConfig(camera_view=args.camera_view, protocol=protocol))
+    except ValueError as exc:
+        return _fail(str(exc))
     server = None if args.no_web else _serve(store, pipeline, args)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
     try:

@@ -26,6 +26,7 @@ from tracker.zones import ARUCO_DICT, MatLayout, aruco_dictionary
 MM_PER_INCH = 25.4
 SEAT_COLOURS = ((40, 110, 200), (60, 150, 40), (170, 90, 40), (140, 50, 150))  # BGR
 KITTY_COLOUR = (30, 30, 160)
+PILE_COLOUR = (90, 90, 90)
 
 
 def render_mat(layout: MatLayout, dpi: int = 200) -> np.ndarray:
@@ -46,11 +47,11 @@ def render_mat(layout: MatLayout, dpi: int = 200) -> np.ndarray:
         image[y1:y1 + side, x1:x1 + side] = tile[..., None]
     thick = max(2, round(1.5 * ppm))
     for name, poly in layout.zones.items():
-        colour = KITTY_COLOUR if name == "kitty" else SEAT_COLOURS[int(name[4:]) % len(SEAT_COLOURS)]
+        colour = {"kitty": KITTY_COLOUR, "pile": PILE_COLOUR}.get(name) or SEAT_COLOURS[int(name[4:]) % len(SEAT_COLOURS)]
         pts = px(poly)
         cv2.fillPoly(image, [pts], tuple(int(255 - (255 - c) * 0.12) for c in colour))
         cv2.polylines(image, [pts], True, colour, thick, cv2.LINE_AA)
-        label = "KITTY" if name == "kitty" else str(int(name[4:]) + 1)
+        label = name.upper() if name in ("kitty", "pile") else str(int(name[4:]) + 1)
         _label(image, label, pts, colour, ppm)
     _footer(image, layout, ppm, dpi)
     return image

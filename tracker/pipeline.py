@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
+from tracker.pile import EntryWatcher
 from tracker.records import Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
@@ -45,6 +46,8 @@ class PipelineConfig:
     motion_level: int = 28
     recalibrate_s: float = 30.0
     camera_view: bool = False
+    #: ``zones``: each seat plays into its own zone (club default); ``pile``: one centre pile.
+    protocol: str = "zones"
 
 
 @dataclass
@@ -68,12 +71,20 @@ class Pipeline:
         self.referee = Referee(store, match_id)
         self.decks = self.referee.state.info.rules.decks
         c = self.config
-        self.zones = [
-            _Zone(name, None if name == "kitty" else int(name[4:]),
-                  ZoneTracker(None if name == "kitty" else int(name[4:]), c.k, c.n, c.settle_s, decks=self.decks))
-            for name in calibration.zones
-            if name == "kitty" or (name.startswith("seat") and int(name[4:]) < self.referee.state.info.rules.players)
-        ]
+        players = self.referee.state.info.rules.players
+        if c.protocol not in ("zones", "pile"):
+            raise ValueError(f"protocol must be 'zones' or 'pile', not {c.protocol!r}")
+        self.watcher = EntryWatcher(calibration) if c.protocol == "pile" else None
+        if self.watcher is not None:
+            names = ["pile"]
+        else:
+            names = [f"seat{i}" for i in range(players)]
+            missing = [n for n in names if n not in calibration.zones]
+            if missing:
+                raise ValueError(f"the calibration has no zone for {', '.join(missing)}")
+        names += ["kitty"] if "kitty" in calibration.zones else []
+        self.zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=self.decks))
+                      for name in names]
         self.hand_number = self.referee.state.hand_number
         hand = self.referee.state.hand
         self._hand_key = (self.hand_number, hand is not None and hand.finished)
@@ -95,6 +106,8 @@ class Pipeline:
         self._tick(frame)
         self._maybe_recalibrate(frame)
         self._follow_hand()
+        if self.watcher is not None:
+            self.watcher.update(frame.image, frame.time)
         out: list[Record] = []
         for zone in self.zones:
             # Motion is judged on a coarse crop (cheap); the full crop is made only to read it.
@@ -114,15 +127,25 @@ class Pipeline:
             settled = zone.tracker.update(frame.time, zone.seen, motion=False)
             if settled is None:
                 continue
-            if zone.seat is None:
+            if zone.name == "kitty":
                 if len(settled.cards) == self.referee.state.info.rules.kitty_size:
                     out += self.referee.kitty(settled.cards, settled.time)
+            elif zone.name == "pile":
+                out += self.referee.play(replace(settled, seat=self._pile_seat()).candidate())
             else:
                 out += self.referee.play(settled.candidate())
             self._follow_hand()
         if out:
             self.last_records = out
         return out
+
+    def _pile_seat(self) -> int:
+        """Who played onto the pile: the last hand seen reaching in, else whose turn it is."""
+        assert self.watcher is not None
+        if self.watcher.last is not None:
+            return self.watcher.last.seat
+        hand = self.referee.hand
+        return hand.turn if hand is not None and hand.turn is not None else 0
 
     def _read(self, view: Any) -> list[Seen]:
         dets: Detections = self.detector.detect(view.image)
@@ -252,6 +275,10 @@ class Pipeline:
                 cv2.putText(image, s.card, (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         return data.tobytes() if ok else None
+
+
+def _seat_of(zone: str) -> int | None:
+    return int(zone[4:]) if zone.startswith("seat") else None
 
 
 def _small_grey(image: np.ndarray) -> np.ndarray:

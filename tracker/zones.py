@@ -58,7 +58,9 @@ class MatLayout:
     zones: dict[str, np.ndarray] = field(default_factory=dict)
 
     @classmethod
-    def standard(cls, seats: int = 3, size: str = "A2") -> MatLayout:
+    def standard(cls, seats: int = 3, size: str = "A2", pile: bool = False) -> MatLayout:
+        """The printed mat. ``pile``: the centre-pile protocol, with one ``pile`` zone in the
+        middle that everyone plays onto (the seat zones then only tell where hands come from)."""
         if size not in PAPER_MM:
             raise ValueError(f"mat size must be one of {', '.join(PAPER_MM)}, not {size!r}")
         if seats not in (2, 3, 4):
@@ -70,15 +72,24 @@ class MatLayout:
         right = _rect(w - m - 0.24 * w, side_y[0], w - m, side_y[1])
         left = _rect(m, side_y[0], m + 0.24 * w, side_y[1])
         top = _rect(0.27 * w, m, 0.73 * w, m + 0.30 * h)
+        centre = _rect(0.36 * w, 0.36 * h, 0.64 * w, 0.64 * h)
         if seats == 2:
             zones["seat1"] = top
-            zones["kitty"] = _rect(0.36 * w, 0.38 * h, 0.64 * w, 0.62 * h)
+            zones["kitty"] = _rect(m, side_y[0], m + 0.22 * w, side_y[1]) if pile else centre
         elif seats == 3:
             zones.update(seat1=right, seat2=left, kitty=_rect(0.3 * w, m, 0.7 * w, m + 0.25 * h))
         else:
-            zones.update(seat1=right, seat2=top, seat3=left,
-                         kitty=_rect(0.36 * w, 0.36 * h, 0.64 * w, 0.64 * h))
+            zones.update(seat1=right, seat2=top, seat3=left)
+            if not pile:  # four players: the kitty is never shown, so the pile may take the centre
+                zones["kitty"] = centre
+        if pile:
+            zones["pile"] = _rect(0.3 * w, 0.31 * h, 0.7 * w, 0.64 * h) if seats == 3 else centre
         return cls(size, seats, w, h, marker, m, zones)
+
+    def edge_seats(self) -> dict[str, int]:
+        """Which seat sits at each edge of the mat (a hand coming in over it is that seat's)."""
+        return {2: {"bottom": 0, "top": 1}, 3: {"bottom": 0, "right": 1, "left": 2},
+                4: {"bottom": 0, "right": 1, "top": 2, "left": 3}}[self.seats]
 
     def marker_corners(self) -> dict[int, np.ndarray]:
         """Each marker's four corners (mm) in ArUco order: top-left, top-right, bottom-right, bottom-left."""
@@ -195,6 +206,12 @@ class Calibration:
         image = cv2.warpPerspective(frame, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                     borderMode=cv2.BORDER_REPLICATE)
         return ZoneView(zone, (float(x1), float(y1)), px_per_mm, image)
+
+    def rectify(self, frame: np.ndarray, px_per_mm: float) -> np.ndarray:
+        """The whole mat, top-down, at ``px_per_mm`` (what lies outside the frame is black)."""
+        size = (max(1, round(self.layout.width_mm * px_per_mm)), max(1, round(self.layout.height_mm * px_per_mm)))
+        m = self.homography @ np.diag([1 / px_per_mm, 1 / px_per_mm, 1.0])
+        return cv2.warpPerspective(frame, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
 
     def zone_of(self, point_mm: Any) -> str | None:
         """The zone holding a table point (None: outside every zone)."""

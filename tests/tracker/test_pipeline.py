@@ -14,7 +14,7 @@ from engine.events import Bid, Deal, Kitty, Pass, Play
 from engine.hand import Hand
 from engine.scoring import settle
 from tracker.export import match_record
-from tracker.pipeline import Pipeline
+from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import CallableSource, Frame
@@ -121,3 +121,27 @@ def test_pipeline_runs_as_a_background_feeder():
     assert pipeline.status()["running"]
     pipeline.stop()
     assert not pipeline.status()["running"] and pipeline.frames >= 5
+
+
+def test_centre_pile_credits_each_play_to_the_seat_whose_arm_reached_in():
+    truth = short_hand()
+    table = ToyTable(seed=4, pile=True)
+    store = EventStore(":memory:")
+    mid = store.create_match(("甲", "乙", "丙"))
+    for event in truth.events[:2]:
+        store.append(mid, 1, event, source="referee")
+    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid, PipelineConfig(protocol="pile"))
+    assert [z.name for z in pipeline.zones] == ["pile", "kitty"]
+    for image, t in table.play_hand(truth):
+        pipeline.process(Frame(image, t, 0))
+    state = TableState.load(store, mid)
+    assert actions(state.hand) == actions(truth)
+    assert [a for a in state.alerts if a.alert != "not_announced"] == []
+
+
+def test_pile_protocol_needs_a_pile_on_the_mat():
+    table = ToyTable()
+    store = EventStore(":memory:")
+    with pytest.raises(ValueError, match="--pile"):
+        Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")),
+                 PipelineConfig(protocol="pile"))

@@ -146,3 +146,17 @@ def test_bad_mat_options(kw, message):
         MatLayout.standard(**kw)
     with pytest.raises(ValueError, match="dpi"):
         render_mat(MatLayout.standard(), dpi=5)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("pile", [False, True])
+def test_zones_never_overlap_each_other_or_the_markers(seats, pile):
+    layout = MatLayout.standard(seats, "A2", pile=pile)
+    boxes = {name: (*poly.min(axis=0), *poly.max(axis=0)) for name, poly in layout.zones.items()}
+    boxes.update({f"marker{i}": (*c.min(axis=0), *c.max(axis=0)) for i, c in layout.marker_corners().items()})
+    names = sorted(boxes)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = boxes[a], boxes[b]
+            assert ax2 <= bx1 or bx2 <= ax1 or ay2 <= by1 or by2 <= ay1, f"{a} overlaps {b}"
+        assert 0 <= boxes[a][0] and boxes[a][2] <= layout.width_mm and boxes[a][3] <= layout.height_mm

@@ -59,8 +59,10 @@ class ToyTable:
     """Draws a hand being played on the mat, frame by frame."""
 
     def __init__(self, seats: int = 3, size: str = "A2", noise: float = 3.0, seed: int = 0,
-                 frame_size: tuple[int, int] = SIZE) -> None:
-        self.layout = MatLayout.standard(seats, size)
+                 frame_size: tuple[int, int] = SIZE, pile: bool = False) -> None:
+        self.layout = MatLayout.standard(seats, size, pile=pile)
+        self.pile_mode = pile
+        self.arm: tuple[np.ndarray, np.ndarray] | None = None  # from (outside the edge) to the hand, mm
         self.mat = render_mat(self.layout, DPI)
         self.ppm = DPI / MM_PER_INCH
         w, h = self.layout.width_mm, self.layout.height_mm
@@ -109,6 +111,13 @@ class ToyTable:
             c = self.layout.zones[zone].mean(axis=0) + self.rng.normal(0, 8, 2)
             outline = cv2.ellipse2Poly((int(c[0]), int(c[1])), (60, 45), 20, 0, 360, 10)
             cv2.fillPoly(out, [self._project(outline)], (120, 150, 215))
+        if self.arm is not None:
+            start, tip = self.arm
+            d = (tip - start) / max(1e-6, np.linalg.norm(tip - start))
+            n = np.array([-d[1], d[0]]) * 35  # a forearm 70 mm wide
+            cv2.fillConvexPoly(out, self._project([start + n, tip + n, tip - n, start - n]), (110, 140, 205))
+            outline = cv2.ellipse2Poly((int(tip[0]), int(tip[1])), (50, 40), 0, 0, 360, 10)
+            cv2.fillPoly(out, [self._project(outline)], (120, 150, 215))
         self.count += 1
         noisy = out.astype(np.int16) + self.noise[self.count % len(self.noise)]
         return np.clip(noisy, 0, 255).astype(np.uint8)
@@ -137,6 +146,28 @@ class ToyTable:
         self.hands_over = set()
         yield from self.frames(still)
 
+    def edge_point(self, seat: int) -> np.ndarray:
+        """A point just outside the mat edge the seat sits at (where its arm comes from)."""
+        w, h = self.layout.width_mm, self.layout.height_mm
+        edge = {v: k for k, v in self.layout.edge_seats().items()}[seat]
+        return np.array({"bottom": (w / 2, h + 40), "top": (w / 2, -40), "left": (-40, h / 2),
+                         "right": (w + 40, h / 2)}[edge], np.float64)
+
+    def reach(self, seat: int, zone: str, cards: list[str], still: int = 14):
+        """A seat's arm reaches in from its edge, drops cards in ``zone`` and withdraws."""
+        start, target = self.edge_point(seat), self.layout.zones[zone].mean(axis=0)
+        for f in (0.35, 0.7, 1.0):
+            self.arm = (start, start + (target - start) * f)
+            yield from self.frames(1)
+        self.piles[zone] = self.piles[zone] + list(cards)
+        self.landed.append(self.t)
+        yield from self.frames(1)
+        for f in (0.6, 0.25):
+            self.arm = (start, start + (target - start) * f)
+            yield from self.frames(1)
+        self.arm = None
+        yield from self.frames(still)
+
     def play_hand(self, hand):
         """Frames of a folded engine hand (its log): kitty shown, plays, sweeps at trick end."""
         seats = [f"seat{i}" for i in range(hand.players)]
@@ -146,12 +177,15 @@ class ToyTable:
                 yield from self.place("kitty", [str(c) for c in event.cards])
                 yield from self.sweep(["kitty"])
             elif isinstance(event, Play):
-                yield from self.place(seats[event.seat], [str(c) for c in event.cards])
+                if self.pile_mode:
+                    yield from self.reach(event.seat, "pile", [str(c) for c in event.cards])
+                else:
+                    yield from self.place(seats[event.seat], [str(c) for c in event.cards])
                 passes = 0
             elif isinstance(event, Pass):
                 passes += 1
                 yield from self.frames(4)
                 if passes == hand.players - 1:
-                    yield from self.sweep(seats)
+                    yield from self.sweep(["pile"] if self.pile_mode else seats)
                     passes = 0
-        yield from self.sweep(seats + ["kitty"])
+        yield from self.sweep((["pile"] if self.pile_mode else seats) + ["kitty"])
