@@ -85,6 +85,10 @@ class Pipeline:
         names += ["kitty"] if "kitty" in calibration.zones else []
         self.zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=self.decks))
                       for name in names]
+        for zone in self.zones:
+            # After a restart the cards already on the table were refereed before: only cards
+            # a hand puts down from now on are plays.
+            zone.tracker.motion_since_commit = False
         self.hand_number = self.referee.state.hand_number
         hand = self.referee.state.hand
         self._hand_key = (self.hand_number, hand is not None and hand.finished)

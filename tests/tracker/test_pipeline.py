@@ -145,3 +145,21 @@ def test_pile_protocol_needs_a_pile_on_the_mat():
     with pytest.raises(ValueError, match="--pile"):
         Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")),
                  PipelineConfig(protocol="pile"))
+
+
+def test_after_a_restart_cards_already_on_the_table_are_not_played_again():
+    table = ToyTable(seed=6)
+    store = EventStore(":memory:")
+    mid = store.create_match(("甲", "乙", "丙"))
+    first = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    for image, t in table.place("seat0", ["3s"]):
+        first.process(Frame(image, t, 0))
+    assert [p.seat for p in TableState.load(store, mid).hand.plays] == [0]
+    # power cut: a new pipeline on the same store sees 3s lying in seat 0's zone
+    again = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    frames = list(table.frames(15)) + list(table.place("seat1", ["9h"]))
+    for image, t in frames:
+        again.process(Frame(image, t, 0))
+    state = TableState.load(store, mid)
+    assert [(p.seat, str(p.cards[0])) for p in state.hand.plays] == [(0, "3s"), (1, "9h")]
+    assert state.alerts == []
