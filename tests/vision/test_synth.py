@@ -257,3 +257,25 @@ def test_a_partial_deck_deals_no_jokers():
     scene = render_full(np.random.default_rng(2), partial[:1], IMGSZ, n_cards=54, index_px=14)
     dealt = {c["card"] for c in scene.cards}
     assert len(dealt) == 52 and not dealt & {"BJ", "RJ"}
+
+
+def test_resume_finishes_an_interrupted_build_with_the_same_bytes(tiny, tmp_path):
+    from vision.synth.dataset import build
+
+    out, _ = tiny
+    part = tmp_path / "part"
+    build(part, seed=7, n_train=4, n_val=0, n_test=0, imgsz=160, reader_size=32, workers=1)
+    # Interrupted: the config never written, the last truth line cut short, a stray image.
+    (part / "finder" / "data.yaml").unlink()
+    truth = part / "truth" / "train.jsonl"
+    lines = truth.read_text().splitlines()
+    truth.write_text("\n".join(lines[:2]) + "\n" + lines[2][:40] + "\n")
+    summary = build(part, seed=7, n_train=3, n_val=1, n_test=1, imgsz=160, reader_size=32, workers=1, resume=True)
+    assert summary["train"]["images"] == 3 and summary["val"]["images"] == 1
+    assert len(truth.read_text().splitlines()) == 3
+    images = sorted(p.name for p in (part / "finder" / "images" / "train").iterdir())
+    assert images == [f"train_{i:06d}.jpg" for i in range(3)]
+    assert not list((part / "reader" / "train").glob("*/train_000003_*"))
+    for name in images:
+        fresh = out / "finder" / "images" / "train" / name
+        assert (part / "finder" / "images" / "train" / name).read_bytes() == fresh.read_bytes()

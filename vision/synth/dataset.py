@@ -57,6 +57,7 @@ def _yolo_line(cls: int, box, imgsz: int) -> str:
 
 
 def _link(src: Path, dst: Path) -> None:
+    dst.unlink(missing_ok=True)  # a resumed build renders some images again
     try:
         os.link(src, dst)
     except OSError:
@@ -127,6 +128,42 @@ def _prepare(out: Path) -> None:
     (out / "truth").mkdir(parents=True, exist_ok=True)
 
 
+def _index_of(name: str, split: str) -> int | None:
+    """Image number from a file name such as ``test_seen_000012_3_1.png``."""
+    rest = name[len(split) + 1 :] if name.startswith(split + "_") else ""
+    return int(rest[:6]) if rest[:6].isdigit() else None
+
+
+def _finished(out: Path, counts: dict) -> dict[str, dict[int, dict]]:
+    """Truth records of an interrupted build, by split and image number."""
+    kept: dict[str, dict[int, dict]] = {}
+    for split in SPLITS:
+        path = out / "truth" / f"{split}.jsonl"
+        recs: dict[int, dict] = {}
+        for line in path.read_text().splitlines() if path.exists() else []:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the line the interruption cut short; that image is rendered again
+            i = _index_of(Path(rec["image"]).name, split)
+            if i is not None and i < counts[split]:
+                recs[i] = rec
+        kept[split] = recs
+    return kept
+
+
+def _remove_beyond(out: Path, counts: dict) -> None:
+    """Delete files of images numbered past the (possibly shrunk) counts."""
+    for split in SPLITS:
+        folders = [out / p / k / split for p in ("finder", "single") for k in ("images", "labels")]
+        folders += [d for d in (out / "reader" / split).iterdir() if d.is_dir()]
+        for folder in folders:
+            for f in folder.iterdir():
+                i = _index_of(f.name, split)
+                if i is not None and i >= counts[split]:
+                    f.unlink()
+
+
 def build(
     out_dir,
     seed: int,
@@ -137,10 +174,14 @@ def build(
     reader_size: int = 96,
     workers: int = 2,
     progress=None,
+    resume: bool = False,
 ) -> dict:
     """Write the finder, single-stage, reader and truth sets; returns counts per split.
 
-    ``n_test`` images go to each of ``test_seen`` and ``test_unseen``.
+    ``n_test`` images go to each of ``test_seen`` and ``test_unseen``. ``resume`` finishes
+    an interrupted build in ``out_dir`` (same seed and sizes; the counts may shrink):
+    images already in its truth files are kept, the rest rendered (the same bytes, as
+    every image has its own seed), and files beyond the new counts removed.
     """
     counts = {"train": n_train, "val": n_val, "test_seen": n_test, "test_unseen": n_test}
     if any(n < 0 for n in counts.values()):
@@ -155,13 +196,28 @@ def build(
     if (out / "finder" / "data.yaml").exists():
         raise FileExistsError(f"{out} already holds a dataset; choose a new folder")
     _prepare(out)
+    kept = _finished(out, counts) if resume else {s: {} for s in SPLITS}
     for split in ("train", "test_unseen"):  # render deck caches once, before workers fork
         _decks_for(split)
     preload_photos()
     started = time.time()
-    tasks = [(str(out), s, i, seed, imgsz, reader_size) for s in SPLITS for i in range(counts[s])]
+    tasks = [
+        (str(out), s, i, seed, imgsz, reader_size) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
+    ]
     summary: dict = {s: {"images": 0, "corners": 0, "reader_index": 0, "reader_none": 0} for s in SPLITS}
     files = {s: open(out / "truth" / f"{s}.jsonl", "w") for s in SPLITS}  # noqa: SIM115
+
+    def record(rec: dict) -> None:
+        s = rec["split"]
+        files[s].write(json.dumps(rec) + "\n")
+        summary[s]["images"] += 1
+        summary[s]["corners"] += len(rec["corners"])
+        summary[s]["reader_index"] += rec["reader"]["index"]
+        summary[s]["reader_none"] += rec["reader"]["none"]
+
+    for split in SPLITS:
+        for i in sorted(kept[split]):
+            record(kept[split][i])
     try:
         if workers == 1:
             results = map(render_one, tasks)
@@ -170,12 +226,7 @@ def build(
             pool = mp.get_context("fork").Pool(workers)
             results = pool.imap(render_one, tasks, chunksize=4)
         for n, rec in enumerate(results, 1):
-            s = rec["split"]
-            files[s].write(json.dumps(rec) + "\n")
-            summary[s]["images"] += 1
-            summary[s]["corners"] += len(rec["corners"])
-            summary[s]["reader_index"] += rec["reader"]["index"]
-            summary[s]["reader_none"] += rec["reader"]["none"]
+            record(rec)
             if progress is not None and (n % 50 == 0 or n == len(tasks)):
                 progress(n, len(tasks))
         if pool is not None:
@@ -184,6 +235,8 @@ def build(
     finally:
         for f in files.values():
             f.close()
+    if resume:
+        _remove_beyond(out, counts)
     for part, names in (("finder", ["index"]), ("single", list(CARD_IDS))):
         root = out / part
         _write_yaml(root / "data.yaml", root, names, "test_seen")
