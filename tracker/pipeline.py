@@ -277,6 +277,12 @@ class Pipeline:
                     continue
                 x, y = self.calibration.table_to_image([s.center])[0].astype(int)
                 cv2.putText(image, s.card, (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
+        plays = [r for r in self.last_records if getattr(r, "kind", "") == "play"]
+        if plays:
+            last = plays[-1]
+            text = f"seat {last.seat + 1}: " + " ".join(str(c) for c in last.cards)  # type: ignore[union-attr]
+            cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 4)
+            cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2)
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         return data.tobytes() if ok else None
 

@@ -163,3 +163,20 @@ def test_after_a_restart_cards_already_on_the_table_are_not_played_again():
     state = TableState.load(store, mid)
     assert [(p.seat, str(p.cards[0])) for p in state.hand.plays] == [(0, "3s"), (1, "9h")]
     assert state.alerts == []
+
+
+def test_camera_view_is_a_jpeg_only_when_switched_on():
+    table = ToyTable(seed=8)
+    stores = [EventStore(":memory:"), EventStore(":memory:")]
+    off, on = (Pipeline(None, table.calibration(), ToyDetector(), s, s.create_match(("甲", "乙", "丙")),
+                        PipelineConfig(camera_view=view)) for s, view in zip(stores, (False, True), strict=True))
+    for image, t in table.place("seat0", ["3s"]):
+        off.process(Frame(image, t, 0))
+        on.process(Frame(image, t, 0))
+    assert off.jpeg() is None
+    data = on.jpeg()
+    assert data is not None and data[:2] == b"\xff\xd8"
+    import cv2
+    import numpy as np
+
+    assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape == (540, 960, 3)
