@@ -63,25 +63,39 @@ class Settled:
 
 @dataclass
 class _Slot:
-    """One physical card position: its votes over the last ``n`` usable frames."""
+    """One physical card: whether it was seen in each of the last ``n`` usable frames, and
+    every read of it since it appeared (its identity is the most frequent read)."""
 
     center: tuple[float, float] | None
     votes: deque = field(default_factory=deque)  # card id or None per frame
+    tally: Counter = field(default_factory=Counter)
     latest: dict[str, Seen] = field(default_factory=dict)
+    committed: bool = False
+    sealed: bool = False  # a hand has been over the zone since this card was read: it is what it is
 
-    def card(self, k: int) -> str | None:
-        counts = Counter(v for v in self.votes if v is not None)
-        if sum(counts.values()) < k:
-            return None
-        return counts.most_common(1)[0][0]
+    def accepts(self, card: str) -> bool:
+        """A different read at a sealed slot's place is a new card put on top of it."""
+        return not self.sealed or card == self.card
+
+    def present(self, k: int) -> bool:
+        return sum(v is not None for v in self.votes) >= k
+
+    @property
+    def card(self) -> str:
+        return self.tally.most_common(1)[0][0]
 
     def share(self, card: str) -> float:
-        return sum(v == card for v in self.votes) / max(1, sum(v is not None for v in self.votes))
+        return self.tally[card] / max(1, sum(self.tally.values()))
 
 
 @dataclass
 class ZoneTracker:
-    """Debounces one zone's reads into settled plays. ``update`` returns a :class:`Settled` or None."""
+    """Debounces one zone's reads into settled plays. ``update`` returns a :class:`Settled` or None.
+
+    Settling follows the cards' presence (which positions hold a card), not their reads: a
+    card whose read keeps flipping between two ids still settles, as its most frequent read
+    with a lowered confidence and the other read as an alternative for the referee.
+    """
 
     seat: int | None
     k: int = 3
@@ -90,18 +104,27 @@ class ZoneTracker:
     radius: float = SLOT_RADIUS
     decks: int = 1
     slots: list[_Slot] = field(default_factory=list)
-    committed: Counter = field(default_factory=Counter)  # cards of this trick counted as played
     played: Counter = field(default_factory=Counter)  # cards played from this zone this hand
-    stable: Counter = field(default_factory=Counter)
     changed_at: float | None = None
     moving: bool = False
     motion_since_commit: bool = True
+    _layout: frozenset = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         if not 1 <= self.k <= self.n:
             raise ValueError(f"need 1 <= k <= n, got k={self.k}, n={self.n}")
         if self.settle < 0:
             raise ValueError(f"settle time must be >= 0, got {self.settle}")
+
+    @property
+    def stable(self) -> Counter:
+        """The cards lying in the zone now (by their most frequent read)."""
+        return Counter(s.card for s in self.slots if s.present(self.k))
+
+    @property
+    def committed(self) -> Counter:
+        """The cards in the zone already counted as played (this trick)."""
+        return Counter(s.card for s in self.slots if s.committed and s.present(self.k))
 
     def new_hand(self) -> None:
         """A new hand: cards played in the last one may come again (a fresh deal)."""
@@ -113,26 +136,33 @@ class ZoneTracker:
             self.moving = True
             self.motion_since_commit = True
             self.changed_at = time
+            for slot in self.slots:
+                slot.sealed = bool(slot.tally)
             return None
         self.moving = False
         self._vote(seen)
-        stable = Counter(c for c in (s.card(self.k) for s in self.slots) if c is not None)
-        if stable != self.stable:
-            self.stable = stable
+        present = [s for s in self.slots if s.present(self.k)]
+        layout = frozenset(map(id, present))
+        if layout != self._layout:
+            self._layout = layout
             self.changed_at = time
         if self.changed_at is None or time - self.changed_at < self.settle:
             return None
-        if not stable:
-            if self.committed:  # swept off at the end of the trick
-                self.committed.clear()
+        fresh = [s for s in present if not s.committed]
+        if not fresh:
             return None
-        new = stable - self.committed
-        new = Counter({c: min(m, self.decks - self.played[c]) for c, m in new.items() if self.played[c] < self.decks})
-        if not new or (motion is not None and not self.motion_since_commit):
-            self.committed |= stable  # late reads of cards nobody just put down
+        for slot in fresh:
+            slot.committed = True
+        if motion is not None and not self.motion_since_commit:
+            return None  # late reads of cards nobody just put down (or a restart): not a play
+        new, budget = [], Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
+        for slot in fresh:
+            if budget[slot.card] > 0:  # a card this zone already played this hand was only uncovered
+                budget[slot.card] -= 1
+                new.append(slot)
+        if not new:
             return None
-        self.committed += new
-        self.played += new
+        self.played += Counter(s.card for s in new)
         self.motion_since_commit = False
         return self._settled(new, time)
 
@@ -141,13 +171,14 @@ class ZoneTracker:
         taken: set[int] = set()
         votes: dict[int, Seen] = {}
         for s in sorted(seen, key=lambda s: -s.confidence):
-            best, best_d = None, self.radius
+            best, best_key = None, (True, self.radius)
             for i, slot in enumerate(self.slots):
-                if i in taken:
+                if i in taken or not slot.accepts(s.card):
                     continue
                 d = _distance(slot, s)
-                if d is not None and d <= best_d:
-                    best, best_d = i, d
+                key = (bool(slot.tally) and slot.card != s.card, d)  # same read first, then nearest
+                if d is not None and d <= self.radius and key <= best_key:
+                    best, best_key = i, key
             if best is None:
                 self.slots.append(_Slot(s.center, deque([None] * (self.n - 1), maxlen=self.n)))
                 best = len(self.slots) - 1
@@ -155,26 +186,22 @@ class ZoneTracker:
             votes[best] = s
         for i, slot in enumerate(self.slots):
             s = votes.get(i)
-            if slot.votes.maxlen != self.n:
-                slot.votes = deque(slot.votes, maxlen=self.n)
             slot.votes.append(None if s is None else s.card)
             if s is not None:
+                slot.tally[s.card] += 1
                 slot.latest[s.card] = s
                 if s.center is not None and slot.center is not None:
                     slot.center = ((slot.center[0] + s.center[0]) / 2, (slot.center[1] + s.center[1]) / 2)
+        # A slot unseen for n frames is gone: swept away, or covered by a newer card.
         self.slots = [s for s in self.slots if any(v is not None for v in s.votes)]
 
-    def _settled(self, new: Counter, time: float) -> Settled:
+    def _settled(self, slots: list[_Slot], time: float) -> Settled:
         cards, confs, alts = [], [], []
-        pool = Counter(new)
-        for slot in sorted(self.slots, key=lambda s: s.center or (0.0, 0.0)):
-            card = slot.card(self.k)
-            if card is None or not pool[card]:
-                continue
-            pool[card] -= 1
+        for slot in sorted(slots, key=lambda s: s.center or (0.0, 0.0)):
+            card = slot.card
             seen = slot.latest.get(card, Seen(card))
-            others = Counter(v for v in slot.votes if v is not None and v != card)
-            voted = tuple((c, n / len(slot.votes)) for c, n in others.most_common())
+            total = sum(slot.tally.values())
+            voted = tuple((c, n / total) for c, n in slot.tally.most_common() if c != card)
             alt_ids = {c for c, _ in voted}
             cards.append(card)
             confs.append(round(seen.confidence * slot.share(card), 4))

@@ -157,3 +157,23 @@ def test_kitty_zone_settles_without_a_seat():
 def test_bad_settings_are_refused(kw):
     with pytest.raises(ValueError):
         ZoneTracker(seat=0, **kw)
+
+
+def test_a_card_whose_read_keeps_flipping_still_settles():
+    zone = ZoneTracker(seat=2, k=3, n=5)
+    frames = hand_over()
+    for i in range(20):
+        read = ("As", "As", "Kc", "Kd", "Kd")[i % 5]  # no read holds a majority of any five frames
+        frames.append(([card("Ks", 20), card(read, 45, conf=0.7)], False))
+    out, _ = run(zone, frames)
+    assert len(out) == 1
+    settled = out[0][1]
+    assert settled.cards[0] == "Ks" and settled.cards[1] in ("As", "Kd")
+    assert settled.confidences[1] < 0.7 * 0.5  # its read is right at most 2 times in 5
+    assert {a for a, _ in settled.alternatives[1]} == {"As", "Kc", "Kd"} - {settled.cards[1]}
+
+
+def test_a_different_card_dropped_on_the_same_spot_is_a_new_card():
+    zone = ZoneTracker(seat=0)
+    out, _ = run(zone, hand_over() + still([card("7s", 30)], 1.5) + hand_over() + still([card("9d", 31)], 1.5))
+    assert [s.cards for _, s in out] == [("7s",), ("9d",)]

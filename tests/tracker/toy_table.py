@@ -38,14 +38,14 @@ class ToyDetector:
     def detect(self, image: np.ndarray) -> Detections:
         self.calls += 1
         mask = ((image[..., 1] > 190) & (image[..., 2] < 90)).astype(np.uint8)
-        n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
         boxes, ids = [], []
         for i in range(1, n):
             x, y, w, h, area = stats[i]
             if area < 40:
                 continue
-            cx, cy = (int(v) for v in centroids[i])
-            blue = float(np.median(image[max(0, cy - 2):cy + 3, max(0, cx - 2):cx + 3, 0]))  # tiles are flat
+            inside = labels[y:y + h, x:x + w] == i  # the tile's own pixels: the median beats the noise
+            blue = float(np.median(image[y:y + h, x:x + w, 0][inside]))
             index = int(round((blue - 20) / 4))
             if 0 <= index < len(CARD_IDS):
                 boxes.append([x, y, x + w, y + h])
