@@ -160,7 +160,8 @@ def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz:
     """Train on ``data/train`` and pick the best epoch on ``data/val``; returns ``best.pt``.
 
     Every epoch writes ``weights/last.pt`` (model, optimiser, schedule, epoch) so that a
-    run stopped at any point continues with ``resume=True``; ``hours`` stops cleanly
+    run stopped at any point continues with ``resume=True`` (and a finished one goes on to
+    a larger ``epochs``, its schedule stretched to the new end); ``hours`` stops cleanly
     after the epoch that would overrun the budget.
     """
     data, out_dir = Path(data), Path(out_dir)
@@ -184,7 +185,7 @@ def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz:
         model.load_state_dict(ckpt["model"])
         optimiser.load_state_dict(ckpt["optimizer"])
         start_epoch, best_acc = ckpt["epoch"] + 1, ckpt["best_acc"]
-        epochs = ckpt["epochs"]
+        epochs = max(epochs, ckpt["epochs"])  # a larger ``epochs`` extends a finished run
         log(f"resuming at epoch {start_epoch + 1}/{epochs}")
     total = epochs * steps_per_epoch
 

@@ -84,8 +84,11 @@ def test_the_tiny_reader_resumes_from_its_last_epoch(trained, tmp_path):
 
     last = torch.load(run / "weights" / "last.pt", weights_only=False)
     torch.save({**last, "epoch": 0}, run / "weights" / "last.pt")
-    train_reader(trained["data"]["reader"], run, imgsz=32, batch=8, resume=True, log=lambda *_: None)
+    train_reader(trained["data"]["reader"], run, epochs=2, imgsz=32, batch=8, resume=True, log=lambda *_: None)
     assert (run / "results.jsonl").read_text().count("\n") == lines_before + 1
+    # A finished run goes on when asked for more epochs.
+    train_reader(trained["data"]["reader"], run, epochs=3, imgsz=32, batch=8, resume=True, log=lambda *_: None)
+    assert torch.load(run / "weights" / "last.pt", weights_only=False)["epoch"] == 2
 
 
 def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path, trained):
