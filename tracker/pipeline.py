@@ -8,6 +8,10 @@ the crop, corners are grouped into cards, and their positions go back to table m
 for the zone's :class:`~tracker.stability.ZoneTracker`. Settled cards go to the
 :class:`~tracker.referee.Referee`, which writes events and alerts to the store.
 
+With ``PipelineConfig(protocol="pile")`` everyone plays onto one ``pile`` zone and each play
+is credited to the seat whose arm reached in (:mod:`tracker.pile`). After a restart, cards
+already lying on the table are not played again: only cards a hand puts down count.
+
 The detector is anything with ``detect(image) -> vision.detections.Detections``.
 """
 

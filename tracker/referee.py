@@ -15,6 +15,9 @@ log (bids and corrections from the page arrive there), then:
   player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
   suggested cards, so the hand goes on; the page can correct it either way.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
+- **Announcing** (报单/报双): the camera cannot hear it, so a seat down to the preset's limit
+  gets a ``not_announced`` reminder on the page (once per count) unless an ``Announce``
+  event was entered.
 
 >>> from tracker.store import EventStore
 >>> store = EventStore(":memory:")
