@@ -41,8 +41,8 @@ _CACHES: dict[int, tuple[RuleSet, object]] = {}
 def clear_caches(plays: bool = False) -> None:
     """Forget every cached answer; with ``plays`` also the table of built rank-level plays.
 
-    Benchmarks measure the cold path with this. The play table holds values that do not
-    depend on any hand (``("trio_single", 3, 4)`` is always 333+4), as a running process keeps it.
+    Benchmarks measure the cold path with this. The play table holds values that depend on
+    no hand (333+4 is always the same rank-level play), so a running process keeps it.
     """
     _CACHES.clear()
     if plays:
@@ -63,7 +63,12 @@ def rank_legal_plays(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet = CL
 def legal_plays(
     hand_cards: str | Iterable[Card], prev: Combination | None = None, rules: RuleSet = CLASSIC
 ) -> list[Combination]:
-    """Every distinct combination the hand can play on ``prev`` (every lead when ``prev`` is None)."""
+    """Every distinct combination the hand can play on ``prev`` (every lead when ``prev`` is None).
+
+    One Combination per rank-level play, in ``classify``'s order, made of the hand's own cards
+    (each rank's first cards in suit order to the core, the next to the kickers). Passing is
+    always allowed when following and is not listed. Bad card text raises ``ValueError``.
+    """
     if prev is not None and prev.type not in ORDINARY and prev.type not in ("bomb", "rocket"):
         raise ValueError(f"unknown combination type {prev.type!r}")
     groups = group_by_rank(as_cards(hand_cards))
