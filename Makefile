@@ -7,7 +7,7 @@ DEV := $(VENV)/.installed-dev
 TRAIN := $(VENV)/.installed-train
 SYSDEPS := $(VENV)/.installed-system
 
-.PHONY: demo test lint venv train-env system-deps clean
+.PHONY: demo test lint venv train-env system-deps bench-engine clean
 
 $(DEV): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,15 @@ lint: $(DEV)
 
 test: $(TRAIN) $(SYSDEPS) lint
 	$(VENV)/bin/pytest -q
+
+# The engine benchmark compares against rlcard and douzero, kept out of the project venv.
+BENCHVENV ?= /tmp/ddz-benchvenv
+bench-engine:
+	test -x $(BENCHVENV)/bin/python || $(PYTHON) -m venv $(BENCHVENV)
+	$(BENCHVENV)/bin/pip install -q rlcard
+	$(BENCHVENV)/bin/pip install -q --no-deps douzero
+	$(BENCHVENV)/bin/pip install -q --no-deps -e .
+	$(BENCHVENV)/bin/python bench/engine.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
