@@ -28,6 +28,7 @@ Whether a play doubles (a bomb or rocket) is decided by that preferred reading w
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -123,10 +124,7 @@ class Hand(HandChecks):
 
     @property
     def multiplier(self) -> int:
-        m = 1
-        for _, factor in self.causes:
-            m *= factor
-        return m
+        return math.prod(factor for _, factor in self.causes)
 
     @property
     def current(self) -> tuple[Combination, ...]:

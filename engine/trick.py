@@ -5,6 +5,7 @@ Plain frozen values, so the web page, records and scoring can hold them without 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from engine.cards import Card
@@ -69,7 +70,4 @@ class HandResult:
 
     @property
     def multiplier(self) -> int:
-        m = 1
-        for _, factor in self.causes:
-            m *= factor
-        return m
+        return math.prod(factor for _, factor in self.causes)
