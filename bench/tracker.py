@@ -11,7 +11,7 @@ Two modes:
     python bench/tracker.py --sim runs/sim/seed*        # ddz-table simulate output folders
     python bench/tracker.py --toy 3 --size 1280x720     # the test suite's toy table
 
-``--sim`` folders hold ``video.mp4``, ``calibration.json`` and ``truth.json``; the shipped
+``--sim`` folders hold ``video.mp4`` (or ``.avi``), ``calibration.json`` and ``truth.json``; the shipped
 detector reads them (``--detector`` to change). As a referee would on the page, the bench
 enters each hand's landlord and bid when it starts (the camera cannot hear bids).
 ``--toy`` films random engine hands as coloured tiles read by a toy detector: it measures
@@ -43,23 +43,29 @@ from vision.sources import Frame, OpenCVSource  # noqa: E402
 
 
 class Entering:
-    """Enters each truth hand's deal and landlord/bid on the store when the hand starts."""
+    """Enters each truth hand's deal and landlord/bid, as the referee would on the page: once
+    the previous hand is over (and not before ``starts[i]``), or into a hand the camera began."""
 
     def __init__(self, store: EventStore, match_id: int, truth_hands: list[dict], starts: list[float]) -> None:
         self.store, self.match_id, self.hands, self.starts = store, match_id, truth_hands, starts
         self.entered = 0
+        self.numbers: set[int] = set()
 
     def before(self, t: float, state: TableState) -> None:
         if self.entered >= len(self.hands) or t < self.starts[self.entered]:
             return
-        if state.hand is not None and not state.hand.finished:
+        hand, number = state.hand, state.hand_number
+        truth = self.hands[self.entered]
+        if hand is None or hand.finished:
+            rules = state.info.rules
+            number += 1
+            counts = tuple(truth.get("counts") or (rules.hand_size,) * rules.players)
+            self.store.append(self.match_id, number, Deal(counts=counts), source="referee")
+        elif hand.landlord is not None or number in self.numbers:
             return
-        rules = state.info.rules
-        number = state.hand_number + 1
-        hand = self.hands[self.entered]
-        self.store.append(self.match_id, number, Deal(counts=(rules.hand_size,) * rules.players), source="referee")
-        self.store.append(self.match_id, number, Landlord(hand["landlord"], max(1, hand.get("bid") or 1)),
+        self.store.append(self.match_id, number, Landlord(truth["landlord"], max(1, truth.get("bid") or 1)),
                           source="referee")
+        self.numbers.add(number)
         self.entered += 1
 
 
@@ -79,10 +85,13 @@ def bench_sim(folder: Path, detector_spec: str, backend: str) -> dict:
     cal = Calibration.load(folder / "calibration.json")
     store = EventStore(":memory:")
     mid = store.create_match(tuple(f"P{i}" for i in range(cal.layout.seats)))
-    starts = [min(a["time"] for a in h["actions"] if a.get("time") is not None) - 1.0 for h in truth]
+    # each hand is entered once the one before is over (the first at once)
+    ends = [max(a["time"] for a in h["actions"] if a.get("time") is not None) for h in truth]
+    starts = [0.0] + [e + 0.5 for e in ends[:-1]]
     enter = Entering(store, mid, truth, starts)
     pipeline = Pipeline(None, cal, load_detector(detector_spec, backend), store, mid)
-    source = OpenCVSource(str(folder / "video.mp4"))
+    video = next((p for p in (folder / "video.mp4", folder / "video.avi") if p.is_file()), folder / "video.mp4")
+    source = OpenCVSource(str(video))
     frames, busy = 0, 0.0
     while (frame := source.read()) is not None:
         enter.before(frame.time, pipeline.referee.refresh())

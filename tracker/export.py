@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.events import Pass
+from engine.events import Deal, Pass
 from engine.hand import Hand
 from engine.record import dump
 from engine.scoring import settle
@@ -29,7 +29,9 @@ def hand_keys(hand: Hand) -> dict[str, Any]:
     s = settle(hand)
     result = hand.result()
     winner = None if result.landlord_won is None else ("landlord" if result.landlord_won else "farmers")
+    deal = next((e for e in hand.events if isinstance(e, Deal)), None)
     return {"landlord": hand.landlord, "bid": hand.base, "actions": actions,
+            "counts": None if deal is None else list(deal.counts),
             "kitty": None if hand.kitty is None else [str(c) for c in hand.kitty],
             "result": {"winner": winner, "multiplier": s.multiplier, "points": list(s.points),
                        "outcome": s.outcome}}
