@@ -250,9 +250,8 @@ def run_run(args: argparse.Namespace) -> int:
 def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
     """The site on a waitress thread; ``None`` (with a note) if the web package is not there."""
     try:
-        import waitress
-
         from webui import create_app
+        from webui.commands import make_server
     except ImportError as exc:
         print(f"ddz-table: no web site ({exc}); running without it", file=sys.stderr)
         return None
@@ -260,7 +259,7 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
     if args.pin:
         config["REFEREE_PIN"] = args.pin
     app = create_app(config, store=store, pipeline_status=pipeline)
-    server = waitress.create_server(app, host=args.host, port=args.port, threads=8)
-    threading.Thread(target=server.run, name="web", daemon=True).start()
-    print(f"site: http://{args.host}:{server.effective_port}/  referee PIN: {app.config.get('REFEREE_PIN')}", flush=True)
+    server = make_server(app, host=args.host, port=args.port, threads=32)
+    if server is not None:
+        threading.Thread(target=server.run, name="web", daemon=True).start()
     return server

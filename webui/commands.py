@@ -66,10 +66,10 @@ def _open_store(path: str):
         return None
 
 
-def serve_app(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = ()) -> int:
-    """Serve ``app`` (from :func:`webui.create_app`) with waitress until Ctrl-C; never Flask's
-    development server. Prints the URL and the referee PIN first. ``ddz-table run`` can call
-    this with an app built around its pipeline (``create_app(store=..., pipeline_status=...)``).
+def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = ()):
+    """A waitress server for ``app`` (from :func:`webui.create_app`), never Flask's development
+    server, with the URL and the referee PIN printed; ``None`` (and a message) if the port is
+    taken. ``ddz-table run`` runs it on a thread beside its pipeline.
     """
     from waitress import create_server
 
@@ -81,7 +81,7 @@ def serve_app(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72,
                                channel_timeout=120, ident="ddz-table")
     except OSError as exc:
         print(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return None
     if host in ("0.0.0.0", "::", ""):
         print("listening on every network interface (--host): phones on the club's network can connect")
         host = "127.0.0.1"
@@ -91,12 +91,20 @@ def serve_app(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72,
     for line in banner:
         print(line)
     sys.stdout.flush()
+    return server
+
+
+def serve_app(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = ()) -> int:
+    """Serve ``app`` with :func:`make_server` until Ctrl-C."""
+    server = make_server(app, host, port, threads, banner)
+    if server is None:
+        return 2
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
-        watcher.stop()
+        app.extensions["ddz"].watcher.stop()
         server.close()
     return 0
 

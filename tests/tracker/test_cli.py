@@ -152,4 +152,4 @@ def test_run_serves_the_site_with_the_pipeline_status(capsys):
         assert [s["name"] for s in state["hand"]["seats"]] == ["a", "b", "c"]
     finally:
         server.close()
-    assert "referee PIN: 246810" in capsys.readouterr().out
+    assert "referee PIN / 裁判密码: 246810" in capsys.readouterr().out
