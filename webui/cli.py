@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "vision.synth.cli",
     "vision.cli",
     "tracker.cli",
+    "tracker.sim_cli",
     "webui.commands",
 )
 

@@ -1,0 +1,155 @@
+"""The synthetic table: a valid truth record, geometry that matches the calibration,
+determinism, a readable video, clear errors, and the live ``synthetic:`` source."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.record import load
+from tracker.export import hand_keys
+from tracker.sim_cli import parse_spec, write_simulation
+from tracker.simulate import HOLD_S, REACH_S, WITHDRAW_S, SimConfig, SimError, SimTable
+from tracker.zones import Calibration
+from vision.sources import open_source
+from webui.cli import main
+
+SMALL = dict(seed=5, size=(320, 180), fps=2.0)
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sim") / "seed5"
+    assert main(["simulate", "--seed", "5", "--seats", "3", "--out", str(out), "--size", "320x180",
+                 "--fps", "2"]) == 0
+    return out
+
+
+def _plays(actions):
+    return [(a["seat"], a["kind"], sorted(a["cards"])) for a in actions]
+
+
+def test_truth_is_an_engine_record_with_the_hands_plays(sim):
+    truth = json.loads((sim / "truth.json").read_text())
+    match = load(truth)  # the engine part reads back
+    folded = match.folded()
+    engine_hand = SimTable(SimConfig(**SMALL)).engine_hands[0]
+    expected = hand_keys(engine_hand)
+    assert len(truth["hands"]) == len(folded) == 1
+    hand = truth["hands"][0]
+    assert _plays(hand["actions"]) == _plays(expected["actions"])
+    assert _plays(hand_keys(folded[0])["actions"]) == _plays(expected["actions"])
+    assert hand["landlord"] == engine_hand.landlord and hand["bid"] == engine_hand.base
+    assert hand["result"]["points"] == expected["result"]["points"]
+    times = [a["time"] for a in hand["actions"]]
+    assert times == sorted(times) and times[-1] < truth["simulate"]["frames"] / 2.0
+
+
+def test_video_opens_with_the_expected_frames(sim):
+    truth = json.loads((sim / "truth.json").read_text())
+    cap = cv2.VideoCapture(str(sim / "video.mp4"))
+    assert cap.isOpened()
+    count = 0
+    while True:
+        ok, image = cap.read()
+        if not ok:
+            break
+        assert image.shape == (180, 320, 3)
+        count += 1
+    cap.release()
+    assert count == truth["simulate"]["frames"] > 50
+
+
+def test_same_seed_same_truth_and_first_frame(sim, tmp_path):
+    again = write_simulation(SimConfig(**SMALL), tmp_path / "again")
+    assert (tmp_path / "again" / "truth.json").read_text() == (sim / "truth.json").read_text()
+    assert again["frames"] == json.loads((sim / "truth.json").read_text())["simulate"]["frames"]
+    firsts = []
+    for folder in (sim, tmp_path / "again"):
+        cap = cv2.VideoCapture(str(folder / "video.mp4"))
+        firsts.append(cap.read()[1])
+        cap.release()
+    assert np.array_equal(firsts[0], firsts[1])
+    a, b = SimTable(SimConfig(**SMALL)), SimTable(SimConfig(**(SMALL | {"seed": 6})))
+    assert not np.array_equal(next(a.frames())[0], next(b.frames())[0])
+    assert [str(e) for e in a.engine_hands[0].events] != [str(e) for e in b.engine_hands[0].events]
+
+
+def test_calibration_is_the_rendered_geometry(sim):
+    saved = Calibration.load(sim / "calibration.json")
+    table = SimTable(SimConfig(seed=5, size=(640, 360), fps=2.0))
+    assert np.allclose(saved.homography, SimTable(SimConfig(**SMALL)).calibration.homography)
+    image = next(table.frames())[0]
+    found = Calibration.from_markers(image, table.layout)  # the printed markers agree with it
+    corners = [[0, 0], [table.layout.width_mm, 0], [table.layout.width_mm, table.layout.height_mm]]
+    assert np.abs(found.table_to_image(corners) - table.calibration.table_to_image(corners)).max() < 2.0
+
+
+def test_cards_are_drawn_inside_their_seats_zone():
+    table = SimTable(SimConfig(seed=5, size=(480, 270), fps=5.0))
+    first_play = next(e for e in table.engine_hands[0].events if type(e).__name__ == "Play")
+    frames = []
+    for image, t in table.frames():
+        frames.append((image, t))
+        if any(p["zone"].startswith("seat") for p in table.placed) and len(frames) > 40:
+            break
+    landed = next(p for p in table.placed if p["zone"].startswith("seat"))
+    before = next(img for img, t in reversed(frames) if t < landed["time"] - REACH_S - HOLD_S)
+    after = next(img for img, t in frames if t > landed["time"] + WITHDRAW_S + 0.3)
+    grey = [cv2.GaussianBlur(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY), (5, 5), 0) for i in (before, after)]
+    changed = (cv2.absdiff(*grey) > 40).astype(np.uint8)
+    cards = [p for p in table.placed if p["time"] == landed["time"]]
+    zone = f"seat{first_play.seat}"
+    assert {p["zone"] for p in cards} == {zone}
+    assert sorted(p["card"] for p in cards) == sorted(str(c) for c in first_play.cards)
+    poly = table.calibration.table_to_image(table.calibration.zones[zone]).astype(np.float32)
+    ys, xs = np.nonzero(changed)
+    assert len(xs) > 100
+    inside = [cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -6 for x, y in zip(xs, ys, strict=True)]
+    assert np.mean(inside) > 0.9  # what appeared is in the playing seat's zone, as calibrated
+    hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
+    for p in cards:  # a card's middle may be plain paper on a white mat: judge by the changed area
+        x, y = table.calibration.table_to_image([p["centre_mm"]])[0]
+        assert cv2.pointPolygonTest(hull, (float(x), float(y)), True) > 2, f"nothing drawn at {p['card']}"
+        assert table.calibration.zone_of(p["centre_mm"]) == zone
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seats", "5"], "seats 2, 3 or 4"),
+    (["--size", "big"], "size must look like"),
+    (["--deck", "nosuchdeck"], "unknown deck"),
+    (["--hands", "0"], "hands must be"),
+])
+def test_bad_settings_exit_2_with_a_message(tmp_path, capsys, argv, message):
+    assert main(["simulate", "--out", str(tmp_path / "x"), *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x" / "video.mp4").exists()
+
+
+def test_unwritable_out_exits_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["simulate", "--out", str(blocker / "sub"), "--size", "320x180"]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_live_synthetic_source_renders_the_same_table():
+    source = open_source("synthetic:seed=5,size=320x180,fps=2", reconnect=False)
+    frames = [source.read() for _ in range(3)]
+    table = SimTable(SimConfig(**SMALL))
+    expected = [img for img, _ in zip(table.frames(), range(3), strict=False)]
+    assert [f.time for f in frames] == [0.0, 0.5, 1.0]
+    assert all(np.array_equal(f.image, e[0]) for f, e in zip(frames, expected, strict=True))
+    source.close()
+
+
+def test_bad_source_spec_is_a_clear_error():
+    with pytest.raises(SimError, match="unknown synthetic source setting"):
+        parse_spec("synthetic:colour=red")
+    with pytest.raises(SimError, match="seats"):
+        parse_spec("synthetic:seats=7")
+    with pytest.raises(SimError, match="bad value for seed"):
+        parse_spec("synthetic:seed=x")
