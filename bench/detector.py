@@ -101,9 +101,9 @@ def _rank_recall(per_class: dict[int, float], tally: Tally) -> dict[str, float]:
 
 
 def accuracy(args) -> None:
-    models = [("two-stage", lambda: CardDetector(args.finder, args.reader, backend=args.backend))]
+    models = [("two-stage", lambda: CardDetector(args.finder, args.reader, backend=args.backend, imgsz=args.imgsz))]
     if args.single:
-        models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend)))
+        models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend, imgsz=args.imgsz)))
     results = []
     for name, make in models:
         detector = make()
@@ -173,6 +173,8 @@ def main() -> None:
             p.add_argument("--single", default=None, help="single-stage model to compare")
             p.add_argument("--backend", default="onnx")
             p.add_argument("--conf", type=float, default=DEFAULT_CONF)
+            p.add_argument("--imgsz", type=int, default=None,
+                           help="finder input size (a dynamic export runs 416 px tests at their own scale)")
             p.add_argument("--limit", type=int, default=None, help="score only the first N images per split")
             p.add_argument("--json", default=None, help="also write the full results here")
         else:
