@@ -51,7 +51,7 @@ def register(subparsers) -> None:
     train.add_argument("--cache", action="store_true", help="keep decoded images in RAM")
     train.set_defaults(func=run_train)
 
-    export = subparsers.add_parser("export", help="export trained weights to ONNX / NCNN / OpenVINO")
+    export = subparsers.add_parser("export-model", help="export trained weights to ONNX / NCNN / OpenVINO / 导出模型")
     export.add_argument("stage", choices=("finder", "reader", "single"))
     export.add_argument("weights", help="a .pt checkpoint (e.g. runs/finder/weights/best.pt)")
     export.add_argument("--format", dest="formats", action="append", choices=("onnx", "ncnn", "openvino"),
@@ -131,7 +131,7 @@ def run_export(args) -> int:
         written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz,
                          args.out or MODELS_DIR, args.name, args.dynamic)
     except (TrainingError, ValueError) as exc:
-        print(f"ddz-table export: {exc}", file=sys.stderr)
+        print(f"ddz-table export-model: {exc}", file=sys.stderr)
         return 2
     for path in written:
         print(path)

@@ -1,5 +1,4 @@
-"""Site commands: ``serve``, ``export`` and ``demo`` (``serve-demo`` while the engine's
-scripted ``demo`` still holds the name).
+"""Site commands: ``serve``, ``export`` and ``demo``.
 
 ``ddz-table serve [--db PATH] [--host H] [--port P] [--pin PIN] [--camera]`` serves a store
 with waitress on 127.0.0.1 unless ``--host`` says otherwise.
@@ -27,8 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.set_defaults(func=run_serve)
 
     # The contract names this ``export``; the vision CLI's model export held the name at first.
-    export_name = "export" if "export" not in subparsers.choices else "export-record"
-    export = subparsers.add_parser(export_name, help="write a hand record or score sheet / 导出记录",
+    export = subparsers.add_parser("export", help="write a hand record or score sheet / 导出记录",
                                    description="Export MATCH (e.g. 3, or 'last') or MATCH/HAND (e.g. 3/2).")
     export.add_argument("target", metavar="HAND_OR_MATCH", help="MATCH, MATCH/HAND, or 'last'")
     export.add_argument("--format", choices=("json", "csv", "txt"), default="json")
@@ -37,9 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--out", help="write to this file instead of standard output")
     export.set_defaults(func=run_export)
 
-    # The engine's interim scripted demo may still own "demo"; argparse refuses a name twice.
-    name = "demo" if "demo" not in subparsers.choices else "serve-demo"
-    demo = subparsers.add_parser(name, help="a simulated table played hand after hand, served live / 演示",
+    demo = subparsers.add_parser("demo", help="a simulated table played hand after hand, served live / 演示",
                                  description="Bots play a match at table speed into a fresh store; the site shows it.")
     _site_options(demo)
     demo.add_argument("--speed", type=float, default=1.0, help="play faster (e.g. 5 = five times table speed)")

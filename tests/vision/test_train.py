@@ -133,8 +133,8 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
 def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
     from webui.cli import main
 
-    assert main(["export", "reader", str(trained["reader"]), "--imgsz", "32", "--out", str(tmp_path)]) == 0
-    assert main(["export", "finder", str(trained["finder"]), "--imgsz", "160", "--out", str(tmp_path)]) == 0
+    assert main(["export-model", "reader", str(trained["reader"]), "--imgsz", "32", "--out", str(tmp_path)]) == 0
+    assert main(["export-model", "finder", str(trained["finder"]), "--imgsz", "160", "--out", str(tmp_path)]) == 0
     capsys.readouterr()
     image = str(next((trained["root"] / "finder" / "images" / "val").glob("*.png")))
     code = main(["detect", image, "--json", "--conf", "0", "--finder", str(tmp_path / "finder.onnx"),
