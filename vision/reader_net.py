@@ -156,8 +156,12 @@ def evaluate(model: IndexReader, images: np.ndarray, labels: np.ndarray, device,
 
 def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz: int = 96, batch: int = 128,
                  lr: float = 3e-3, device: str = "cpu", seed: int = 0, resume: bool = False,
-                 hours: float | None = None, threads: int | None = None, width: int = 32, log=print) -> Path:
+                 hours: float | None = None, threads: int | None = None, width: int = 32,
+                 init: str | Path | None = None, log=print) -> Path:
     """Train on ``data/train`` and pick the best epoch on ``data/val``; returns ``best.pt``.
+
+    ``init`` starts a new run from another run's weights (same classes), e.g. to go on
+    training the shipped reader on a larger data set with a fresh schedule.
 
     Every epoch writes ``weights/last.pt`` (model, optimiser, schedule, epoch) so that a
     run stopped at any point continues with ``resume=True`` (and a finished one goes on to
@@ -178,6 +182,12 @@ def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz:
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     steps_per_epoch = math.ceil(len(train_x) / batch)
     start_epoch, best_acc = 0, -1.0
+    if init and not resume:
+        start = torch.load(init, map_location=dev, weights_only=False)
+        if start.get("names") != names or start.get("width", width) != width:
+            raise ValueError(f"{init}: its classes or width differ from this run's")
+        model.load_state_dict(start["model"])
+        log(f"starting from {init}")
     if resume:
         ckpt = torch.load(weights / "last.pt", map_location=dev, weights_only=False)
         if ckpt["names"] != names:

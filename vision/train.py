@@ -206,7 +206,7 @@ def _train_tiny_reader(config: TrainConfig) -> Path:
         raise TrainingError(f"nothing to resume: {last_checkpoint(config)} does not exist")
     return train_reader(config.data, run_dir(config), epochs=config.epochs, imgsz=config.imgsz or 96,
                         batch=config.batch or 128, device=config.device, seed=config.seed, resume=config.resume,
-                        hours=config.hours, threads=config.threads or os.cpu_count())
+                        hours=config.hours, threads=config.threads or os.cpu_count(), init=config.weights)
 
 
 def _add_callbacks(model, config: TrainConfig) -> None:
