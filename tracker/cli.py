@@ -43,25 +43,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cal.set_defaults(func=run_calibrate)
 
     run = subparsers.add_parser("run", help="referee a live table / 实时裁判")
-    run.add_argument("--source", required=True, help="picamera, a device number, a stream URL, a video or a folder")
-    run.add_argument("--calibration", required=True, help="calibration.json from `ddz-table calibrate`")
-    run.add_argument("--rules", default="classic", help="rules preset")
+    run.add_argument("--config", help="settings file (the Pi service: /etc/ddz-table/config.toml); flags win over it")
+    run.add_argument("--source", help="picamera, a device number, a stream URL, a video or a folder")
+    run.add_argument("--camera-mode", help="camera resolution WIDTHxHEIGHT (default: the source's own)")
+    run.add_argument("--calibration", help="calibration.json from `ddz-table calibrate`")
+    run.add_argument("--rules", help="rules preset (default classic)")
     run.add_argument("--players", help="names by seat, comma separated (default 座位1,座位2,...)")
-    run.add_argument("--db", default=DEFAULT_DB, help=f"event store (default {DEFAULT_DB})")
+    run.add_argument("--db", help=f"event store (default {DEFAULT_DB})")
     run.add_argument("--match", type=int, help="continue this match (default: the last unfinished one)")
     run.add_argument("--new-match", action="store_true", help="start a new match even if one is unfinished")
     run.add_argument("--record", help="write the finished hands as a JSON record when the source ends")
     run.add_argument("--no-web", action="store_true", help="no web site")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8000)
+    run.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    run.add_argument("--port", type=int, help="default 8000")
     run.add_argument("--pin", help="referee PIN (default: generated and printed)")
     run.add_argument("--protocol", choices=("zones", "pile"),
                      help="zones: each seat plays in its own zone; pile: one centre pile "
                           "(default: pile when the calibrated mat has one)")
-    run.add_argument("--camera-view", action="store_true", help="serve the annotated camera view (MJPEG)")
+    run.add_argument("--camera-view", action="store_true", default=None, help="serve the annotated camera view (MJPEG)")
     run.add_argument("--detector", default="onnx",
                      help="'onnx' (models/finder.onnx + reader.onnx) or MODULE:FACTORY returning a detector")
-    run.add_argument("--backend", default="onnx", help="detector backend: onnx, openvino, ncnn")
+    run.add_argument("--backend", help="detector backend: onnx (default), openvino, ncnn")
+    run.add_argument("--models", help="folder with finder.onnx and reader.onnx (default: the shipped models)")
     run.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)
     run.set_defaults(func=run_run)
 
@@ -164,11 +167,13 @@ def draw_zones(image, cal) -> Any:
 
 
 # ---------------------------------------------------------------------- run
-def load_detector(spec: str, backend: str = "onnx") -> Any:
-    """The card detector: the shipped ONNX models, or ``MODULE:FACTORY`` (tests, simulators)."""
+def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -> Any:
+    """The card detector: the shipped ONNX models (or those in ``models``), or ``MODULE:FACTORY``."""
     if spec == "onnx":
         from vision.detector import CardDetector
 
+        if models:
+            return CardDetector(Path(models) / "finder.onnx", Path(models) / "reader.onnx", backend=backend)
         return CardDetector(backend=backend)
     module, _, name = spec.partition(":")
     if not name:
@@ -199,15 +204,18 @@ def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match:
 
 def run_run(args: argparse.Namespace) -> int:
     from engine.rules import get_rules
+    from tracker.config import ConfigError, apply_run_config
     from tracker.export import match_record
     from tracker.pipeline import Pipeline, PipelineConfig
     from tracker.state import TableState
     from tracker.store import EventStore, StoreError
+    from tracker.watchdog import Notifier, stop_on_sigterm
     from tracker.zones import Calibration, CalibrationError
     from vision.backends import ModelFileError
     from vision.sources import SourceError, open_source
 
     try:
+        apply_run_config(args)
         rules = get_rules(args.rules)
         players = tuple(p.strip() for p in args.players.split(",")) if args.players else None
         if players is not None and len(players) != rules.players:
@@ -218,9 +226,10 @@ def run_run(args: argparse.Namespace) -> int:
                          f"{rules.players}")
         store = EventStore(args.db)
         match_id = choose_match(store, rules, players, args.match, args.new_match)
-        detector = load_detector(args.detector, args.backend)
-        source = open_source(args.source)
-    except (ValueError, CalibrationError, StoreError, SourceError, ModelFileError, KeyError) as exc:
+        detector = load_detector(args.detector, args.backend, args.models)
+        size = tuple(int(v) for v in args.camera_mode.split("x")) if args.camera_mode else None
+        source = open_source(args.source, **({"size": size} if size else {}))
+    except (ValueError, CalibrationError, ConfigError, StoreError, SourceError, ModelFileError, KeyError) as exc:
         return _fail(str(exc))
     protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
     try:
@@ -230,6 +239,10 @@ def run_run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     server = None if args.no_web else _serve(store, pipeline, args)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
+    notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
+    pipeline.heartbeat = notifier.ping
+    restore_sigterm = stop_on_sigterm(pipeline.stop)
+    notifier.ready(f"match {match_id}, reading {source.name}")
     try:
         pipeline.run(max_frames=args.max_frames)
     except KeyboardInterrupt:
@@ -237,6 +250,8 @@ def run_run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(f"ddz-table: the camera stopped: {exc}", file=sys.stderr)
     finally:
+        notifier.stopping()
+        restore_sigterm()
         if server is not None:
             server.close()
     if args.record:
@@ -255,11 +270,17 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
     except ImportError as exc:
         print(f"ddz-table: no web site ({exc}); running without it", file=sys.stderr)
         return None
+    from tracker.config import join_url
+
     config: dict[str, Any] = {"CAMERA_VIEW": bool(args.camera_view)}
     if args.pin:
         config["REFEREE_PIN"] = args.pin
+    join = join_url(args.host, args.port) if args.port else None
+    if join:
+        config["JOIN_URL"] = join  # the address phones on the club's Wi-Fi type
     app = create_app(config, store=store, pipeline_status=pipeline)
-    server = make_server(app, host=args.host, port=args.port, threads=32)
+    banner = [f"phones / 手机: {join}"] if join else []
+    server = make_server(app, host=args.host, port=args.port, threads=32, banner=banner)
     if server is not None:
         threading.Thread(target=server.run, name="web", daemon=True).start()
     return server

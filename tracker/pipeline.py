@@ -107,6 +107,8 @@ class Pipeline:
         self._frame: Frame | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, tracker.watchdog).
+        self.heartbeat: Any = None
 
     # ------------------------------------------------------------------ one frame
     def process(self, frame: Frame) -> list[Record]:
@@ -219,6 +221,8 @@ class Pipeline:
         count = 0
         try:
             while not self._stop.is_set() and (max_frames is None or count < max_frames):
+                if self.heartbeat is not None:
+                    self.heartbeat()
                 frame = latest.read(timeout=1.0) if latest is not None else self.source.read()
                 if frame is None:
                     if latest is not None and not latest._done:

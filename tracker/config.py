@@ -1,0 +1,425 @@
+"""The table box's settings file, ``/etc/ddz-table/config.toml`` (配置文件).
+
+The service runs ``ddz-table run --config /etc/ddz-table/config.toml``; flags given on the
+command line win over the file, and the file wins over the built-in defaults. Every key is
+checked here, so a typo or a wrong value stops the service with one line naming the key and
+its line in the file, never a traceback.
+
+>>> cfg = parse_config('[table]\\nseats = 4\\npreset = "four"\\nreferee_pin = "2468"\\n')
+>>> cfg.seats, cfg.preset, cfg.source, cfg.port
+(4, 'four', 'picamera', 8000)
+>>> parse_config('[table]\\nseats = 5\\n')
+Traceback (most recent call last):
+...
+tracker.config.ConfigError: config.toml line 2: table.seats = 5: must be 3 or 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import socket
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = "/etc/ddz-table/config.toml"
+DB_NAME = "ddz-table.db"
+BACKEND_CHOICES = ("auto", "onnx", "openvino", "ncnn")
+STREAM_PREFIXES = ("tcp://", "udp://", "rtsp://", "rtsps://", "http://", "https://")
+
+
+class ConfigError(ValueError):
+    """The config file is missing, not TOML, or has a key or value the box cannot use."""
+
+
+# ---------------------------------------------------------------------- the keys
+def _one_of(*choices: Any) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if value in choices:
+            return None
+        return "must be " + (" or ".join(repr(c) if isinstance(c, str) else str(c) for c in choices))
+    return check
+
+
+def _pin(value: str) -> str | None:
+    return None if re.fullmatch(r"\d{4,8}", value) else "must be 4 to 8 digits in quotes, like \"482913\""
+
+
+def _mode(value: str) -> str | None:
+    if value == "auto" or re.fullmatch(r"[1-9]\d{1,4}x[1-9]\d{1,4}", value):
+        return None
+    return 'must be "auto" or WIDTHxHEIGHT, like "2304x1296"'
+
+
+def _source(value: Any) -> str | None:
+    if isinstance(value, int):
+        return None if 0 <= value < 64 else "a USB camera number must be 0 to 63"
+    return None if value.strip() else 'must not be empty (use "picamera", a camera number, a stream URL or a file)'
+
+
+def _preset(value: str) -> str | None:
+    from engine.rules import PRESETS
+
+    return None if value in PRESETS else f"must be one of {', '.join(PRESETS)}"
+
+
+def _port(value: int) -> str | None:
+    return None if 1 <= value <= 65535 else "must be a port number from 1 to 65535"
+
+
+def _nonempty(value: str) -> str | None:
+    return None if value.strip() else "must not be empty"
+
+
+def _names(value: list) -> str | None:
+    if all(isinstance(v, str) and v.strip() for v in value):
+        return None
+    return 'must be a list of names in quotes, like ["张三", "李四", "王五"]'
+
+
+@dataclass(frozen=True)
+class Key:
+    types: tuple[type, ...]
+    default: Any
+    check: Callable[[Any], str | None] | None = None
+    path: bool = False  # relative paths are taken from the config file's folder
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "table": {
+        "seats": Key((int,), 3, _one_of(3, 4)),
+        "preset": Key((str,), "classic", _preset),
+        "players": Key((list,), [], _names),
+        "referee_pin": Key((str,), "", lambda v: None if v == "" else _pin(v)),
+        "protocol": Key((str,), "zones", _one_of("zones", "pile")),
+        "mat": Key((str,), "A2", _one_of("A3", "A2", "A1")),
+    },
+    "camera": {
+        "source": Key((str, int), "picamera", _source),
+        "mode": Key((str,), "auto", _mode),
+        "calibration": Key((str,), "/var/lib/ddz-table/calibration.json", _nonempty, path=True),
+        "view": Key((bool,), False),
+    },
+    "site": {
+        "host": Key((str,), "0.0.0.0", _nonempty),
+        "port": Key((int,), 8000, _port),
+    },
+    "data": {
+        "dir": Key((str,), "/var/lib/ddz-table", _nonempty, path=True),
+    },
+    "model": {
+        "dir": Key((str,), "", None, path=True),  # "": the models folder beside the code
+        "backend": Key((str,), "auto", _one_of(*BACKEND_CHOICES)),
+    },
+}
+
+_TYPE_WORDS = {str: "text in quotes", int: "a whole number", bool: "true or false", list: "a list [...]"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Checked settings; paths are absolute when the file was read from disk."""
+
+    seats: int = 3
+    preset: str = "classic"
+    players: tuple[str, ...] = ()
+    referee_pin: str = ""
+    protocol: str = "zones"
+    mat: str = "A2"
+    source: str = "picamera"
+    mode: str = "auto"
+    calibration: str = "/var/lib/ddz-table/calibration.json"
+    camera_view: bool = False
+    host: str = "0.0.0.0"
+    port: int = 8000
+    data_dir: str = "/var/lib/ddz-table"
+    model_dir: str = ""
+    backend: str = "auto"
+    path: str = "config.toml"
+
+    @property
+    def db(self) -> str:
+        return str(Path(self.data_dir) / DB_NAME)
+
+    @property
+    def camera_size(self) -> tuple[int, int] | None:
+        if self.mode == "auto":
+            return None
+        w, h = self.mode.split("x")
+        return int(w), int(h)
+
+    @property
+    def models(self) -> Path:
+        if self.model_dir:
+            return Path(self.model_dir)
+        from vision.detector import MODELS_DIR
+
+        return MODELS_DIR
+
+    def resolved_backend(self, machine: str | None = None) -> str:
+        """``auto``: NCNN on an ARM board when its model folder and runtime are there, else ONNX Runtime."""
+        if self.backend != "auto":
+            return self.backend
+        import importlib.util
+        import platform
+
+        arm = (machine or platform.machine()).lower() in ("aarch64", "arm64", "armv7l", "armv8l")
+        ncnn_ready = (self.models / "finder_ncnn_model").is_dir() and importlib.util.find_spec("ncnn") is not None
+        return "ncnn" if arm and ncnn_ready else "onnx"
+
+
+_FIELD = {("table", k): k for k in SCHEMA["table"]} | {
+    ("camera", "source"): "source", ("camera", "mode"): "mode", ("camera", "calibration"): "calibration",
+    ("camera", "view"): "camera_view", ("site", "host"): "host", ("site", "port"): "port",
+    ("data", "dir"): "data_dir", ("model", "dir"): "model_dir", ("model", "backend"): "backend",
+}
+
+
+# ---------------------------------------------------------------------- reading
+def _line_of(text: str, section: str, key: str | None = None) -> int | None:
+    """The line where ``[section]`` (or ``key`` inside it) is written, for the error message."""
+    current = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        header = re.fullmatch(r"\[\s*([^\]]+?)\s*\]", line)
+        if header:
+            current = header.group(1).strip().strip('"')
+            if key is None and current == section:
+                return number
+        elif key is not None and current == section and re.match(rf'"?{re.escape(key)}"?\s*=', line):
+            return number
+    return None
+
+
+def parse_config(text: str, name: str = "config.toml", base: Path | None = None) -> Config:
+    """Check TOML text against :data:`SCHEMA`; ``base`` anchors relative paths."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: the optional backport, else a clear message
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            raise ConfigError("reading config.toml needs Python 3.11 or newer (or `pip install tomli`)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name} is not valid TOML: {exc}") from None
+
+    def where(section: str, key: str | None = None) -> str:
+        line = _line_of(text, section, key)
+        return f"{name} line {line}" if line else name
+
+    values: dict[str, Any] = {}
+    for section, table in data.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"{where(section)}: unknown section [{section}]; "
+                              f"sections are {', '.join(f'[{s}]' for s in SCHEMA)}")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where(section, section)}: {section} must be a [{section}] section, not a value")
+        for key, value in table.items():
+            spec = SCHEMA[section].get(key)
+            at = f"{where(section, key)}: {section}.{key}"
+            if spec is None:
+                raise ConfigError(f"{at}: unknown key; [{section}] takes {', '.join(SCHEMA[section])}")
+            if isinstance(value, bool) and bool not in spec.types or not isinstance(value, spec.types):
+                wanted = " or ".join(_TYPE_WORDS[t] for t in spec.types)
+                raise ConfigError(f"{at} = {_toml(value)}: must be {wanted}")
+            problem = spec.check(value) if spec.check else None
+            if problem:
+                raise ConfigError(f"{at} = {_toml(value)}: {problem}")
+            if spec.path and value and base is not None:
+                value = str((base / Path(value).expanduser()).resolve())
+            values[_FIELD[(section, key)]] = tuple(value) if isinstance(value, list) else value
+    if isinstance(values.get("source"), int):
+        values["source"] = str(values["source"])
+    config = Config(**values, path=name)
+    _check_together(config, data, where)
+    return config
+
+
+def _check_together(config: Config, data: dict, where: Callable[..., str]) -> None:
+    from engine.rules import get_rules
+
+    rules = get_rules(config.preset)
+    if rules.players != config.seats:
+        raise ConfigError(f"{where('table', 'preset')}: table.preset = {config.preset!r} is for {rules.players} "
+                          f"players but table.seats = {config.seats}; use preset \"four\" for 4 seats")
+    if config.players and len(config.players) != config.seats:
+        raise ConfigError(f"{where('table', 'players')}: table.players names {len(config.players)} players; "
+                          f"table.seats = {config.seats}")
+
+
+def load_config(path: str | Path) -> Config:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"no config file at {path} (run deploy/raspberrypi/install.sh, or give --config)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc} "
+                          "(try sudo: the file holds the referee PIN)") from None
+    return parse_config(text, str(path), path.parent.resolve())
+
+
+# ---------------------------------------------------------------------- writing
+TEMPLATE = """\
+# ddz-table 牌桌盒子配置 / table box settings.
+# 修改后重启服务 / after editing: sudo systemctl restart ddz-table
+# 检查 / check: sudo ddz-table doctor
+
+[table]
+seats = {seats}                # 座位数 3 或 4 / 3 or 4 seats
+preset = {preset}        # 规则 classic qq chips fixed grab four (4 人用 four)
+players = {players}              # 座位顺序的名字，可空 / names in seat order, may be empty
+referee_pin = {referee_pin}   # 裁判密码 / referee PIN (keep it secret)
+protocol = {protocol}        # zones: 各自出牌区 / own zones; pile: 中间一堆 / one centre pile
+mat = {mat}               # 打印的桌垫尺寸 / printed mat size: A3 A2 A1
+
+[camera]
+source = {source}     # picamera, USB 摄像头编号 0, "tcp://127.0.0.1:8888" (rpicam-vid), 或视频文件
+mode = {mode}           # "auto" 或 WIDTHxHEIGHT, 如 "2304x1296" (见 camera.md)
+calibration = {calibration}
+view = {view}             # 网页上的摄像头画面 / camera view on the site (costs CPU)
+
+[site]
+host = {host}        # 0.0.0.0: 同一 Wi-Fi 的手机可以访问 / phones on the Wi-Fi can join
+port = {port}
+
+[data]
+dir = {data_dir}   # 记录库 / event store (SQLite), kept on uninstall
+
+[model]
+dir = {model_dir}
+backend = {backend}          # auto: 树莓派用 NCNN, 其他用 ONNX / NCNN on the Pi, else ONNX Runtime
+"""
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)  # JSON escapes are valid TOML basic strings
+
+
+def render_config(**values: Any) -> str:
+    """The commented config file with ``values`` (Config field names) over the defaults.
+
+    What it writes is read back and checked, so the installer can never leave a file the
+    service refuses."""
+    fields = {f: getattr(Config(), f) for f in Config.__dataclass_fields__ if f != "path"}
+    unknown = set(values) - set(fields)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) {', '.join(sorted(unknown))}")
+    fields.update(values)
+    if isinstance(fields["source"], str) and fields["source"].isdigit():
+        fields["source"] = int(fields["source"])
+    fields["view"] = fields.pop("camera_view")
+    text = TEMPLATE.format(**{k: _toml(v) for k, v in fields.items()})
+    parse_config(text, "rendered config")
+    return text
+
+
+# ---------------------------------------------------------------------- the phones' address
+def lan_address(probe: str = "192.0.2.1") -> str | None:
+    """This machine's address on the local network, or None when it has none.
+
+    A UDP socket 'connected' to any outside address makes the kernel pick the outgoing
+    interface; nothing is sent. 192.0.2.1 is a documentation address, never routed to anyone."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe_socket:
+        try:
+            probe_socket.connect((probe, 9))
+            address = probe_socket.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith(("0.", "127.")) else address
+
+
+def join_url(host: str, port: int, lan: str | None = None) -> str | None:
+    """The address phones type: the LAN address when the site listens on every interface."""
+    if host in ("0.0.0.0", "", "::"):
+        lan = lan if lan is not None else lan_address()
+        return f"http://{lan}:{port}/" if lan else None
+    if host.startswith("127.") or host in ("localhost", "::1"):
+        return None  # phones cannot reach it
+    return f"http://{host}:{port}/"
+
+
+# ---------------------------------------------------------------------- `run --config`
+#: run's option -> (Config field, built-in default when neither flag nor file sets it).
+RUN_OPTIONS: dict[str, tuple[str | None, Any]] = {
+    "source": ("source", None), "calibration": ("calibration", None), "rules": ("preset", "classic"),
+    "players": ("players", None), "db": ("db", "ddz-table.db"), "host": ("host", "127.0.0.1"),
+    "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),
+    "camera_view": ("camera_view", False), "backend": ("backend", "onnx"), "models": ("model_dir", None),
+    "camera_mode": ("mode", None),
+}
+
+
+def apply_run_config(args: argparse.Namespace) -> Config | None:
+    """Fill ``run``'s unset options (None) from ``args.config`` and then the built-in defaults."""
+    config = load_config(args.config) if getattr(args, "config", None) else None
+    for option, (field, default) in RUN_OPTIONS.items():
+        if getattr(args, option, None) is not None:
+            continue
+        value = getattr(config, field) if config is not None else default
+        if option == "players":
+            value = ",".join(value) if value else None
+        elif option in ("pin", "models", "camera_mode") and value in ("", "auto"):
+            value = None
+        elif option == "backend" and config is not None:
+            value = config.resolved_backend()
+        setattr(args, option, value)
+    if args.camera_mode and _mode(args.camera_mode):
+        raise ConfigError(f"--camera-mode {args.camera_mode}: {_mode(args.camera_mode)}")
+    for needed in ("source", "calibration"):
+        if getattr(args, needed) is None:
+            raise ConfigError(f"give --{needed} (or --config FILE with it)")
+    return config
+
+
+# ---------------------------------------------------------------------- for shell scripts
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tracker.config render [--set FIELD=VALUE ...] | check FILE | get FILE FIELD``."""
+    parser = argparse.ArgumentParser(prog="python -m tracker.config")
+    sub = parser.add_subparsers(dest="what", required=True)
+    render = sub.add_parser("render", help="print a config file with these values over the defaults")
+    render.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
+    check = sub.add_parser("check", help="check a config file")
+    check.add_argument("file")
+    get = sub.add_parser("get", help="print one checked value (db, models, and the Config fields)")
+    get.add_argument("file")
+    get.add_argument("field")
+    args = parser.parse_args(argv)
+    try:
+        if args.what == "render":
+            values: dict[str, Any] = {}
+            for item in args.set:
+                field, sep, value = item.partition("=")
+                if not sep:
+                    raise ConfigError(f"--set wants FIELD=VALUE, not {item!r}")
+                values[field] = int(value) if field in ("seats", "port") and value.isdigit() else value
+            sys.stdout.write(render_config(**values))
+        elif args.what == "check":
+            load_config(args.file)
+            print(f"{args.file}: OK")
+        else:
+            config = load_config(args.file)
+            if args.field not in Config.__dataclass_fields__ and args.field not in ("db", "models"):
+                raise ConfigError(f"no setting {args.field!r}")
+            value = getattr(config, args.field)
+            print(",".join(value) if isinstance(value, tuple) else value)
+    except ConfigError as exc:
+        print(f"ddz-table: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
