@@ -276,9 +276,14 @@ class Hand(HandChecks):
             self._crown(event.seat, event.base, [])
         elif isinstance(event, Kitty):
             if not self._kitty_from_deal:
-                self.kitty_unplayed = Counter(k for k in map(identity, event.cards) if k is not None)
+                # Shown late, the kitty's cards the landlord already played are no longer held.
+                held = Counter(k for k in map(identity, event.cards) if k is not None)
+                self.kitty_unplayed = held - self._landlord_played(event.cards)
                 if self.known is not None and self.landlord is not None:
                     self.known[self.landlord].extend(event.cards)
+                    for p in self.plays:
+                        if p.seat == self.landlord:
+                            take(self.known[self.landlord], p.cards, remove=True)
             self.kitty = event.cards
         elif isinstance(event, OpenHand):
             self.open_hand = True

@@ -55,6 +55,16 @@ class HandRecord:
         return cls(tuple(hand.log), started, note)
 
 
+class MatchOverError(ValueError):
+    """A hand offered to a match that is already decided; ``.status`` says how it ended."""
+
+    def __init__(self, status: MatchStatus) -> None:
+        winners = ", ".join(str(s) for s in status.winners) or "none"
+        super().__init__(f"the match is over ({status.reason}, winners: seat {winners}); "
+                         f"start a new match for more hands / 比赛已结束")
+        self.status = status
+
+
 @dataclass(frozen=True)
 class MatchStatus:
     over: bool
@@ -112,7 +122,12 @@ class Match:
         return Hand.dealt(self.rules, self.next_first_bidder(), hands, kitty, time)
 
     def add_hand(self, hand: Hand | HandRecord, started: float | None = None) -> Settlement:
+        """Add a finished hand; raises :class:`MatchOverError` once the match is decided (judged
+        at the hand's start, so a timed match takes no hand begun after time ran out)."""
         record = hand if isinstance(hand, HandRecord) else HandRecord.of(hand, started)
+        status = self.status(now=record.started)
+        if status.over:
+            raise MatchOverError(status)
         folded = record.hand(self.rules)
         if not folded.finished:
             raise ValueError("only a finished hand (someone out, conceded, escaped, redeal or abandoned) "

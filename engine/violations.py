@@ -197,7 +197,16 @@ class HandChecks:
         if self.kitty is not None and Counter(self.kitty) != Counter(kitty.cards):
             raise self._fault("bad_kitty", "these are not the kitty cards dealt", zh="与发牌时的底牌不符")
         if not self._kitty_from_deal:
-            self._check_duplicates(kitty.cards, self.seen, None)
+            # A kitty shown late: the landlord may already have played some of its cards, which
+            # are then in ``seen`` without being repeats.
+            self._check_duplicates(kitty.cards, self.seen - self._landlord_played(kitty.cards), None)
+
+    def _landlord_played(self, cards: Iterable[Card]) -> Counter:
+        """Which of ``cards`` the landlord has played so far (physical cards, counted)."""
+        wanted = Counter(k for k in map(identity, cards) if k is not None)
+        played = Counter(k for p in self.plays if p.seat == self.landlord for k in map(identity, p.cards)
+                         if k is not None)
+        return wanted & played
 
     def _check_turn(self, seat: int) -> None:
         if seat != self.turn:
