@@ -267,34 +267,49 @@ def load_config(path: str | Path) -> Config:
 
 # ---------------------------------------------------------------------- writing
 TEMPLATE = """\
-# ddz-table 牌桌盒子配置 / table box settings.
-# 修改后重启服务 / after editing: sudo systemctl restart ddz-table
+# ddz-table 牌桌盒子配置 / table box settings
+# 改完后重启服务 / after editing: sudo systemctl restart ddz-table
 # 检查 / check: sudo ddz-table doctor
 
 [table]
-seats = {seats}                # 座位数 3 或 4 / 3 or 4 seats
-preset = {preset}        # 规则 classic qq chips fixed grab four (4 人用 four)
-players = {players}              # 座位顺序的名字，可空 / names in seat order, may be empty
-referee_pin = {referee_pin}   # 裁判密码 / referee PIN (keep it secret)
-protocol = {protocol}        # zones: 各自出牌区 / own zones; pile: 中间一堆 / one centre pile
-mat = {mat}               # 打印的桌垫尺寸 / printed mat size: A3 A2 A1
+# 座位数: 3 或 4 / seats: 3 or 4
+seats = {seats}
+# 规则 / rules: classic qq chips fixed grab (3 人 / 3 seats), four (4 人 / 4 seats)
+preset = {preset}
+# 按座位顺序的名字，可以不填 / names in seat order, may stay empty: ["张三", "李四", "王五"]
+players = {players}
+# 裁判密码（保密）/ referee PIN (keep it secret)
+referee_pin = {referee_pin}
+# zones: 各自面前出牌 / each seat plays in its own zone; pile: 都出到中间 / one centre pile
+protocol = {protocol}
+# 打印的桌垫尺寸 / printed mat size: A3 A2 A1
+mat = {mat}
 
 [camera]
-source = {source}     # picamera, USB 摄像头编号 0, "tcp://127.0.0.1:8888" (rpicam-vid), 或视频文件
-mode = {mode}           # "auto" 或 WIDTHxHEIGHT, 如 "2304x1296" (见 camera.md)
+# picamera (树莓派摄像头 / Pi camera), 0 (USB 摄像头 / USB camera),
+# "tcp://127.0.0.1:8888" (rpicam-vid), 或视频文件 / or a video file
+source = {source}
+# "auto" 或 / or WIDTHxHEIGHT, 如 / like "2304x1296" (camera.md)
+mode = {mode}
+# 标定文件 / calibration file (sudo deploy/raspberrypi/calibrate.sh writes it)
 calibration = {calibration}
-view = {view}             # 网页上的摄像头画面 / camera view on the site (costs CPU)
+# 网页上显示摄像头画面（占用 CPU）/ camera view on the site (costs CPU)
+view = {view}
 
 [site]
-host = {host}        # 0.0.0.0: 同一 Wi-Fi 的手机可以访问 / phones on the Wi-Fi can join
+# "0.0.0.0": 同一 Wi-Fi 的手机可以访问 / phones on the same Wi-Fi can join
+host = {host}
 port = {port}
 
 [data]
-dir = {data_dir}   # 记录库 / event store (SQLite), kept on uninstall
+# 记录库所在目录，卸载时保留 / event store folder (SQLite), kept on uninstall
+dir = {data_dir}
 
 [model]
+# 模型目录，空 = 程序自带 / model folder, empty = the shipped models
 dir = {model_dir}
-backend = {backend}          # auto: 树莓派用 NCNN, 其他用 ONNX / NCNN on the Pi, else ONNX Runtime
+# auto: 树莓派上用 NCNN，其他用 ONNX / NCNN on the Pi, else ONNX Runtime; or onnx, openvino, ncnn
+backend = {backend}
 """
 
 

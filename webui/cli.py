@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "tracker.cli",
     "tracker.sim_cli",
     "webui.commands",
+    "webui.doctor",
 )
 
 
