@@ -227,8 +227,7 @@ def run_run(args: argparse.Namespace) -> int:
         store = EventStore(args.db)
         match_id = choose_match(store, rules, players, args.match, args.new_match)
         detector = load_detector(args.detector, args.backend, args.models)
-        size = tuple(int(v) for v in args.camera_mode.split("x")) if args.camera_mode else None
-        source = open_source(args.source, **({"size": size} if size else {}))
+        source = open_source(args.source, **args.source_options)
     except (ValueError, CalibrationError, ConfigError, StoreError, SourceError, ModelFileError, KeyError) as exc:
         return _fail(str(exc))
     protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")

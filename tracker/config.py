@@ -103,6 +103,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "mode": Key((str,), "auto", _mode),
         "calibration": Key((str,), "/var/lib/ddz-table/calibration.json", _nonempty, path=True),
         "view": Key((bool,), False),
+        "height_mm": Key((int, float), 0, lambda v: None if v == 0 or 200 <= v <= 5000 else
+                         "must be the lens-to-table height in millimetres (200 to 5000), or 0 if not measured"),
+        "mains_hz": Key((int,), 50, _one_of(50, 60)),
     },
     "site": {
         "host": Key((str,), "0.0.0.0", _nonempty),
@@ -117,7 +120,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
 }
 
-_TYPE_WORDS = {str: "text in quotes", int: "a whole number", bool: "true or false", list: "a list [...]"}
+_TYPE_WORDS = {str: "text in quotes", int: "a whole number", float: "a number", bool: "true or false",
+               list: "a list [...]"}
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,8 @@ class Config:
     mode: str = "auto"
     calibration: str = "/var/lib/ddz-table/calibration.json"
     camera_view: bool = False
+    height_mm: float = 0
+    mains_hz: int = 50
     host: str = "0.0.0.0"
     port: int = 8000
     data_dir: str = "/var/lib/ddz-table"
@@ -151,6 +157,15 @@ class Config:
             return None
         w, h = self.mode.split("x")
         return int(w), int(h)
+
+    def source_options(self) -> dict[str, Any]:
+        """What ``vision.sources.open_source`` takes besides the source (sources ignore the rest)."""
+        options: dict[str, Any] = {"mains_hz": float(self.mains_hz)}
+        if self.camera_size:
+            options["size"] = self.camera_size
+        if self.height_mm:
+            options["height_mm"] = float(self.height_mm)
+        return options
 
     @property
     def models(self) -> Path:
@@ -174,7 +189,8 @@ class Config:
 
 _FIELD = {("table", k): k for k in SCHEMA["table"]} | {
     ("camera", "source"): "source", ("camera", "mode"): "mode", ("camera", "calibration"): "calibration",
-    ("camera", "view"): "camera_view", ("site", "host"): "host", ("site", "port"): "port",
+    ("camera", "view"): "camera_view", ("camera", "height_mm"): "height_mm",
+    ("camera", "mains_hz"): "mains_hz", ("site", "host"): "host", ("site", "port"): "port",
     ("data", "dir"): "data_dir", ("model", "dir"): "model_dir", ("model", "backend"): "backend",
 }
 
@@ -295,6 +311,10 @@ mode = {mode}
 calibration = {calibration}
 # 网页上显示摄像头画面（占用 CPU）/ camera view on the site (costs CPU)
 view = {view}
+# 镜头到桌面的高度（毫米），0 = 未量 / lens-to-table height in mm, 0 = not measured (camera.md)
+height_mm = {height_mm}
+# 市电频率：中国大陆 50，台湾 60 / mains frequency (lights flicker at twice it)
+mains_hz = {mains_hz}
 
 [site]
 # "0.0.0.0": 同一 Wi-Fi 的手机可以访问 / phones on the same Wi-Fi can join
@@ -316,8 +336,8 @@ backend = {backend}
 def _toml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     return json.dumps(str(value), ensure_ascii=False)  # JSON escapes are valid TOML basic strings
@@ -393,6 +413,11 @@ def apply_run_config(args: argparse.Namespace) -> Config | None:
         setattr(args, option, value)
     if args.camera_mode and _mode(args.camera_mode):
         raise ConfigError(f"--camera-mode {args.camera_mode}: {_mode(args.camera_mode)}")
+    options = config.source_options() if config is not None else {}
+    options.pop("size", None)
+    if args.camera_mode:
+        options["size"] = tuple(int(v) for v in args.camera_mode.split("x"))
+    args.source_options = options
     for needed in ("source", "calibration"):
         if getattr(args, needed) is None:
             raise ConfigError(f"give --{needed} (or --config FILE with it)")
@@ -419,7 +444,11 @@ def main(argv: list[str] | None = None) -> int:
                 field, sep, value = item.partition("=")
                 if not sep:
                     raise ConfigError(f"--set wants FIELD=VALUE, not {item!r}")
-                values[field] = int(value) if field in ("seats", "port") and value.isdigit() else value
+                kind = type(getattr(Config(), field, ""))
+                try:
+                    values[field] = (int(value) if value.isdigit() else float(value)) if kind in (int, float) else value
+                except ValueError:
+                    raise ConfigError(f"--set {field} wants a number, not {value!r}") from None
             sys.stdout.write(render_config(**values))
         elif args.what == "check":
             load_config(args.file)

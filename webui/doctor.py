@@ -110,8 +110,7 @@ def grab_frame(config: Any, timeout_s: float = 20.0, settle_s: float = 2.0) -> t
         try:
             from vision.sources import open_source
 
-            size = config.camera_size
-            source = open_source(config.source, reconnect=False, **({"size": size} if size else {}))
+            source = open_source(config.source, reconnect=False, **config.source_options())
             try:
                 start, frame = time.monotonic(), None
                 for _ in range(120):
