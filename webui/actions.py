@@ -13,103 +13,41 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.cards import parse_cards
-from engine.events import Bid, Concede, Correction, Deal, End, Event, Kitty, Landlord, Pass, Penalty, Play
+from engine.events import (
+    Announce,
+    Bid,
+    Concede,
+    Correction,
+    Deal,
+    End,
+    Escape,
+    Event,
+    Kitty,
+    Landlord,
+    OpenHand,
+    Pass,
+    Penalty,
+    Play,
+)
+from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS
 from engine.rules import PRESETS, SCORING_FORMATS, get_rules
 from engine.violations import KINDS_ZH
 from tracker.records import MatchEnd
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError
+from webui.fields import (
+    MAX_NAME,
+    ActionError,
+    bool_field,
+    cards_field,
+    int_field,
+    players_field,
+    text_field,
+)
 from webui.tables import Tables, UnknownMatch
 
-MAX_NAME = 40
-MAX_REASON = 200
-
-
-class ActionError(ValueError):
-    """A refused action: ``status`` is the HTTP status, the message says why (en / zh)."""
-
-    def __init__(self, message: str, status: int = 400, zh: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.zh = zh
-
-    def text(self, lang: str) -> str:
-        return self.zh if lang == "zh" and self.zh else self.message
-
-
-# ---------------------------------------------------------------------- field readers
-def _field(fields: dict[str, Any], name: str, required: bool = True) -> Any:
-    value = fields.get(name)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise ActionError(f"missing field {name!r}", zh=f"缺少 {name}")
-        return None
-    return value
-
-
-def int_field(fields: dict[str, Any], name: str, required: bool = True, low: int | None = None,
-              high: int | None = None, default: int | None = None) -> int | None:
-    value = _field(fields, name, required and default is None)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ActionError(f"{name} must be a whole number, not {value!r}", zh=f"{name} 必须是整数")
-    try:
-        number = int(value)
-    except ValueError:
-        raise ActionError(f"{name} must be a whole number, not {value!r}", zh=f"{name} 必须是整数") from None
-    if (low is not None and number < low) or (high is not None and number > high):
-        raise ActionError(f"{name} must be between {low} and {high}, not {number}", zh=f"{name} 超出范围")
-    return number
-
-
-def text_field(fields: dict[str, Any], name: str, required: bool = True, limit: int = MAX_REASON) -> str:
-    value = _field(fields, name, required)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ActionError(f"{name} must be text, not {type(value).__name__}", zh=f"{name} 必须是文字")
-    value = value.strip()
-    if len(value) > limit:
-        raise ActionError(f"{name} is longer than {limit} characters", zh=f"{name} 太长")
-    return value
-
-
-def cards_field(fields: dict[str, Any], name: str = "cards") -> tuple:
-    text = text_field(fields, name)
-    try:
-        cards = tuple(parse_cards(text))
-    except ValueError as exc:
-        raise ActionError(f"{name}: {exc}", zh="看不懂这些牌") from None
-    if not cards:
-        raise ActionError(f"{name}: no cards given", zh="没有写牌")
-    return cards
-
-
-def bool_field(fields: dict[str, Any], name: str) -> bool:
-    value = fields.get(name)
-    if isinstance(value, bool):
-        return value
-    return isinstance(value, str) and value.lower() in ("1", "on", "yes", "true")
-
-
-def players_field(fields: dict[str, Any]) -> tuple[str, ...]:
-    value = _field(fields, "players")
-    if isinstance(value, str):
-        names = [n.strip() for n in value.replace("\r", "").replace(",", "\n").replace("，", "\n").split("\n")]
-    elif isinstance(value, list) and all(isinstance(n, str) for n in value):
-        names = [n.strip() for n in value]
-    else:
-        raise ActionError("players must be names, one per seat", zh="玩家名单格式不对")
-    names = [n for n in names if n]
-    if any(len(n) > MAX_NAME for n in names):
-        raise ActionError(f"a player's name is longer than {MAX_NAME} characters", zh="玩家名字太长")
-    if len(set(names)) != len(names):
-        raise ActionError("two players have the same name", zh="玩家名字重复")
-    return tuple(names)
+__all__ = ["ACTIONS", "ActionError", "Referee"]
 
 
 # ---------------------------------------------------------------------- the actions
@@ -274,24 +212,98 @@ class Referee:
         seat = self._seat(fields, mid, default=None if hand is None else hand.turn)
         return self._hand_event(mid, Pass(seat, time=time.time()), source)
 
-    def correct(self, fields: dict[str, Any], source: str) -> int:
-        """Replace the cards of play number ``index`` (an index into the hand's events)."""
-        mid = self.match_id(fields)
+    # -- corrections: each one a Correction event naming a point of the hand (its event index)
+    def _current_hand(self, mid: int) -> Hand:
         hand = self.state(mid).hand
         if hand is None:
             raise ActionError("no hand has been dealt yet", 409, "还没有发牌")
+        return hand
+
+    def _fix(self, mid: int, action: str, target: int, event: Event | None, fields: dict[str, Any],
+             source: str) -> int:
+        reason = text_field(fields, "reason", required=False)
+        return self._hand_event(mid, Correction(action, target, event, reason, time.time()), source)
+
+    def correct(self, fields: dict[str, Any], source: str) -> int:
+        """Replace the cards of play number ``index`` (an index into the hand's events)."""
+        mid = self.match_id(fields)
+        hand = self._current_hand(mid)
         index = int_field(fields, "index", low=0)
         if index >= len(hand.events) or not isinstance(hand.events[index], Play):  # type: ignore[operator]
             raise ActionError(f"event {index} of this hand is not a play", 404, "这一步不是出牌")
         original = hand.events[index]
         fixed = Play(original.seat, cards_field(fields), time=original.time)  # type: ignore[attr-defined]
-        fix = Correction("replace", index, fixed, text_field(fields, "reason", required=False), time.time())  # type: ignore[arg-type]
-        return self._hand_event(mid, fix, source)
+        return self._fix(mid, "replace", index, fixed, fields, source)  # type: ignore[arg-type]
+
+    def insert(self, fields: dict[str, Any], source: str) -> int:
+        """Put a pass (or a play, or an announcement) the camera missed at point ``index`` of the
+        hand: before the event now at ``index``, or at the end when ``index`` is the event count.
+        A pass without a seat goes to the seat whose turn it was at that point."""
+        mid = self.match_id(fields)
+        hand = self._current_hand(mid)
+        n = len(hand.events)
+        index = int_field(fields, "index", low=1, high=n)
+        what = text_field(fields, "what", required=False, limit=10) or "pass"
+        seats = len(self.state(mid).info.players)
+        seat = int_field(fields, "seat", required=False, low=0, high=seats - 1)
+        if seat is None:
+            if what != "pass":
+                raise ActionError(f"missing field 'seat' (whose {what} to insert)", zh="缺少座位")
+            seat = Hand.from_events(hand.rules, hand.events[:index]).turn
+            if seat is None:
+                raise ActionError(f"nobody is to play at event {index}: a pass cannot go there", 409,
+                                  "这一步之前没有人在出牌，不能插入不出")
+        if what == "pass":
+            event: Event = Pass(seat, time=time.time())
+        elif what == "play":
+            event = Play(seat, cards_field(fields), time=time.time())
+        elif what == "announce":
+            event = Announce(seat, time=time.time())
+        else:
+            raise ActionError(f"what must be pass, play or announce, not {what!r}", zh="只能插入不出、出牌或报牌")
+        return self._fix(mid, "insert", index, event, fields, source)
+
+    def delete(self, fields: dict[str, Any], source: str) -> int:
+        """Remove event ``index`` of the hand (a pass, play, bid... the camera saw wrongly)."""
+        mid = self.match_id(fields)
+        hand = self._current_hand(mid)
+        index = int_field(fields, "index", low=0, high=max(0, len(hand.events) - 1))
+        if isinstance(hand.events[index], Deal):  # type: ignore[index]
+            raise ActionError("the deal cannot be deleted: abandon the hand instead", 409,
+                              "发牌不能删除，请作废本局")
+        return self._fix(mid, "delete", index, None, fields, source)  # type: ignore[arg-type]
 
     def undo(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
         return self._hand_event(mid, Correction("undo", reason=text_field(fields, "reason", required=False),
                                                 time=time.time()), source)
+
+    # -- what players declare at the table
+    def open_hand(self, fields: dict[str, Any], source: str) -> int:
+        """The landlord shows his hand (明牌): the preset's open-hand multiplier applies."""
+        mid = self.match_id(fields)
+        hand = self._current_hand(mid)
+        seat = self._seat(fields, mid, default=hand.landlord)
+        return self._hand_event(mid, OpenHand(seat, time=time.time()), source)
+
+    def announce(self, fields: dict[str, Any], source: str) -> int:
+        """A seat announces its last cards (报单/报双); refused while it holds more than the
+        preset's limit. Without a seat: the one seat that owes an announcement."""
+        mid = self.match_id(fields)
+        hand = self._current_hand(mid)
+        owing = hand.unannounced()
+        seat = self._seat(fields, mid, default=owing[0] if len(owing) == 1 else None)
+        limit = hand.rules.announce_at  # type: ignore[union-attr]
+        left = hand.cards_left[seat] if seat < len(hand.cards_left) else 0
+        if hand.phase == "play" and not 0 < left <= limit:
+            raise ActionError(f"seat {seat} holds {left} cards: players announce at {limit} or fewer", 409,
+                              f"{seat} 号位还有 {left} 张牌，剩 {limit} 张或更少时才报牌")
+        return self._hand_event(mid, Announce(seat, time=time.time()), source)
+
+    def escape(self, fields: dict[str, Any], source: str) -> int:
+        """A seat leaves mid-hand (逃跑): the hand ends with the escape penalty."""
+        mid = self.match_id(fields)
+        return self._hand_event(mid, Escape(self._seat(fields, mid), time=time.time()), source)
 
     def concede(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
@@ -306,6 +318,7 @@ class Referee:
 ACTIONS: dict[str, Callable[[Referee, dict[str, Any], str], int]] = {
     "start_match": Referee.start_match, "end_match": Referee.end_match, "penalty": Referee.penalty,
     "new_hand": Referee.new_hand, "bid": Referee.bid, "landlord": Referee.landlord, "kitty": Referee.kitty,
-    "play": Referee.play, "pass": Referee.mark_pass, "correct": Referee.correct, "undo": Referee.undo,
-    "concede": Referee.concede, "abandon": Referee.abandon,
+    "play": Referee.play, "pass": Referee.mark_pass, "correct": Referee.correct, "insert": Referee.insert,
+    "delete": Referee.delete, "undo": Referee.undo, "open_hand": Referee.open_hand, "announce": Referee.announce,
+    "concede": Referee.concede, "escape": Referee.escape, "abandon": Referee.abandon,
 }

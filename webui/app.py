@@ -24,7 +24,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from tracker.store import EventStore
-from webui import i18n
+from webui import i18n, join
 from webui.actions import Referee
 from webui.auth import Attempts, csrf_token, is_referee, new_pin
 from webui.sse import Watcher
@@ -35,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "DB": ":memory:",
     "REFEREE_PIN": None,  # None: a six-digit PIN is generated (read it from app.config)
     "CAMERA_VIEW": False,  # MJPEG camera view: off by default on slow hardware
+    "JOIN_URL": None,  # the address phones join at (QR code); None: the host the visitor used
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "SSE_INTERVAL": 0.05,
     "SSE_LIMIT": 64,  # open live streams; keep it below the server's thread count
@@ -105,6 +106,16 @@ def lang() -> str:
             or i18n.DEFAULT_LANG)
 
 
+def join_here() -> dict[str, Any]:
+    """The join element's data (:func:`webui.join.join_info`) for this request."""
+    from flask import current_app
+
+    try:
+        return join.join_info(current_app.config.get("JOIN_URL") or request.host_url)
+    except ValueError:  # a Host header no browser sends: show no code rather than fail the page
+        return {"url": "", "local_only": True, "svg": ""}
+
+
 def wants_json() -> bool:
     return request.path.startswith("/api/") or request.path == "/healthz" or (
         request.accept_mimetypes.best == "application/json")
@@ -119,6 +130,8 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     if not app.config.get("REFEREE_PIN"):
         app.config["REFEREE_PIN"] = new_pin()
     app.config["REFEREE_PIN"] = str(app.config["REFEREE_PIN"])
+    if app.config.get("JOIN_URL"):
+        join.join_info(app.config["JOIN_URL"])  # a bad address fails at start-up, not on every page
     if store is None:
         store = EventStore(app.config["DB"])
     tables = Tables(store)
@@ -145,7 +158,7 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
         return {"lang": current, "other_lang": other, "switch_url": switch, "cards": card_list,
                 "t": lambda key, **fmt: i18n.t(key, current, **fmt), "type_name": i18n.type_name,
                 "cause_name": i18n.cause_name, "alert_name": i18n.alert_name, "csrf_token": csrf_token,
-                "is_referee": is_referee()}
+                "is_referee": is_referee(), "join": join_here}
 
     @app.after_request
     def _remember_lang(response):

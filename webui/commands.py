@@ -50,6 +50,8 @@ def _site_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pin", help="referee PIN (default: a new six-digit PIN, printed)")
     parser.add_argument("--camera", action="store_true", help="offer the MJPEG camera view (off by default)")
     parser.add_argument("--threads", type=int, default=72, help="server threads; each live viewer holds one")
+    parser.add_argument("--join-url", help="address phones join at, shown as a QR code (default: this "
+                                           "machine's network address with --host 0.0.0.0)")
 
 
 def _open_store(path: str):
@@ -78,9 +80,15 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 7
     except OSError as exc:
         print(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return None
+    if not app.config.get("JOIN_URL"):
+        from webui.join import url_for_listener
+
+        app.config["JOIN_URL"] = url_for_listener(host, server.effective_port)
     if host in ("0.0.0.0", "::", ""):
         print("listening on every network interface (--host): phones on the club's network can connect")
         host = "127.0.0.1"
+    if app.config.get("JOIN_URL"):
+        print(f"phones join at: {app.config['JOIN_URL']}  (QR code on the live and referee pages)")
     url = f"http://{host}:{server.effective_port}/"
     print(f"ddz-table site: {url}  (English: {url}?lang=en)")
     print(f"referee PIN / 裁判密码: {app.config['REFEREE_PIN']}   ({url}referee)")
@@ -108,7 +116,15 @@ def serve_app(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72,
 def _config(args: argparse.Namespace) -> dict:
     if args.threads < 8:
         raise SystemExit("error: --threads must be at least 8")
-    return {"REFEREE_PIN": args.pin, "CAMERA_VIEW": args.camera, "SSE_LIMIT": max(1, args.threads - 8)}
+    if args.join_url:
+        from webui.join import join_info
+
+        try:
+            join_info(args.join_url)
+        except ValueError as exc:
+            raise SystemExit(f"error: --join-url: {exc}") from None
+    return {"REFEREE_PIN": args.pin, "CAMERA_VIEW": args.camera, "SSE_LIMIT": max(1, args.threads - 8),
+            "JOIN_URL": args.join_url}
 
 
 def run_serve(args: argparse.Namespace) -> int:

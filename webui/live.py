@@ -73,6 +73,12 @@ def index():
                            camera=current_app.config["CAMERA_VIEW"])
 
 
+@bp.get("/join")
+def join_page():
+    """The join code full size, for a tablet held up to the players' phones."""
+    return render_template("join.html")
+
+
 @bp.get("/live/fragment")
 def fragment():
     """The panels alone: what the page polls when it cannot hold an event stream."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from engine.events import Play
+from engine.events import Bid, Kitty, Landlord, Play
 from engine.rules import PRESETS, SCORING_FORMATS
 from webui.actions import ACTIONS, ActionError
 from webui.api import judge_request
@@ -44,23 +44,32 @@ def logout():
     return redirect(url_for("live.index"))
 
 
-def _plays(view_state) -> list[dict]:
-    """The current hand's plays with their event index, for the correction form."""
-    the_site = site()
+def _timeline(view_state) -> list[dict]:
+    """The current hand's events after the deal, each with its index (the point a correction
+    names), for the list the referee corrects, deletes and inserts at."""
     match = view_state.get("match")
     if not match:
         return []
-    state = the_site.tables.state(match["id"])
-    hand = state.hand
+    hand = site().tables.state(match["id"]).hand
     if hand is None:
         return []
     by_index = {p.index: p for p in hand.plays}
     out = []
     for i, event in enumerate(hand.events):
+        if i == 0:
+            continue  # the deal: abandoning the hand is how it goes
+        seat = getattr(event, "seat", None)
+        row = {"index": i, "kind": event.kind, "seat": seat, "name": match["players"][seat] if seat is not None else "",
+               "cards": "", "type": "", "value": ""}
         if isinstance(event, Play) and i in by_index:
-            record = by_index[i]
-            out.append({"index": i, "seat": event.seat, "name": match["players"][event.seat],
-                        "cards": " ".join(str(c) for c in record.cards), "type": record.reading.type})
+            row.update(cards=" ".join(str(c) for c in by_index[i].cards), type=by_index[i].reading.type)
+        elif isinstance(event, Kitty):
+            row["cards"] = " ".join(str(c) for c in event.cards)
+        elif isinstance(event, Bid):
+            row["value"] = str(event.value) if event.action == "bid" else event.action
+        elif isinstance(event, Landlord):
+            row["value"] = str(event.base)
+        out.append(row)
     return out
 
 
@@ -79,15 +88,20 @@ def _panel(refusal: str | None = None, status: int = 200):
         except ActionError as exc:
             judge_error = exc.text(lang())
     hand = view.get("hand") or {}
-    bid_options = []
+    bid_options: list[str] = []
+    extras = {"is_open": False, "open_factor": 2, "owing": [], "announce_at": 2}
     match = view.get("match")
-    if match and hand.get("phase") == "bidding":
+    if match:
         state = site().tables.state(match["id"])
-        if state.hand is not None and state.hand.bidding is not None:
+        rules = state.info.rules
+        extras.update(open_factor=rules.open_hand_multiplier, announce_at=rules.announce_at)
+        if state.hand is not None:
+            extras.update(is_open=state.hand.open_hand, owing=state.hand.unannounced())
+        if hand.get("phase") == "bidding" and state.hand is not None and state.hand.bidding is not None:
             bid_options = [a if a != "bid" else str(v) for a, v in state.hand.bidding.legal()]
-    return render_template("referee.html", v=view, plays=_plays(view), presets=PRESETS,
+    return render_template("referee.html", v=view, timeline=_timeline(view), presets=PRESETS,
                            scorings=SCORING_FORMATS, verdict=verdict, judge_error=judge_error,
-                           bid_options=bid_options, refusal=refusal), status
+                           bid_options=bid_options, extras=extras, refusal=refusal), status
 
 
 @bp.post("/act/<action>")

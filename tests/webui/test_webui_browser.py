@@ -104,7 +104,7 @@ def test_referee_corrects_a_misread_play_and_the_live_page_follows(site, browser
     field = page.locator('input[data-play-index="4"]')
     assert field.input_value() == "5s 5h 5d 4c"
     field.fill("5s 5h 5d 5c")
-    page.locator("li", has=field).locator("button").click()
+    page.locator("li", has=field).locator("button.fix").click()
     page.wait_for_load_state()
     assert page.locator("#ref-multiplier").inner_text() == "×4"
 

@@ -1,0 +1,130 @@
+"""Referee corrections at a point of the hand, and what players declare at the table:
+insert a missed pass, delete an event, open hand (明牌), announce (报单/报双), escape (逃跑)."""
+
+from __future__ import annotations
+
+from test_webui_referee import act, api
+from webui_site import new_match
+
+from engine.cards import parse_cards
+from engine.events import Announce, Bid, Correction, Deal, Escape, OpenHand, Pass, Play
+
+
+def _cards(text: str) -> tuple:
+    return tuple(parse_cards(text))
+
+
+def _hand(store, *events, preset: str = "classic") -> int:
+    mid = new_match(store, preset)
+    for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), *events):
+        store.append(mid, 1, e)
+    return mid
+
+
+def _state(client) -> dict:
+    return client.get("/api/state").get_json()
+
+
+def test_a_missed_pass_is_inserted_for_the_seat_whose_turn_it_was(referee, store, client):
+    # The camera gave seat 1's turn to seat 2: 9s, then 10s "by seat 1" that seat 2 played.
+    mid = _hand(store, Play(0, _cards("9s")), Play(1, _cards("10s")))
+    assert act(referee, "delete", index=3).status_code == 303
+    assert act(referee, "insert", index=3, what="pass").status_code == 303
+    assert act(referee, "insert", index=4, what="play", seat=2, cards="10s").status_code == 303
+    state = _state(client)
+    assert state["hand"]["turn"] == 0 and state["hand"]["seats"][1]["last"]["kind"] == "pass"
+    assert [s["cards_left"] for s in state["hand"]["seats"]] == [19, 17, 16]
+    fixes = [r.event for r in store.events(mid) if isinstance(r.event, Correction)]
+    assert [(f.action, f.target) for f in fixes] == [("delete", 3), ("insert", 3), ("insert", 4)]
+    assert fixes[1].event == Pass(1, time=fixes[1].event.time)
+    assert {r.source for r in store.events(mid)[-3:]} == {"referee"}
+
+
+def test_a_pass_where_the_rules_forbid_it_is_refused_and_not_stored(referee, store):
+    mid = _hand(store, Play(0, _cards("9s")))
+    before = store.last_seq()
+    response = act(referee, "insert", index=2, what="pass")  # before the landlord's lead: seat 0 must play
+    assert response.status_code == 409 and "id=\"refusal\"" in response.get_data(as_text=True)
+    assert act(referee, "insert", index=1, what="pass").status_code == 409  # during bidding: nobody to play
+    assert store.last_seq() == before and store.events(mid)[-1].kind == "play"
+
+
+def test_deleting_a_play_gives_the_cards_back_and_the_deal_cannot_be_deleted(referee, store, client):
+    _hand(store, Play(0, _cards("9s 9h")), Pass(1))
+    assert act(referee, "delete", index=0).status_code == 409
+    assert act(referee, "delete", index=4).status_code == 400  # no such event
+    assert act(referee, "delete", index=2).status_code == 409  # seat 1's pass would then follow nothing
+    assert act(referee, "delete", index=3).status_code == 303
+    assert act(referee, "delete", index=2).status_code == 303
+    state = _state(client)
+    assert state["hand"]["plays"] == 0 and state["hand"]["seats"][0]["cards_left"] == 20
+
+
+def test_open_hand_doubles_by_the_preset_and_only_the_landlord_opens_once(referee, store, client):
+    _hand(store)
+    assert act(referee, "open_hand", seat=1).status_code == 409  # a farmer
+    assert act(referee, "open_hand").status_code == 303  # default: the landlord
+    assert act(referee, "open_hand").status_code == 409  # already open
+    hand = _state(client)["hand"]
+    assert hand["multiplier"] == 2 and [c["cause"] for c in hand["causes"]] == ["open_hand"]
+    assert act(referee, "concede", seat=1).status_code == 303
+    assert _state(client)["scores"]["hand"] == [12, -6, -6]  # base 3 x open hand 2
+
+
+def test_open_hand_in_the_fixed_score_format_pays_six_and_two(referee, store, client):
+    _hand(store, preset="fixed")
+    assert act(referee, "open_hand").status_code == 303
+    assert act(referee, "concede", seat=2).status_code == 303
+    assert _state(client)["scores"]["hand"] == [6, -2, -2]
+
+
+def test_announce_only_at_the_presets_card_count(referee, store, client):
+    mid = new_match(store)
+    for e in (Deal(counts=(17, 3, 17)), Bid(0, "bid", 3), Play(0, _cards("3s")), Play(1, _cards("4s"))):
+        store.append(mid, 1, e)
+    assert act(referee, "announce", seat=0).status_code == 409  # 19 cards left
+    assert act(referee, "announce").status_code == 303  # seat 1 alone owes it (2 left)
+    assert store.events(mid)[-1].event == Announce(1, time=store.events(mid)[-1].event.time)
+    assert _state(client)["hand"]["seats"][1]["announced"] is True
+
+
+def test_escape_ends_the_hand_with_the_escape_penalty(referee, store, client):
+    mid = _hand(store)
+    assert act(referee, "escape", seat=2).status_code == 303
+    assert isinstance(store.events(mid)[-1].event, Escape)
+    state = _state(client)
+    assert state["hand"]["phase"] == "finished" and state["hand"]["outcome"] == "escape"
+    assert state["scores"]["hand"][2] == -9  # base 3 x multiplier 1 x 3
+
+
+def test_the_page_lists_the_hand_with_insert_and_delete_at_every_point(referee, store):
+    _hand(store, Play(0, _cards("9s")), Pass(1), OpenHand(0))
+    page = referee.get("/referee").get_data(as_text=True)
+    for index in (1, 2, 3, 4):
+        assert f'data-event-index="{index}"' in page
+    assert 'data-event-index="0"' not in page  # the deal
+    assert page.count('formaction="/referee/act/delete"') == 4
+    assert page.count('formaction="/referee/act/insert"') == 2  # before the play and before the pass
+    assert 'id="open-hand"' not in page  # already open
+
+
+def test_bad_correction_requests_get_4xx_with_a_message(client, store):
+    _hand(store, Play(0, _cards("9s")))
+    cases = [
+        ("insert", {"index": 3, "what": "bomb"}, 400),
+        ("insert", {"index": 3, "what": "play", "seat": 1}, 400),  # no cards
+        ("insert", {"index": 3, "what": "play", "cards": "10s"}, 400),  # no seat
+        ("insert", {"index": 0, "what": "pass"}, 400),  # before the deal
+        ("insert", {"index": 9, "what": "pass"}, 400),
+        ("insert", {"index": "x"}, 400),
+        ("delete", {}, 400),
+        ("delete", {"index": -1}, 400),
+        ("open_hand", {"seat": 5}, 400),
+        ("announce", {"seat": "one"}, 400),
+        ("escape", {}, 400),
+    ]
+    for action, body, code in cases:
+        response = api(client, action, body)
+        assert response.status_code == code, (action, body, response.get_json())
+        assert response.get_json()["error"]
+    assert api(client, "insert", {"index": 3, "what": "pass"}).status_code == 200  # the good one goes in

@@ -1,0 +1,100 @@
+"""How phones join the table: the site's address as text and as a QR code (扫码观看).
+
+The box beside the table (a Pi, a laptop) shows its own address on the live and referee
+pages, so a player points a phone at the tablet and follows the match. The address is, in
+order: ``JOIN_URL`` from the config (``ddz-table serve --join-url``, or set by the server
+when it listens on every interface), else the host the visitor used. A loopback host
+(``127.0.0.1``, ``localhost``) reaches only the box itself, so the page says so instead of
+showing a code no phone can use.
+
+The QR code is an SVG drawn here by ``segno`` (pure Python); nothing is fetched from outside.
+
+>>> join_info("http://192.168.1.20:8000/")["local_only"]
+False
+>>> join_info("http://127.0.0.1:8000/")["local_only"]
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+import socket
+from typing import Any
+from urllib.parse import urlsplit
+
+#: Placeholder URL that never leaves the machine: only the routing table is asked which
+#: local address would carry it (a UDP "connect" sends no packet).
+_PROBE = ("192.0.2.1", 9)  # TEST-NET-1 (RFC 5737): never a real host
+MAX_URL = 300
+
+
+def lan_address() -> str | None:
+    """This machine's address on its network (what a phone on the same Wi-Fi dials), or
+    ``None`` when it has no network route."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(_PROBE)
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def url_for_listener(host: str, port: int) -> str | None:
+    """The join address for a server listening on ``host:port``: the LAN address when it
+    listens on every interface, the host itself when it is a routable address, else ``None``
+    (loopback: phones cannot reach it, and the page will say so)."""
+    if host in ("0.0.0.0", "::", ""):
+        address = lan_address()
+        return f"http://{address}:{port}/" if address else None
+    if is_local(host):
+        return None
+    return f"http://{_bracket(host)}:{port}/"
+
+
+def is_local(host: str) -> bool:
+    """Whether ``host`` (a name or an address, without the port) only reaches this machine."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bracket(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def join_info(url: str) -> dict[str, Any]:
+    """What the join element shows for ``url``: the address, whether it is loopback only,
+    and the QR code as inline SVG (empty for loopback addresses)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_URL:
+        raise ValueError(f"the join address must be an http(s) URL of at most {MAX_URL} characters, not {url!r}")
+    local = is_local(parts.hostname)
+    return {"url": url, "local_only": local, "svg": "" if local else qr_svg(url)}
+
+
+@functools.lru_cache(maxsize=16)
+def qr_svg(text: str, scale: int = 4) -> str:
+    """``text`` as a QR code (medium error correction): an SVG element sized in CSS pixels,
+    dark modules on a white quiet zone so phones read it on the dark page too."""
+    import io
+
+    import segno
+
+    code = segno.make_qr(text, error="m")
+    out = io.BytesIO()
+    code.save(out, kind="svg", scale=scale, border=4, xmldecl=False, svgns=True, dark="#000", light="#fff",
+              svgclass="qr", lineclass=None, title=None)
+    svg = out.getvalue().decode("ascii")
+    # Scales with its box: CSS sets the size, the viewBox keeps the modules square.
+    size = re.search(r'width="(\d+)" height="(\d+)"', svg)
+    if size:
+        w, h = size.groups()
+        svg = svg.replace(size.group(0), f'viewBox="0 0 {w} {h}" role="img"', 1)
+    return svg
