@@ -81,9 +81,9 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 7
         print(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return None
     if not app.config.get("JOIN_URL"):
-        from webui.join import url_for_listener
+        from tracker.config import join_url
 
-        app.config["JOIN_URL"] = url_for_listener(host, server.effective_port)
+        app.config["JOIN_URL"] = join_url(host, server.effective_port)
     if host in ("0.0.0.0", "::", ""):
         print("listening on every network interface (--host): phones on the club's network can connect")
         host = "127.0.0.1"

@@ -2,8 +2,8 @@
 
 The box beside the table (a Pi, a laptop) shows its own address on the live and referee
 pages, so a player points a phone at the tablet and follows the match. The address is, in
-order: ``JOIN_URL`` from the config (``ddz-table serve --join-url``, or set by the server
-when it listens on every interface), else the host the visitor used. A loopback host
+order: ``JOIN_URL`` from the config (``--join-url``, or set by the server when it listens on
+every interface: :func:`tracker.config.join_url`), else the host the visitor used. A loopback host
 (``127.0.0.1``, ``localhost``) reaches only the box itself, so the page says so instead of
 showing a code no phone can use.
 
@@ -20,38 +20,10 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-#: Placeholder URL that never leaves the machine: only the routing table is asked which
-#: local address would carry it (a UDP "connect" sends no packet).
-_PROBE = ("192.0.2.1", 9)  # TEST-NET-1 (RFC 5737): never a real host
 MAX_URL = 300
-
-
-def lan_address() -> str | None:
-    """This machine's address on its network (what a phone on the same Wi-Fi dials), or
-    ``None`` when it has no network route."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect(_PROBE)
-            address = probe.getsockname()[0]
-    except OSError:
-        return None
-    return None if ipaddress.ip_address(address).is_loopback else address
-
-
-def url_for_listener(host: str, port: int) -> str | None:
-    """The join address for a server listening on ``host:port``: the LAN address when it
-    listens on every interface, the host itself when it is a routable address, else ``None``
-    (loopback: phones cannot reach it, and the page will say so)."""
-    if host in ("0.0.0.0", "::", ""):
-        address = lan_address()
-        return f"http://{address}:{port}/" if address else None
-    if is_local(host):
-        return None
-    return f"http://{_bracket(host)}:{port}/"
 
 
 def is_local(host: str) -> bool:
@@ -63,10 +35,6 @@ def is_local(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def _bracket(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def join_info(url: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import pytest
 import segno
 from webui_site import PIN
 
+from tracker import config as tracker_config
 from tracker.store import EventStore
 from webui import create_app, join
 from webui.commands import make_server
@@ -81,24 +82,24 @@ def test_a_strange_host_header_shows_no_code_rather_than_an_error(client):
     assert response.status_code in (200, 400) and 'class="qr"' not in response.get_data(as_text=True)
 
 
-def test_listener_addresses(monkeypatch):
-    monkeypatch.setattr(join, "lan_address", lambda: "192.168.5.5")
-    assert join.url_for_listener("0.0.0.0", 8000) == "http://192.168.5.5:8000/"
-    assert join.url_for_listener("127.0.0.1", 8000) is None
-    assert join.url_for_listener("10.1.2.3", 80) == "http://10.1.2.3:80/"
-    assert join.url_for_listener("fe80::1", 8000) == "http://[fe80::1]:8000/"
-    monkeypatch.setattr(join, "lan_address", lambda: None)
-    assert join.url_for_listener("0.0.0.0", 8000) is None
-
-
 def test_a_server_on_every_interface_sets_the_join_address(monkeypatch, store, capsys):
-    monkeypatch.setattr(join, "lan_address", lambda: "192.168.5.5")
+    monkeypatch.setattr(tracker_config, "lan_address", lambda probe="": "192.168.5.5")
     app = create_app({"REFEREE_PIN": PIN}, store=store)
     server = make_server(app, host="0.0.0.0", port=0)
     try:
         port = server.effective_port
         assert app.config["JOIN_URL"] == f"http://192.168.5.5:{port}/"
         assert f"phones join at: http://192.168.5.5:{port}/" in capsys.readouterr().out
+    finally:
+        server.close()
+        app.extensions["ddz"].watcher.stop()
+
+
+def test_a_server_on_loopback_leaves_the_address_to_the_visitor(store):
+    app = create_app({"REFEREE_PIN": PIN}, store=store)
+    server = make_server(app, host="127.0.0.1", port=0)
+    try:
+        assert not app.config["JOIN_URL"]
     finally:
         server.close()
         app.extensions["ddz"].watcher.stop()
