@@ -86,6 +86,19 @@ if [[ -z "$PREFIX" && $DRY == 0 && $(id -u) != 0 ]]; then
     exit 1
 fi
 
+# The config tool runs from the source tree, so it works before (and without) the venv.
+VENV_PY="$R$APP_DIR/venv/bin/python"
+config_tool() {
+    local py=$PY
+    if [[ -x "$VENV_PY" ]]; then py=$VENV_PY; fi
+    PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$py" -m tracker.config "$@"
+}
+# A new config is rendered (and checked) before anything changes: a bad --seats stops here.
+pin=$("$PY" -c 'import secrets; print(f"{secrets.randbelow(10**6):06d}")')
+NEW_CONFIG=$(config_tool render --set "seats=$SEATS" --set "preset=$PRESET" --set "source=$SOURCE" \
+    --set "port=$PORT" --set "referee_pin=$pin" --set "data_dir=$DATA_DIR" \
+    --set "calibration=$DATA_DIR/calibration.json" --set "model_dir=$APP_DIR/models" --set "host=0.0.0.0")
+
 # ---------------------------------------------------------------- 1. Debian packages
 if [[ $APT == 1 ]]; then
     say "Debian packages / 安装系统软件包"
@@ -123,7 +136,6 @@ own "root:$SVC_USER" "$R$CONF_DIR"
 own "$SVC_USER:$SVC_USER" "$R$DATA_DIR"
 
 # ---------------------------------------------------------------- 4. program
-VENV_PY="$R$APP_DIR/venv/bin/python"
 if [[ $VENV == 1 ]]; then
     say "program in $APP_DIR/venv / 安装程序 (pip, a few minutes)"
     if [[ ! -x "$VENV_PY" ]]; then
@@ -145,10 +157,6 @@ if [[ $VENV == 1 ]]; then
 else
     say "skip the virtual environment (--no-venv)"
 fi
-# The config tool runs from the source tree, so it works before (and without) the venv.
-if [[ -x "$VENV_PY" ]]; then CONFIG_PY=$VENV_PY; else CONFIG_PY=$PY; fi
-config_tool() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$CONFIG_PY" -m tracker.config "$@"; }
-
 say "models to $APP_DIR/models / 复制模型"
 run mkdir -p "$R$APP_DIR/models"
 shopt -s nullglob
@@ -171,18 +179,15 @@ if [[ -f "$CONFIG" ]]; then
     fi
 else
     say "new $CONF_DIR/config.toml / 生成配置文件"
-    pin=$("$CONFIG_PY" -c 'import secrets; print(f"{secrets.randbelow(10**6):06d}")')
-    config_tool render --set "seats=$SEATS" --set "preset=$PRESET" --set "source=$SOURCE" --set "port=$PORT" \
-        --set "referee_pin=$pin" --set "data_dir=$DATA_DIR" --set "calibration=$DATA_DIR/calibration.json" \
-        --set "model_dir=$APP_DIR/models" --set "host=0.0.0.0" | write_file 0640 "$CONFIG"
+    printf '%s\n' "$NEW_CONFIG" | write_file 0640 "$CONFIG"
     own "root:$SVC_USER" "$CONFIG"
 fi
 
 # ---------------------------------------------------------------- 6. systemd unit
 say "service $SERVICE / 安装系统服务"
-sed -e "s|@APP_DIR@|$APP_DIR|g" -e "s|@CONF_DIR@|$CONF_DIR|g" -e "s|@DATA_DIR@|$DATA_DIR|g" \
-    -e "s|@USER@|$SVC_USER|g" -e "s|@WATCHDOG_SEC@|60|g" "$HERE/ddz-table.service.in" \
-    | write_file 0644 "$R$UNIT_DIR/$SERVICE.service"
+unit=$(sed -e "s|@APP_DIR@|$APP_DIR|g" -e "s|@CONF_DIR@|$CONF_DIR|g" -e "s|@DATA_DIR@|$DATA_DIR|g" \
+    -e "s|@USER@|$SVC_USER|g" -e "s|@WATCHDOG_SEC@|60|g" "$HERE/ddz-table.service.in")
+printf '%s\n' "$unit" | write_file 0644 "$R$UNIT_DIR/$SERVICE.service"
 
 if [[ $SYSTEMCTL == 0 ]] || ! command -v systemctl >/dev/null; then
     say "skip enabling the service (--no-systemctl or no systemctl)"
@@ -197,7 +202,7 @@ fi
 
 # ---------------------------------------------------------------- done
 port=$(config_tool get "$CONFIG" port 2>/dev/null || echo "$PORT")
-address=$(PYTHONPATH="$REPO" "$CONFIG_PY" -c 'from tracker.config import lan_address; print(lan_address() or "")' 2>/dev/null || true)
+address=$(PYTHONPATH="$REPO" "$PY" -c 'from tracker.config import lan_address; print(lan_address() or "")' 2>/dev/null || true)
 cat <<EOF
 
 ddz-table installed / 安装完成.
