@@ -194,9 +194,10 @@ def test_clock_and_disk_limits(box, monkeypatch):
     assert doctor.check_clock(now=doctor.EARLIEST_PLAUSIBLE + 86400, synced="yes").en.endswith("synchronised")
     _, config = box
     cfg = load_config(config)
-    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda p: type(shutil.disk_usage("/"))(1, 1, 100 * 2**20))
+    usage = type(shutil.disk_usage("/"))
+    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda p: usage(1, 1, 100 * 2**20))
     assert doctor.check_disk(cfg).level == "FAIL"
-    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda p: type(shutil.disk_usage("/"))(1, 1, 500 * 2**20))
+    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda p: usage(1, 1, 500 * 2**20))
     assert doctor.check_disk(cfg).level == "WARN"
 
 
