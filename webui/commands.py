@@ -3,7 +3,9 @@
 ``ddz-table serve [--db PATH] [--host H] [--port P] [--pin PIN] [--camera]`` serves a store
 with waitress on 127.0.0.1 unless ``--host`` says otherwise.
 ``ddz-table export MATCH[/HAND] --format json|csv|txt [--lang zh|en] [--db PATH] [--out FILE]``.
-``ddz-table demo [--speed X]`` plays a simulated match hand after hand and serves it.
+``ddz-table demo [--feed bots|camera] [--speed X]`` plays a simulated match hand after hand
+and serves it: ``bots`` writes the bots' moves straight into the store; ``camera`` renders
+the table frame by frame and reads it with the real pipeline and detector (camera view on).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 
 DEFAULT_DB = "ddz-table.db"
 DEMO_PLAYERS = ("张三 Zhang", "李四 Li", "王五 Wang")
+DEMO_FEED = "bots"  # the lead picks the default from the camera feed's measured speed and reads
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,9 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(func=run_export)
 
     demo = subparsers.add_parser("demo", help="a simulated table played hand after hand, served live / 演示",
-                                 description="Bots play a match at table speed into a fresh store; the site shows it.")
+                                 description="A simulated match at table speed into a fresh store; the site "
+                                             "shows it. --feed camera films it and reads it with the detector.")
     _site_options(demo)
+    demo.add_argument("--feed", choices=("bots", "camera"), default=DEMO_FEED,
+                      help="bots: moves go straight into the store; camera: a rendered table read by the "
+                           f"pipeline and the shipped detector, camera view on (default {DEMO_FEED})")
     demo.add_argument("--speed", type=float, default=1.0, help="play faster (e.g. 5 = five times table speed)")
+    demo.add_argument("--size", default="1280x720", help="camera feed: frame size WxH (default 1280x720)")
+    demo.add_argument("--fps", type=float, default=5.0, help="camera feed: frames per second of table time")
     demo.add_argument("--seed", type=int, help="random seed for the deals")
     demo.add_argument("--db", help="keep the demo's store in this file (default: a temporary file)")
     demo.set_defaults(func=run_demo)
@@ -169,7 +178,6 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_demo(args: argparse.Namespace) -> int:
     from webui import create_app
-    from webui.feeder import SimulatedTable
 
     if args.speed <= 0:
         print("error: --speed must be positive", file=sys.stderr)
@@ -179,12 +187,32 @@ def run_demo(args: argparse.Namespace) -> int:
     if store is None:
         return 2
     match_id = store.create_match(DEMO_PLAYERS, "classic", meta={"name": "演示 Demo", "started": time.time()})
-    table = SimulatedTable(store, match_id, speed=args.speed, seed=args.seed)
-    app = create_app(_config(args), store=store, pipeline_status=table)
+    config = _config(args)
+    try:
+        table = _demo_feed(args, store, match_id)
+    except (ValueError, OSError) as exc:  # bad --size/--fps, missing model files
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.feed == "camera":
+        config["CAMERA_VIEW"] = True
+    app = create_app(config, store=store, pipeline_status=table)
     table.notify = app.extensions["ddz"].watcher.poke
     table.start()
     try:
         return serve_app(app, args.host, args.port, args.threads,
-                         [f"demo store: {path}  (speed x{args.speed:g}; Ctrl-C stops)"])
+                         [f"demo store: {path}  ({args.feed} feed, speed x{args.speed:g}; Ctrl-C stops)"])
     finally:
         table.stop()
+
+
+def _demo_feed(args: argparse.Namespace, store, match_id: int):
+    """The demo's table: bots into the store, or the rendered table through the pipeline."""
+    if args.feed == "bots":
+        from webui.feeder import SimulatedTable
+
+        return SimulatedTable(store, match_id, speed=args.speed, seed=args.seed)
+    from tracker.simulate import parse_size
+    from webui.camera_feed import CameraTable
+
+    print("loading the synthetic table and the detector...", flush=True)
+    return CameraTable(store, match_id, speed=args.speed, seed=args.seed, size=parse_size(args.size), fps=args.fps)

@@ -2,9 +2,10 @@
 
 A feeder is anything with ``start()``, ``stop()`` and ``status()`` (``{"source", "fps",
 "last_frame", ...}`` for ``/healthz``), and optionally ``jpeg()`` for the camera view; the
-live pipeline (``ddz-table run``) is one, and :class:`SimulatedTable` is the demo's until
-the rendered synthetic table replaces it. The site only reads the store, so it never knows
-which one is playing.
+live pipeline (``ddz-table run``) is one; the demo has two: :class:`SimulatedTable` here
+(``--feed bots``) and :class:`webui.camera_feed.CameraTable` (``--feed camera``, the rendered
+table read by the pipeline). The site only reads the store, so it never knows which one is
+playing.
 
 :class:`SimulatedTable` deals shuffled hands with known cards and lets bots bid and play
 legal moves (as ``engine.demo.random_hand`` does) one event at a time at table speed, as

@@ -1,0 +1,121 @@
+"""The demo's camera mode: the rendered table read by the pipeline into the store (kept short:
+small frames, a few of them; its speed and reads are measured, not tested)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pytest
+from webui_site import PIN, new_match
+
+from engine.events import Bid, Deal, End, Play
+from tracker.state import TableState
+from vision.detections import Detections
+from webui import commands, create_app
+from webui.camera_feed import CameraTable
+
+SMALL = (320, 180)
+
+
+class Blind:
+    """A detector that sees no card: the wiring runs without a model."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def detect(self, image: np.ndarray) -> Detections:
+        self.calls += 1
+        z = np.zeros((0,))
+        return Detections(np.zeros((0, 4), np.float32), z.astype(np.float32), z.astype(np.int64),
+                          alt_ids=np.zeros((0, 1), np.int64), alt_probs=np.zeros((0, 1)))
+
+
+def _feed(store, **kw) -> CameraTable:
+    return CameraTable(store, new_match(store), speed=1000, seed=4, size=SMALL, fps=2, detector=Blind(),
+                       hands_per_table=2, **kw)
+
+
+def test_each_filmed_hand_starts_with_the_deal_and_the_spoken_bids(store):
+    feed = _feed(store)
+    truth = feed.table.engine_hands[0]
+    assert feed._next_hand(feed.table, 0) is True
+    rows = store.events(feed.match_id)
+    assert [r.kind for r in rows][0] == "deal" and {r.source for r in rows} == {"referee"}
+    deal = rows[0].event
+    true_deal = truth.events[0]
+    assert deal.counts == true_deal.counts and deal.first_bidder == true_deal.first_bidder and deal.hands is None
+    assert [(e.seat, e.action, e.value) for e in (r.event for r in rows[1:])] == [
+        (e.seat, e.action, e.value) for e in truth.events if isinstance(e, Bid)]
+    state = TableState.load(store, feed.match_id)
+    assert state.hand.landlord == truth.landlord  # the bids name the same landlord as on film
+
+
+def test_a_hand_the_camera_left_open_is_abandoned_and_scored_before_the_next(store):
+    feed = _feed(store)
+    feed._next_hand(feed.table, 0)
+    truth = feed.table.engine_hands[0]
+    first = next(e for e in truth.events if isinstance(e, Play))
+    store.append(feed.match_id, 1, Play(first.seat, first.cards))  # the camera read the lead, then lost the hand
+    feed._next_hand(feed.table, 1)
+    rows = store.events(feed.match_id)
+    closing = next(r for r in rows if isinstance(r.event, End))
+    assert closing.source == "system" and closing.event.abandoned and closing.hand == 1
+    assert [r.hand for r in rows if isinstance(r.event, Deal)] == [1, 2]
+    true_plays = sum(isinstance(e, Play) for e in truth.events)
+    assert feed.reads == {"hands": 1, "plays": true_plays, "read": 1, "hands_finished": 0, "abandoned": 1}
+
+
+def test_frames_run_through_the_pipeline_with_the_camera_view_and_health(store):
+    feed = _feed(store)
+    app = create_app({"REFEREE_PIN": PIN, "CAMERA_VIEW": True}, store=store, pipeline_status=feed)
+    feed.start()
+    try:
+        deadline = time.monotonic() + 60
+        while feed.frames < 3 and time.monotonic() < deadline and feed.error is None:
+            time.sleep(0.05)
+        assert feed.error is None and feed.frames >= 3 and feed.detector.calls > 0
+        health = app.test_client().get("/healthz").get_json()["pipeline"]
+        assert health["running"] is True and health["frames"] >= 3 and "synthetic table" in health["source"]
+        jpeg = feed.jpeg()
+        assert jpeg is not None and jpeg[:2] == b"\xff\xd8" and feed.jpeg() is jpeg  # encoded once per frame
+    finally:
+        feed.stop()
+        app.extensions["ddz"].watcher.stop()
+    assert feed.status()["running"] is False
+    assert store.events(feed.match_id)[0].kind == "deal"
+
+
+def test_the_shipped_detector_reads_rendered_frames():
+    from tracker.store import EventStore
+
+    store = EventStore(":memory:")
+    feed = CameraTable(store, new_match(store), speed=1000, seed=4, size=SMALL, fps=2, hands_per_table=1)
+    frames = feed.table.frames()
+    feed._next_hand(feed.table, 0)
+    from vision.sources import Frame
+
+    for i in range(2):
+        image, t = next(frames)
+        feed.pipeline.process(Frame(image, t, i))
+    assert feed.pipeline.frames == 2 and feed.pipeline.error is None and feed.jpeg()[:2] == b"\xff\xd8"
+
+
+def test_bad_settings_are_refused_with_a_message(store):
+    with pytest.raises(ValueError, match="speed"):
+        CameraTable(store, new_match(store), speed=0, detector=Blind())
+    with pytest.raises(ValueError, match="fps"):
+        CameraTable(store, new_match(store), fps=100, detector=Blind())
+    with pytest.raises(ValueError, match="classic three-player"):
+        CameraTable(store, store.create_match(("A", "B", "C", "D"), "four"), detector=Blind())
+
+
+def test_the_demo_command_offers_both_feeds():
+    parser = argparse.ArgumentParser()
+    commands.register(parser.add_subparsers())
+    args = parser.parse_args(["demo", "--feed", "camera", "--size", "960x540", "--fps", "4"])
+    assert args.feed == "camera" and args.size == "960x540" and args.fps == 4.0
+    assert parser.parse_args(["demo"]).feed in ("bots", "camera")
+    with pytest.raises(SystemExit):
+        parser.parse_args(["demo", "--feed", "video"])

@@ -1,0 +1,248 @@
+"""The demo's camera mode: a synthetic table rendered on the fly, read by the real pipeline.
+
+:class:`CameraTable` films random hands with :class:`tracker.simulate.SimTable` (the printed
+mat, cards tossed into each seat's zone, arms, sweeps, lighting, noise, JPEG) and feeds every
+frame through :class:`tracker.pipeline.Pipeline` with the shipped detector, exactly as
+``ddz-table run`` does with a camera: plays, inferred passes, the landlord and the kitty
+come from what the detector reads, and the camera view draws the zones and the reads.
+
+What a camera cannot see, a club referee enters on the page; the demo does it for him at
+the start of each hand: the deal and the spoken bids (叫分), as ``referee`` events. A hand the
+camera did not finish (a missed or misread play) is closed as abandoned by ``system``
+before the next deal, so the match goes on, and counted in ``status()["reads"]``: how many
+of the true plays the store holds exactly (seat and cards), hand by hand.
+
+Frames carry video time (the simulator's clock); they are processed no sooner than
+``speed`` times table speed allows, and as fast as the machine manages when it cannot keep
+up: ``status()`` says how far behind table speed it runs. Rendering and reading overlap on
+two threads.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from engine.events import Bid, Deal, End, Play
+from engine.hand import Hand
+from tracker.pipeline import Pipeline, PipelineConfig
+from tracker.simulate import SimConfig, SimTable
+from tracker.state import TableState
+from tracker.store import EventStore
+from vision.sources import Frame
+
+#: Hands dealt per rendered table; a fresh table (new camera pose, new light) follows.
+HANDS_PER_TABLE = 20
+
+
+def _play_key(seat: int, cards: Any) -> tuple[int, tuple[str, ...]]:
+    return seat, tuple(sorted(str(c) for c in cards))
+
+
+class CameraTable:
+    """Rendered frames -> pipeline -> ``store`` for match ``match_id`` (see the module doc).
+
+    ``detector``: anything with ``detect(image)``; ``None`` loads the shipped ONNX models.
+    """
+
+    def __init__(self, store: EventStore, match_id: int, speed: float = 1.0, seed: int | None = None,
+                 notify: Callable[[], None] = lambda: None, size: tuple[int, int] = (1280, 720),
+                 fps: float = 5.0, detector: Any = None, hands_per_table: int = HANDS_PER_TABLE,
+                 max_hands: int | None = None) -> None:
+        if speed <= 0:
+            raise ValueError(f"speed must be positive, not {speed!r}")
+        info = store.match(match_id)
+        if info.rules.players != 3 or info.rules.name != "classic":
+            raise ValueError("the rendered demo table plays the classic three-player game")
+        self.store, self.match_id, self.speed, self.notify = store, match_id, speed, notify
+        self.seed = int(time.time()) if seed is None else seed
+        self.size, self.fps, self.hands_per_table, self.max_hands = size, fps, hands_per_table, max_hands
+        SimConfig(seed=self.seed, size=size, fps=fps, hands=hands_per_table).check()  # bad settings fail here
+        if detector is None:
+            from vision.detector import CardDetector
+
+            detector = CardDetector()
+        self.detector = detector
+        self.table = self._new_table(0)
+        self.pipeline = self._new_pipeline(self.table)
+        self.frames = self.rendered = 0
+        self.render_s = self.read_s = 0.0
+        self.video_t = 0.0  # video seconds fed so far, over every table
+        self.started: float | None = None
+        self.last_frame: float | None = None
+        self.error: str | None = None
+        self.hands_shown = 0
+        self.reads = {"hands": 0, "plays": 0, "read": 0, "hands_finished": 0, "abandoned": 0}
+        self._current: tuple[int, int] | None = None  # (table number, hand index) being filmed
+        self._hand_number: int | None = None  # the store's number for the hand being filmed
+        self._truth: Hand | None = None
+        self._jpeg: tuple[int, bytes | None] = (-1, None)
+        self._queue: queue.Queue = queue.Queue(maxsize=2)
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # ------------------------------------------------------------------ set-up
+    def _new_table(self, number: int) -> SimTable:
+        config = SimConfig(seed=self.seed + number, size=self.size, fps=self.fps, hands=self.hands_per_table)
+        table = SimTable(config)
+        table.number = number  # type: ignore[attr-defined]
+        return table
+
+    def _new_pipeline(self, table: SimTable) -> Pipeline:
+        return Pipeline(None, table.calibration, self.detector, self.store, self.match_id,
+                        PipelineConfig(camera_view=True))
+
+    # ------------------------------------------------------------------ feeder interface
+    def start(self) -> None:
+        self.started = time.monotonic()
+        self._threads = [threading.Thread(target=self._guard(self._render_loop), name="ddz-render", daemon=True),
+                         threading.Thread(target=self._guard(self._read_loop), name="ddz-read", daemon=True)]
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def status(self) -> dict[str, Any]:
+        elapsed = time.monotonic() - self.started if self.started is not None else 0.0
+        frames = max(1, self.frames)
+        return {
+            "source": f"synthetic table (rendered, seed {self.seed}, {self.size[0]}x{self.size[1]} "
+                      f"at {self.fps:g} fps video)",
+            "fps": round(self.frames / elapsed, 2) if elapsed > 0 else 0.0,
+            "last_frame": self.last_frame, "frames": self.frames,
+            "running": any(t.is_alive() for t in self._threads), "speed": self.speed,
+            "render_ms": round(1000 * self.render_s / max(1, self.rendered)),
+            "read_ms": round(1000 * self.read_s / frames),
+            # Video seconds per wall second: 1.0 is table speed (times ``speed`` when asked for).
+            "table_speed": round(self.video_t / elapsed, 3) if elapsed > 0 else 0.0,
+            "hands_shown": self.hands_shown, "reads": dict(self.reads), "error": self.error,
+        }
+
+    def jpeg(self) -> bytes | None:
+        """The latest frame with zones and reads drawn, encoded once per frame."""
+        frames, data = self._jpeg
+        if frames != self.pipeline.frames:
+            data = self.pipeline.jpeg()
+            self._jpeg = (self.pipeline.frames, data)
+        return data
+
+    # ------------------------------------------------------------------ the two threads
+    def _guard(self, loop: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                loop()
+            except Exception as exc:  # noqa: BLE001 - shown on /healthz; the demo page stays up
+                self.error = f"{type(exc).__name__}: {exc}"
+                self._stop.set()
+        return run
+
+    def _render_loop(self) -> None:
+        table, offset = self.table, 0.0
+        while not self._stop.is_set():
+            frames = table.frames()
+            while not self._stop.is_set():
+                began = time.perf_counter()
+                got = next(frames, None)
+                self.render_s += time.perf_counter() - began
+                if got is None:
+                    break
+                self.rendered += 1
+                item = (table, len(table.timeline) - 1, got[0], offset + got[1])
+                while not self._stop.is_set():
+                    try:
+                        self._queue.put(item, timeout=0.5)
+                        break
+                    except queue.Full:
+                        continue
+            offset += table.t + 1.0 / self.fps
+            table = self._new_table(table.number + 1)  # type: ignore[attr-defined]
+
+    def _read_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                table, hand_index, image, t = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if table is not self.table:
+                self.table, self.pipeline = table, self._new_pipeline(table)
+            if self._current != (table.number, hand_index):
+                if not self._next_hand(table, hand_index):
+                    self._stop.set()
+                    return
+            wait = self.started + t / self.speed - time.monotonic()  # type: ignore[operator]
+            if wait > 0 and self._stop.wait(wait):
+                return
+            began = time.perf_counter()
+            records = self.pipeline.process(Frame(image, t, self.frames))
+            self.read_s += time.perf_counter() - began
+            self.frames += 1
+            self.video_t = t
+            self.last_frame = time.time()
+            if records:
+                self.notify()
+
+    # ------------------------------------------------------------------ hands
+    def _next_hand(self, table: SimTable, hand_index: int) -> bool:
+        """A new hand is on film: score the last one, close it if the camera left it open,
+        and enter the deal and the bids as the referee would. False when the demo is done."""
+        state = TableState.load(self.store, self.match_id)
+        if state.ended is not None:
+            return False
+        self._score(state)
+        if self.max_hands is not None and self.hands_shown >= self.max_hands:
+            return False
+        if state.hand is not None and not state.hand.finished:
+            self.store.append(self.match_id, state.hand_number, End(abandoned=True, reason="demo: the camera "
+                              "missed or misread a play; the referee moves on", time=time.time()), source="system")
+            self.reads["abandoned"] += 1
+        truth = table.engine_hands[hand_index]
+        deal = next(e for e in truth.events if isinstance(e, Deal))
+        number = state.next_hand_number
+        self.store.append(self.match_id, number, Deal(counts=deal.counts, first_bidder=deal.first_bidder,
+                                                      time=time.time()), source="referee")
+        for bid in (e for e in truth.events if isinstance(e, Bid)):
+            self.store.append(self.match_id, number, Bid(bid.seat, bid.action, bid.value, time=time.time()),
+                              source="referee")
+        self._current, self._hand_number, self._truth = (table.number, hand_index), number, truth  # type: ignore[attr-defined]
+        self.hands_shown += 1
+        self.notify()
+        return True
+
+    def _compare(self, state: TableState, filmed: int | None = None) -> tuple[int, int, Hand | None]:
+        """(true plays, of which read exactly, the store's hand) for the hand being filmed,
+        over its first ``filmed`` events (all by default)."""
+        if self._truth is None or self._hand_number is None:
+            return 0, 0, None
+        hand = state.hand_of(self._hand_number)
+        events = self._truth.events if filmed is None else self._truth.events[:filmed]
+        truth = Counter(_play_key(e.seat, e.cards) for e in events if isinstance(e, Play))
+        read = Counter(_play_key(p.seat, p.cards) for p in hand.plays) if hand is not None else Counter()
+        return sum(truth.values()), sum((truth & read).values()), hand
+
+    def _score(self, state: TableState) -> None:
+        """How much of the hand just filmed the store holds: true plays read exactly."""
+        plays, read, hand = self._compare(state)
+        if self._truth is None:
+            return
+        self.reads["hands"] += 1
+        self.reads["plays"] += plays
+        self.reads["read"] += read
+        if hand is not None and hand.finished and hand.out_seat == self._truth.out_seat:
+            self.reads["hands_finished"] += 1
+
+    def current_reads(self) -> dict[str, int]:
+        """The hand on film so far: true plays already put down, and how many the store holds."""
+        if self._current is None:
+            return {"plays": 0, "read": 0}
+        timeline = self.table.timeline
+        index = self._current[1]
+        filmed = len(timeline[index]) if index < len(timeline) else 0
+        plays, read, _ = self._compare(TableState.load(self.store, self.match_id), filmed)
+        return {"plays": plays, "read": read}
