@@ -225,15 +225,25 @@ class Referee:
         return self._hand_event(mid, Correction(action, target, event, reason, time.time()), source)
 
     def correct(self, fields: dict[str, Any], source: str) -> int:
-        """Replace the cards of play number ``index`` (an index into the hand's events)."""
+        """Replace play or pass number ``index`` (an index into the hand's events): new cards
+        (a misread), a pass the camera inferred that was a play it missed (``what=play``), a
+        play that was no play (``what=pass``), or another ``seat``. To fix several events, go
+        from the last one back: every step must leave a hand the rules accept."""
         mid = self.match_id(fields)
         hand = self._current_hand(mid)
         index = int_field(fields, "index", low=0)
-        if index >= len(hand.events) or not isinstance(hand.events[index], Play):  # type: ignore[operator]
-            raise ActionError(f"event {index} of this hand is not a play", 404, "这一步不是出牌")
-        original = hand.events[index]
-        fixed = Play(original.seat, cards_field(fields), time=original.time)  # type: ignore[attr-defined]
-        return self._fix(mid, "replace", index, fixed, fields, source)  # type: ignore[arg-type]
+        original = hand.events[index] if index < len(hand.events) else None  # type: ignore[operator]
+        if not isinstance(original, Play | Pass):
+            raise ActionError(f"event {index} of this hand is not a play or a pass", 404, "这一步不是出牌或不出")
+        seat = self._seat(fields, mid, default=original.seat)
+        what = text_field(fields, "what", required=False, limit=10) or original.kind
+        if what == "play":
+            fixed: Event = Play(seat, cards_field(fields), time=original.time)
+        elif what == "pass":
+            fixed = Pass(seat, time=original.time)
+        else:
+            raise ActionError(f"what must be play or pass, not {what!r}", zh="只能改为出牌或不出")
+        return self._fix(mid, "replace", index, fixed, fields, source)
 
     def insert(self, fields: dict[str, Any], source: str) -> int:
         """Put a pass (or a play, or an announcement) the camera missed at point ``index`` of the

@@ -49,6 +49,24 @@ def test_a_pass_where_the_rules_forbid_it_is_refused_and_not_stored(referee, sto
     assert store.last_seq() == before and store.events(mid)[-1].kind == "play"
 
 
+def test_a_pass_the_camera_inferred_becomes_the_play_it_missed(referee, store, client):
+    # Seat 1 played 4s 4h unseen; when seat 0 played next the tracker inferred two passes.
+    _hand(store, Play(0, _cards("3s 3h")), Pass(1), Pass(2), Play(0, _cards("6s 6h")))
+    assert act(referee, "correct", index=3, what="play", cards="4s 4h").status_code == 303
+    hand = _state(client)["hand"]
+    assert [s["cards_left"] for s in hand["seats"]] == [16, 15, 17]
+    assert hand["seats"][1]["last"]["cards"] == "4s 4h" and hand["turn"] == 1
+
+
+def test_a_play_that_was_no_play_becomes_a_pass_and_a_seat_can_be_changed(referee, store, client):
+    _hand(store, Play(0, _cards("3s")), Play(1, _cards("5s")))
+    assert act(referee, "correct", index=3, what="pass").status_code == 303
+    assert _state(client)["hand"]["seats"][1]["cards_left"] == 17
+    # Several fixes go from the last one back: each step leaves a hand the rules accept.
+    assert act(referee, "correct", index=2, seat=1, cards="3s").status_code == 409  # seat 0 leads
+    assert act(referee, "correct", index=3, what="sing").status_code == 400
+
+
 def test_deleting_a_play_gives_the_cards_back_and_the_deal_cannot_be_deleted(referee, store, client):
     _hand(store, Play(0, _cards("9s 9h")), Pass(1))
     assert act(referee, "delete", index=0).status_code == 409
@@ -104,8 +122,9 @@ def test_the_page_lists_the_hand_with_insert_and_delete_at_every_point(referee, 
         assert f'data-event-index="{index}"' in page
     assert 'data-event-index="0"' not in page  # the deal
     assert page.count('formaction="/referee/act/delete"') == 4
-    assert page.count('formaction="/referee/act/insert"') == 2  # before the play and before the pass
+    assert 'data-play-index="2"' in page and 'data-pass-index="3"' in page  # the cards to correct
     assert 'id="open-hand"' not in page  # already open
+    assert 'id="insert-form"' in page
 
 
 def test_bad_correction_requests_get_4xx_with_a_message(client, store):
