@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from playwright import sync_api
 from webui_site import PIN, LiveSite, new_match, play_hands
@@ -33,9 +36,12 @@ if not shutil.which(CHROMIUM):
     raise RuntimeError(f"{CHROMIUM} is missing: run deploy/system-deps.sh (apt-get install chromium fonts-noto-cjk)")
 
 
+JOIN = "http://192.168.1.20:8000/"
+
+
 @pytest.fixture(scope="module")
 def site():
-    with LiveSite() as s:
+    with LiveSite({"JOIN_URL": JOIN}) as s:
         yield s
 
 
@@ -135,7 +141,9 @@ def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
                                 has_touch=True)
     page = phone.new_page()
     for path in (f"/?match={mid}", f"/?match={mid}&lang=en", f"/history/{mid}", f"/history/{mid}/1",
-                 "/referee/login"):
+                 "/referee/login", "/join", "/referee", "/referee?lang=en"):
+        if path == "/referee":
+            _login(page, site)
         page.goto(site.url + path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{path} is {width} px wide on a 390 px phone"
@@ -149,6 +157,132 @@ def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
         tablet.screenshot(path=str(target), full_page=True)
         assert target.stat().st_size > 10_000
         tablet.close()
+
+
+def _login(page, site: LiveSite) -> None:
+    page.on("dialog", lambda dialog: dialog.accept())  # the confirm() on undo, penalties, ...
+    page.goto(f"{site.url}/referee/login?lang=en")
+    page.fill("input[name=pin]", PIN)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/referee")
+
+
+def _submit(page, button, ok: bool = True) -> None:
+    """Click a control; the page comes back with a flash (done) or the refusal (4xx)."""
+    with page.expect_navigation():
+        button.click()
+    assert page.locator("#refusal").count() == (0 if ok else 1), page.locator("main").inner_text()[:400]
+
+
+def _state(page, site: LiveSite) -> dict:
+    return page.request.get(f"{site.url}/api/state").json()
+
+
+def test_every_referee_control_works_from_the_page(site, page):
+    _login(page, site)
+    form = page.locator("#start-form")
+    form.locator("input[name=name]").fill("周六赛")
+    form.locator("textarea[name=players]").fill("甲\n乙\n丙")
+    form.locator("select[name=preset]").select_option("classic")
+    form.locator("input[name=time_limit]").fill("45")
+    _submit(page, form.locator("button[type=submit]"))
+    mid = _state(page, site)["match"]["id"]
+    info = site.store.match(mid)
+    assert info.players == ("甲", "乙", "丙") and info.rules.time_limit_min == 45
+
+    _submit(page, page.locator("#new-hand"))
+    bid3 = page.locator("form[action$='/act/bid']", has=page.locator("input[name=bid][value='3']"))
+    _submit(page, bid3.locator("button"))
+    assert _state(page, site)["hand"]["landlord"] == 0
+
+    def play(cards: str, ok: bool = True, seat: int | None = None) -> None:
+        if seat is not None:
+            page.locator("#play-form select[name=seat]").select_option(str(seat))
+        page.fill("#play-form input[name=cards]", cards)
+        _submit(page, page.locator("#play-form button[type=submit]"), ok)
+
+    play("3s 3h")  # event 2
+    _submit(page, page.locator("#mark-pass"))  # 3: seat 1 passes
+    play("5s 5h", ok=False, seat=0)  # out of turn: refused with a message, nothing stored
+    play("5s 5h", seat=2)  # 4
+    # Seat 1 had played 4s 4h, unseen: the pass becomes that play.
+    row = page.locator("li[data-event-index='3']")
+    row.locator("input[name=cards]").fill("4s 4h")
+    _submit(page, row.locator("button.to-play"))
+    assert [s["cards_left"] for s in _state(page, site)["hand"]["seats"]] == [18, 15, 15]
+    # A correction that breaks the hand is refused: without seat 1's play, seat 2 is out of turn.
+    _submit(page, page.locator("li[data-event-index='3'] button.del"), ok=False)
+    # Insert a pass at the end (the seat to play: the landlord), then delete it again.
+    insert = page.locator("#insert-form")
+    insert.locator("select[name=what]").select_option("pass")
+    _submit(page, insert.locator("button[type=submit]"))
+    assert _state(page, site)["hand"]["seats"][0]["last"]["kind"] == "pass"
+    _submit(page, page.locator("li[data-event-index='5'] button.del"))
+    assert _state(page, site)["hand"]["turn"] == 0
+    # A misread: the landlord's lead was 3s 3d.
+    row = page.locator("li[data-event-index='2']")
+    row.locator("input[name=cards]").fill("3s 3d")
+    _submit(page, row.locator("button.fix"))
+    assert _state(page, site)["hand"]["seats"][0]["last"]["cards"] == "3s 3d"
+
+    _submit(page, page.locator("#open-hand"))
+    assert page.locator("#ref-multiplier").inner_text() == "×2"
+    _submit(page, page.locator("#announce"), ok=False)  # nobody is down to two cards
+    assert re.search("announce at 2|报牌|2 or fewer", page.locator("#refusal").inner_text())
+    _submit(page, page.locator("#mark-pass"))  # seat 0 passes
+    _submit(page, page.locator("#undo"))
+    assert _state(page, site)["hand"]["turn"] == 0
+
+    penalty = page.locator("form[action$='/act/penalty']")
+    penalty.locator("select[name=seat]").select_option("2")
+    _submit(page, page.locator("#penalty"))
+    page.locator("form[action$='/act/concede'] select[name=seat]").select_option("1")
+    _submit(page, page.locator("#concede"))
+    state = _state(page, site)
+    assert state["hand"]["outcome"] == "landlord_won" and state["scores"]["hand"] == [12, -6, -6]
+    assert state["scores"]["match"] == [12, -6, -8]
+
+    _submit(page, page.locator("#new-hand"))
+    landlord = page.locator("form[action$='/act/landlord']")
+    landlord.locator("select[name=seat]").select_option("1")
+    landlord.locator("input[name=base]").fill("2")
+    _submit(page, landlord.locator("button[type=submit]"))
+    assert _state(page, site)["hand"]["landlord"] == 1 and _state(page, site)["hand"]["base"] == 2
+    page.locator("form[action$='/act/concede'] select[name=seat]").select_option("2")
+    _submit(page, page.locator("#escape"))
+    assert _state(page, site)["hand"]["outcome"] == "escape"
+    _submit(page, page.locator("#new-hand"))
+    _submit(page, page.locator("#abandon"))
+    assert _state(page, site)["hand"]["outcome"] == "abandoned"
+
+    _submit(page, page.locator("#end-match"))
+    assert _state(page, site)["match"]["status"]["over"] is True
+    assert page.locator("#new-hand").count() == 0
+    kinds = [r.kind for r in site.store.events(mid)]
+    assert kinds.count("correction") == 5 and "open_hand" in kinds and "penalty" in kinds
+    assert {r.source for r in site.store.events(mid)} == {"referee"}
+
+    page.fill("#judge-form input[name=cards]", "BJ RJ")
+    page.fill("#judge-form input[name=after]", "2s 2h 2d 2c")
+    with page.expect_navigation():
+        page.click("#judge-form button")
+    verdict = page.locator("#verdict").inner_text()
+    assert "rocket" in verdict and "beats" in verdict
+
+
+def test_the_join_code_on_the_live_page_reads_back_as_the_address(site, page, tmp_path):
+    new_match(site.store)
+    page.goto(f"{site.url}/")
+    assert JOIN in page.locator("#join").inner_text()
+    shot = tmp_path / "qr.png"
+    page.locator("#join .qr svg").screenshot(path=str(shot))
+    image = cv2.imread(str(shot))
+    image = cv2.copyMakeBorder(image, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(255, 255, 255))
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert text == JOIN
+    big = page.request.get(f"{site.url}/join")
+    assert big.ok and JOIN in big.text()
+    assert np.asarray(image).std() > 50  # black modules on white, not a blank box
 
 
 def _shot_path(tmp_path: Path, name: str) -> Path:
