@@ -150,6 +150,11 @@ def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
     page.goto(f"{site.url}/?match={mid}&lang=zh")
     page.screenshot(path=str(_shot_path(tmp_path, "live-phone-zh.png")), full_page=True)
     phone.close()
+    referee = browser.new_page(viewport={"width": 1280, "height": 800})
+    _login(referee, site)
+    referee.goto(f"{site.url}/referee?lang=zh")
+    referee.screenshot(path=str(_shot_path(tmp_path, "referee-tablet-zh.png")), full_page=True)
+    referee.close()
     for lang in ("zh", "en"):
         tablet = browser.new_page(viewport={"width": 1280, "height": 800})
         tablet.goto(f"{site.url}/?match={mid}&lang={lang}")

@@ -1,5 +1,5 @@
 // ddz-table: live updates (Server-Sent Events, polling as a fallback), the match clock,
-// the camera toggle, confirmations on the referee page and arrow keys in a replay.
+// the camera toggle, confirmations and the hand's list on the referee page, arrow keys in a replay.
 (function () {
   "use strict";
 
@@ -90,6 +90,10 @@
       if (link && !e.target.closest("input, textarea")) document.getElementById(link).click();
     });
   }
+
+  // The referee corrects recent events most: show the end of the hand's list.
+  var timeline = document.getElementById("timeline");
+  if (timeline) timeline.scrollTop = timeline.scrollHeight;
 
   document.querySelectorAll(".when[data-time]").forEach(function (cell) {
     var t = Number(cell.dataset.time);
