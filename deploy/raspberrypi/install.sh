@@ -152,6 +152,9 @@ if [[ $VENV == 1 ]]; then
         : | write_file 0644 "$constraints"
     fi
     run "$VENV_PY" -m pip install --upgrade --quiet pip
+    # setuptools builds in the clone's build/ and never empties it: a module removed upstream
+    # would ship again from there.
+    run rm -rf "$REPO/build"
     run "$VENV_PY" -m pip install --upgrade --quiet -c "$constraints" "${REPO}[pi]"
     run "$VENV_PY" -m compileall -q "$R$APP_DIR/venv/lib"  # the service cannot write bytecode later
 else

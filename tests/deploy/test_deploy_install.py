@@ -163,7 +163,9 @@ def test_dry_run_changes_nothing_and_says_what_it_would_do(tmp_path):
     result = sh("install.sh", "--prefix", root, "--dry-run", "--no-apt", "--python", sys.executable)
     assert not root.exists()
     assert f"+ {sys.executable} -m venv --system-site-packages {root}/opt/ddz-table/venv" in result.stdout
-    assert f"pip install --upgrade --quiet -c {root}/opt/ddz-table/constraints.txt {REPO}[pi]" in result.stdout
+    pip = f"pip install --upgrade --quiet -c {root}/opt/ddz-table/constraints.txt {REPO}[pi]"
+    assert pip in result.stdout
+    assert result.stdout.index(f"+ rm -rf {REPO}/build") < result.stdout.index(pip)  # no stale modules shipped
     assert f"+ write {root}/etc/ddz-table/config.toml (mode 0640)" in result.stdout
     assert f"+ write {root}/etc/systemd/system/ddz-table.service (mode 0644)" in result.stdout
     result = sh("uninstall.sh", "--prefix", root, "--dry-run", "--purge")
