@@ -11,7 +11,12 @@ at the F1-best one, and recall per card.
 
 Latency at 640, reading every index, median of 30 runs, one backend per process::
 
+    ddz-table export-model finder models/finder.onnx --format ncnn --format openvino   # once
+    ddz-table export-model reader models/reader.onnx --format ncnn --format openvino
     python bench/detector.py latency --backends onnx openvino ncnn
+
+(NCNN and OpenVINO find their exports beside the ``.onnx`` files; ``--finder`` and
+``--reader`` point at other ones.) ``--threads`` fixes every runtime's thread count.
 
 Targets (issue 3): mAP50 >= 0.95 on unseen decks; card recall >= 0.95 and precision >= 0.98
 at the default threshold; <= 50 ms per 640 image with ONNX Runtime on this machine.
@@ -21,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -31,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vision.backends import BACKEND_CHOICES  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
 from vision.detector import DEFAULT_CONF, DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
 from vision.evaluate import Tally, iou_matrix  # noqa: E402
@@ -127,9 +135,17 @@ def latency_one(args) -> None:
         found = len(detector.detect(image, conf=DEFAULT_CONF))
         times.append((time.perf_counter() - start) * 1000)
     finder = [_time(lambda: detector.find(image)) for _ in range(args.runs)]
-    print(json.dumps({"backend": args.backend, "median_ms": round(statistics.median(times), 1),
-                      "finder_only_ms": round(statistics.median(finder), 1), "indices_read": found,
+    boxes = detector.find(image)[0]
+    reader = [_time(lambda: detector.read(image, boxes)) for _ in range(args.runs)]
+    print(json.dumps({"backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
+                      "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
+                      "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
+                      "threads": args.threads, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 1)
 
 
 def _time(fn) -> float:
@@ -147,6 +163,10 @@ def _demo_image() -> np.ndarray:
 
 
 def latency(args) -> None:
+    """Each backend in its own process (their thread pools and allocators never meet), one after another."""
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
+          f"finder {args.finder}, reader {args.reader}", flush=True)
+    results = []
     for backend in args.backends:
         cmd = [sys.executable, __file__, "latency-one", "--backend", backend, "--runs", str(args.runs),
                "--finder", str(args.finder), "--reader", str(args.reader)]
@@ -156,7 +176,17 @@ def latency(args) -> None:
             cmd += ["--threads", str(args.threads)]
         done = subprocess.run(cmd, capture_output=True, text=True)
         line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
-        print(line if done.returncode == 0 else f"{backend}: failed: {done.stderr.strip().splitlines()[-1:]}")
+        if done.returncode == 0 and line.startswith("{"):
+            print(line, flush=True)
+            results.append(json.loads(line))
+        else:
+            why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"{backend}: failed: {why}", flush=True)
+    if results:
+        print(f"\n{'backend':>9} {'detect ms':>10} {'p90':>7} {'finder':>7} {'reader':>7} {'indices':>7} {'load':>5}")
+        for r in results:
+            print(f"{r['backend']:>9} {r['median_ms']:>10} {r['p90_ms']:>7} {r['finder_only_ms']:>7} "
+                  f"{r['reader_ms']:>7} {r['indices_read']:>7} {r['load_avg_1m']:>5}")
 
 
 def main() -> None:
@@ -181,9 +211,10 @@ def main() -> None:
             p.add_argument("--image", default=None, help="image to time (default: a rendered unseen-deck table)")
             p.add_argument("--runs", type=int, default=30)
             if name == "latency":
-                p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"])
+                p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"],
+                               choices=BACKEND_CHOICES)
             else:
-                p.add_argument("--backend", default="onnx")
+                p.add_argument("--backend", default="onnx", choices=BACKEND_CHOICES)
     args = parser.parse_args()
     {"accuracy": accuracy, "latency": latency, "latency-one": latency_one}[args.what](args)
 
