@@ -187,6 +187,9 @@ class CameraTable:
             self.last_frame = time.time()
             if records:
                 self.notify()
+            if self.pipeline.referee.state.ended is not None:  # the referee ended the match on the page
+                self._stop.set()
+                return
 
     # ------------------------------------------------------------------ hands
     def _next_hand(self, table: SimTable, hand_index: int) -> bool:

@@ -87,6 +87,23 @@ def test_frames_run_through_the_pipeline_with_the_camera_view_and_health(store):
     assert store.events(feed.match_id)[0].kind == "deal"
 
 
+def test_the_feed_stops_when_the_referee_ends_the_match(store):
+    from tracker.records import MatchEnd
+
+    feed = _feed(store)
+    feed.start()
+    try:
+        deadline = time.monotonic() + 60
+        while feed.frames < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        store.append(feed.match_id, 0, MatchEnd("time"), source="referee")
+        while feed.status()["running"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert feed.status()["running"] is False and feed.error is None
+    finally:
+        feed.stop()
+
+
 def test_the_shipped_detector_reads_rendered_frames():
     from tracker.store import EventStore
 
