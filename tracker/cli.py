@@ -269,17 +269,11 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
     except ImportError as exc:
         print(f"ddz-table: no web site ({exc}); running without it", file=sys.stderr)
         return None
-    from tracker.config import join_url
-
     config: dict[str, Any] = {"CAMERA_VIEW": bool(args.camera_view)}
     if args.pin:
         config["REFEREE_PIN"] = args.pin
-    join = join_url(args.host, args.port) if args.port else None
-    if join:
-        config["JOIN_URL"] = join  # the address phones on the club's Wi-Fi type
     app = create_app(config, store=store, pipeline_status=pipeline)
-    banner = [f"phones / 手机: {join}"] if join else []
-    server = make_server(app, host=args.host, port=args.port, threads=32, banner=banner)
+    server = make_server(app, host=args.host, port=args.port, threads=32)
     if server is not None:
         threading.Thread(target=server.run, name="web", daemon=True).start()
     return server

@@ -149,31 +149,55 @@ def test_a_stalled_main_loop_stops_pinging(notify_socket):
     assert not thread.is_alive() and pipeline.frames == 4
 
 
-def test_run_under_systemd_sends_ready_pings_and_stopping(tmp_path, notify_socket, monkeypatch, capsys):
-    path, sock = notify_socket
+def toy_box(folder: Path) -> Path:
+    """A config for a folder of toy-table frames with its calibration; the store in ``folder``."""
     table = ToyTable()
-    frames = tmp_path / "frames"
+    frames = folder / "frames"
     frames.mkdir()
     for i in range(6):
         cv2.imwrite(str(frames / f"{i:03d}.png"), table.frame())
-    cal = tmp_path / "cal.json"
+    cal = folder / "cal.json"
     table.calibration().save(cal)
-    cfg = tmp_path / "config.toml"
-    cfg.write_text(render_config(source=str(frames), calibration=str(cal), data_dir=str(tmp_path),
+    cfg = folder / "config.toml"
+    cfg.write_text(render_config(source=str(frames), calibration=str(cal), data_dir=str(folder),
                                  referee_pin="1357"), encoding="utf-8")
+    return cfg
+
+
+def ddz_run(*argv) -> int:
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["run", *argv, "--detector", "toy_table:ToyDetector"])
+    return args.func(args)
+
+
+def test_run_under_systemd_sends_ready_pings_and_stopping(tmp_path, notify_socket, monkeypatch, capsys):
+    path, sock = notify_socket
+    cfg = toy_box(tmp_path)
     monkeypatch.setenv("NOTIFY_SOCKET", path)
     monkeypatch.setenv("WATCHDOG_USEC", "1000")  # 1 ms: every loop turn may ping
     monkeypatch.delenv("WATCHDOG_PID", raising=False)
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "tracker"))
-    parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["run", "--config", str(cfg), "--no-web", "--detector", "toy_table:ToyDetector"])
-    assert args.func(args) == 0, capsys.readouterr().err
+    assert ddz_run("--config", str(cfg), "--no-web") == 0, capsys.readouterr().err
     messages = received(sock)
     assert messages[0].startswith("READY=1\nSTATUS=match 1, reading ")
     assert messages[-1] == "STOPPING=1"
     assert messages[1:-1] and set(messages[1:-1]) == {"WATCHDOG=1"}
     assert (tmp_path / "ddz-table.db").exists()  # the store went where the config said
+
+
+def test_run_from_the_config_serves_the_site_to_phones(tmp_path, monkeypatch, capsys):
+    from tracker.config import lan_address
+
+    cfg = toy_box(tmp_path)
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "tracker"))
+    # host 0.0.0.0 and PIN from the file; --port 0 (any free port) from the command line
+    assert ddz_run("--config", str(cfg), "--port", "0", "--max-frames", "3") == 0
+    out = capsys.readouterr().out
+    assert "listening on every network interface" in out and "referee PIN / 裁判密码: 1357" in out
+    lan = lan_address()
+    if lan is not None:  # a machine with a network: the phones' address is printed for the club
+        assert f"phones join at: http://{lan}:" in out
 
 
 def test_sigterm_handler_stops_and_is_put_back():
