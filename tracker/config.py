@@ -176,14 +176,15 @@ class Config:
         return MODELS_DIR
 
     def resolved_backend(self, machine: str | None = None) -> str:
-        """``auto``: NCNN on an ARM board when its model folder and runtime are there, else ONNX Runtime."""
+        """``auto``: NCNN on an ARM board when both NCNN model folders and the runtime are there, else ONNX Runtime."""
         if self.backend != "auto":
             return self.backend
         import importlib.util
         import platform
 
         arm = (machine or platform.machine()).lower() in ("aarch64", "arm64", "armv7l", "armv8l")
-        ncnn_ready = (self.models / "finder_ncnn_model").is_dir() and importlib.util.find_spec("ncnn") is not None
+        ncnn_ready = (all((self.models / f"{m}_ncnn_model").is_dir() for m in ("finder", "reader"))
+                      and importlib.util.find_spec("ncnn") is not None)
         return "ncnn" if arm and ncnn_ready else "onnx"
 
 

@@ -184,6 +184,13 @@ def test_auto_backend_is_ncnn_only_on_arm_with_its_model_and_runtime(tmp_path):
     cfg = Config(model_dir=str(tmp_path))
     assert cfg.resolved_backend("x86_64") == "onnx"
     assert cfg.resolved_backend("aarch64") == "onnx"  # no NCNN model folder
+    (tmp_path / "finder_ncnn_model").mkdir()
+    assert cfg.resolved_backend("aarch64") == "onnx"  # the reader has none: CardDetector needs both
+    (tmp_path / "reader_ncnn_model").mkdir()
+    import importlib.util
+
+    expected = "ncnn" if importlib.util.find_spec("ncnn") else "onnx"  # the runtime decides the rest
+    assert cfg.resolved_backend("aarch64") == expected and cfg.resolved_backend("x86_64") == "onnx"
     assert Config(backend="openvino").resolved_backend("aarch64") == "openvino"
 
 
