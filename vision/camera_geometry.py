@@ -56,7 +56,9 @@ INDEX_MM = 12.0
 MIN_INDEX_PX = 12.0
 GOOD_INDEX_PX = 18.0
 #: The printed mats (``ddz-table mat --size``), landscape, mm: see ``tracker.zones.PAPER_MM``.
-MATS_MM: dict[str, tuple[float, float]] = {"A2": (594.0, 420.0), "A1": (841.0, 594.0)}
+MATS_MM: dict[str, tuple[float, float]] = {"A3": (420.0, 297.0), "A2": (594.0, 420.0), "A1": (841.0, 594.0)}
+#: The mats a club table uses (A3 is for trying things out on a desk).
+TABLE_MATS = ("A2", "A1")
 #: Room around the mat the view should also hold (hands coming in, a mat laid a little askew).
 MAT_MARGIN = 1.1
 
@@ -78,6 +80,8 @@ class View:
 
     def fits(self, mat: str, margin: float = MAT_MARGIN) -> bool:
         """Whether the mat (with ``margin``) lies wholly in the view, long side along the frame's."""
+        if mat not in MATS_MM:
+            raise GeometryError(f"unknown mat {mat!r}; known: {', '.join(MATS_MM)}")
         w, h = MATS_MM[mat]
         return self.view_w_mm >= w * margin and self.view_h_mm >= h * margin
 
@@ -172,7 +176,7 @@ def mounting_table(heights_cm: Iterable[int] = range(60, 151, 10), cameras: Iter
     return [coverage(c, h * 10.0, m) for c in cameras for h in heights_cm for m in modes]
 
 
-def markdown(views: list[View], mats: Sequence[str] = tuple(MATS_MM)) -> str:
+def markdown(views: list[View], mats: Sequence[str] = TABLE_MATS) -> str:
     """The guide's table: one row per camera and height; the view (and which mats fit) per
     field of view, the corner index height in pixels per mode.
 
@@ -223,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(markdown(views))
     print()
     for name in args.cameras:
-        lows = ", ".join(f"{mat} from {min_mount_mm(name, mat) / 10:.0f} cm" for mat in MATS_MM)
+        lows = ", ".join(f"{mat} from {min_mount_mm(name, mat) / 10:.0f} cm" for mat in TABLE_MATS)
         print(f"{lens(name).label}: the mat fits in view with {MAT_MARGIN - 1:.0%} to spare: {lows}")
     return 0
 

@@ -237,6 +237,8 @@ def test_bad_options_and_missing_picamera2_are_clear(camera, monkeypatch):
         PiCameraSource(size=(640,))
     with pytest.raises(SourceError, match="unknown camera"):
         PiCameraSource(camera="module9")
+    with pytest.raises(SourceError, match="unknown mat 'B4'"):
+        PiCameraSource(mat="B4")
     monkeypatch.setitem(sys.modules, "picamera2", None)
     with pytest.raises(SourceError, match="python3-picamera2"):
         PiCameraSource().read()

@@ -30,6 +30,7 @@ import numpy as np
 
 from vision.camera_geometry import (
     GOOD_INDEX_PX,
+    MATS_MM,
     SENSOR_PX,
     GeometryError,
     Lens,
@@ -69,6 +70,8 @@ class PiCameraSource(FrameSource):
             raise SourceError(f"a camera size is (width, height) in pixels, not {size!r}")
         if height_mm is not None and height_mm <= 0:
             raise SourceError(f"the mounting height must be positive, not {height_mm!r}")
+        if mat is not None and mat not in MATS_MM:
+            raise SourceError(f"unknown mat {mat!r}; known: {', '.join(MATS_MM)}")
         if mains_hz is not None and mains_hz <= 0:
             raise SourceError(f"mains_hz must be positive (50 or 60), not {mains_hz!r}")
         self.requested_size = tuple(size) if size is not None else None
