@@ -254,6 +254,8 @@ class Referee:
         n = len(hand.events)
         index = int_field(fields, "index", low=1, high=n)
         what = text_field(fields, "what", required=False, limit=10) or "pass"
+        if what not in ("pass", "play", "announce"):
+            raise ActionError(f"what must be pass, play or announce, not {what!r}", zh="只能插入不出、出牌或报牌")
         seats = len(self.state(mid).info.players)
         seat = int_field(fields, "seat", required=False, low=0, high=seats - 1)
         if seat is None:
@@ -267,10 +269,8 @@ class Referee:
             event: Event = Pass(seat, time=time.time())
         elif what == "play":
             event = Play(seat, cards_field(fields), time=time.time())
-        elif what == "announce":
-            event = Announce(seat, time=time.time())
         else:
-            raise ActionError(f"what must be pass, play or announce, not {what!r}", zh="只能插入不出、出牌或报牌")
+            event = Announce(seat, time=time.time())
         return self._fix(mid, "insert", index, event, fields, source)
 
     def delete(self, fields: dict[str, Any], source: str) -> int:
@@ -293,6 +293,8 @@ class Referee:
         """The landlord shows his hand (明牌): the preset's open-hand multiplier applies."""
         mid = self.match_id(fields)
         hand = self._current_hand(mid)
+        if hand.landlord is None:
+            raise ActionError("the landlord is not known yet", 409, "地主还没确定")
         seat = self._seat(fields, mid, default=hand.landlord)
         return self._hand_event(mid, OpenHand(seat, time=time.time()), source)
 
@@ -304,7 +306,7 @@ class Referee:
         owing = hand.unannounced()
         seat = self._seat(fields, mid, default=owing[0] if len(owing) == 1 else None)
         limit = hand.rules.announce_at  # type: ignore[union-attr]
-        left = hand.cards_left[seat] if seat < len(hand.cards_left) else 0
+        left = hand.cards_left[seat]
         if hand.phase == "play" and not 0 < left <= limit:
             raise ActionError(f"seat {seat} holds {left} cards: players announce at {limit} or fewer", 409,
                               f"{seat} 号位还有 {left} 张牌，剩 {limit} 张或更少时才报牌")

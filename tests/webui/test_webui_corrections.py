@@ -79,7 +79,10 @@ def test_deleting_a_play_gives_the_cards_back_and_the_deal_cannot_be_deleted(ref
 
 
 def test_open_hand_doubles_by_the_preset_and_only_the_landlord_opens_once(referee, store, client):
-    _hand(store)
+    mid = new_match(store)
+    store.append(mid, 1, Deal(counts=(17, 17, 17)))
+    assert act(referee, "open_hand").status_code == 409  # nobody is landlord yet
+    store.append(mid, 1, Bid(0, "bid", 3))
     assert act(referee, "open_hand", seat=1).status_code == 409  # a farmer
     assert act(referee, "open_hand").status_code == 303  # default: the landlord
     assert act(referee, "open_hand").status_code == 409  # already open
