@@ -11,7 +11,7 @@
 set -euo pipefail
 
 CONFIG=/etc/ddz-table/config.toml
-DDZ=/opt/ddz-table/venv/bin/ddz-table
+DDZ=${DDZ:-/opt/ddz-table/venv/bin/ddz-table}  # another program only for tests
 SERVICE=ddz-table
 SVC_USER=ddz-table
 extra=()
@@ -23,7 +23,11 @@ while [[ $# -gt 0 ]]; do
         *) echo "calibrate.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
-[[ $(id -u) == 0 ]] || { echo "calibrate.sh: run it with sudo" >&2; exit 1; }
+# On the box the camera and the data folder belong to the service user; elsewhere (a PC, the
+# tests) there is no such user and everything runs as whoever calls this.
+box=0
+if id -u "$SVC_USER" >/dev/null 2>&1; then box=1; fi
+if [[ $box == 1 && $(id -u) != 0 ]]; then echo "calibrate.sh: run it with sudo" >&2; exit 1; fi
 [[ -x "$DDZ" ]] || { echo "calibrate.sh: $DDZ not found: run deploy/raspberrypi/install.sh first" >&2; exit 1; }
 
 get() { "${DDZ%/ddz-table}/python" -m tracker.config get "$CONFIG" "$1"; }
@@ -38,7 +42,7 @@ pile=()
 [[ $protocol == pile ]] && pile=(--pile)
 
 was_active=0
-if systemctl is-active --quiet "$SERVICE"; then
+if command -v systemctl >/dev/null && systemctl is-active --quiet "$SERVICE"; then
     was_active=1
     echo "==> stopping $SERVICE for a minute / 暂停服务"
     systemctl stop "$SERVICE"
@@ -46,8 +50,11 @@ fi
 restart() { if [[ $was_active == 1 ]]; then echo "==> starting $SERVICE / 重新启动服务"; systemctl start "$SERVICE"; fi; }
 trap restart EXIT
 
-as_service() { runuser -u "$SVC_USER" -- "$@"; }
+as_service() {
+    if [[ $box == 1 ]]; then runuser -u "$SVC_USER" -- "$@"; else "$@"; fi
+}
 echo "==> taking a frame / 拍照 ($(get source))"
+rm -f "$frame"  # never calibrate from an old picture
 as_service "$DDZ" doctor --config "$CONFIG" --snapshot "$frame" >/dev/null || true
 if [[ ! -s "$frame" ]]; then
     echo "calibrate.sh: the camera gave no frame; see: sudo ddz-table doctor" >&2

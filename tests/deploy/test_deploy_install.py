@@ -185,3 +185,37 @@ def test_the_rendered_config_matches_the_template_module(installed):
     root, _ = installed
     text = (root / "etc/ddz-table/config.toml").read_text(encoding="utf-8")
     assert parse_config(text).seats in (3, 4) and text.startswith("# ddz-table")
+
+
+def test_calibrate_script_takes_a_frame_with_the_configs_camera_and_finds_the_mat(tmp_path):
+    sys.path.insert(0, str(REPO / "tests" / "tracker"))
+    import cv2
+    from toy_table import ToyTable
+
+    from tracker.config import render_config
+    from tracker.zones import Calibration
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), ToyTable(seed=3).frame())
+    config = tmp_path / "config.toml"
+    config.write_text(render_config(source=str(frames), calibration=str(tmp_path / "box" / "calibration.json"),
+                                    data_dir=str(tmp_path / "box"), referee_pin="1234"), encoding="utf-8")
+    (tmp_path / "box").mkdir()
+    program = Path(sys.executable).parent / "ddz-table"
+    env = {**os.environ, "DDZ": str(program)}
+    result = subprocess.run(["bash", str(SCRIPTS / "calibrate.sh"), "--config", str(config)], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    cal = Calibration.load(tmp_path / "box" / "calibration.json")
+    assert cal.method == "markers" and cal.markers_found == (0, 1, 2, 3) and cal.layout.seats == 3
+    assert cv2.imread(str(tmp_path / "box" / "calibration-check.png")).shape[:2] == (540, 960)
+    assert "calibration-check.png" in result.stdout
+    # a camera that gives nothing: a clear message, and the old frame is not used again
+    (tmp_path / "box" / "calibration.json").unlink()
+    config.write_text(render_config(source=str(tmp_path / "none.avi"), calibration=str(tmp_path / "box" / "calibration.json"),
+                                    data_dir=str(tmp_path / "box")), encoding="utf-8")
+    result = subprocess.run(["bash", str(SCRIPTS / "calibrate.sh"), "--config", str(config)], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 1 and "the camera gave no frame" in result.stderr
+    assert not (tmp_path / "box" / "calibration.json").exists()
