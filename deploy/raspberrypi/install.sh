@@ -76,9 +76,8 @@ write_file() {
     chmod "$mode" "$tmp"
     mv -f "$tmp" "$path"
 }
-own() {  # own USER:GROUP PATH...: only on a real install (the user does not exist under --prefix)
-    local who=$1; shift
-    if [[ -z "$PREFIX" ]]; then run chown "$who" "$@"; fi
+own() {  # own [-R] USER:GROUP PATH...: only on a real install (the user does not exist under --prefix)
+    if [[ -z "$PREFIX" ]]; then run chown "$@"; fi
 }
 
 if [[ -z "$PREFIX" && $DRY == 0 && $(id -u) != 0 ]]; then
@@ -133,7 +132,7 @@ say "folders / 创建目录"
 run mkdir -p "$R$CONF_DIR" "$R$APP_DIR" "$R$DATA_DIR" "$R$UNIT_DIR" "$R$BIN_DIR"
 run chmod 0750 "$R$CONF_DIR" "$R$DATA_DIR"
 own "root:$SVC_USER" "$R$CONF_DIR"
-own "$SVC_USER:$SVC_USER" "$R$DATA_DIR"
+own -R "$SVC_USER:$SVC_USER" "$R$DATA_DIR"  # -R: repairs files a `sudo ddz-table ...` left owned by root
 
 # ---------------------------------------------------------------- 4. program
 if [[ $VENV == 1 ]]; then
