@@ -254,11 +254,11 @@ def parse_config(text: str, name: str = "config.toml", base: Path | None = None)
     if isinstance(values.get("source"), int):
         values["source"] = str(values["source"])
     config = Config(**values, path=name)
-    _check_together(config, data, where)
+    _check_together(config, where)
     return config
 
 
-def _check_together(config: Config, data: dict, where: Callable[..., str]) -> None:
+def _check_together(config: Config, where: Callable[..., str]) -> None:
     from engine.rules import get_rules
 
     rules = get_rules(config.preset)
