@@ -63,6 +63,16 @@ fi
 echo "==> finding the mat / 寻找桌垫 ($seats seats, $mat)"
 as_service "$DDZ" calibrate --image "$frame" --seats "$seats" --size "$mat" "${pile[@]}" "${extra[@]}" \
     --out "$calibration" --preview "$check"
+# The data folder is the service's own; put copies where the person who ran sudo can open them.
+if [[ -n "${SUDO_USER:-}" && "$SUDO_USER" != root ]]; then
+    home=$(getent passwd "$SUDO_USER" | cut -d: -f6)
+    if [[ -d "$home" ]]; then
+        cp "$check" "$home/ddz-calibration-check.png"
+        cp "$frame" "$home/ddz-calibration-frame.png"
+        chown "$SUDO_USER": "$home/ddz-calibration-check.png" "$home/ddz-calibration-frame.png"
+        check="$home/ddz-calibration-check.png"
+    fi
+fi
 cat <<EOF
 
 Done / 完成. Look at $check: every outline must sit on its printed zone.
