@@ -50,7 +50,7 @@ class CameraTable:
     """
 
     def __init__(self, store: EventStore, match_id: int, speed: float = 1.0, seed: int | None = None,
-                 notify: Callable[[], None] = lambda: None, size: tuple[int, int] = (1280, 720),
+                 notify: Callable[[], None] = lambda: None, size: tuple[int, int] = (960, 540),
                  fps: float = 5.0, detector: Any = None, hands_per_table: int = HANDS_PER_TABLE,
                  max_hands: int | None = None) -> None:
         if speed <= 0:

@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="bots: moves go straight into the store; camera: a rendered table read by the "
                            f"pipeline and the shipped detector, camera view on (default {DEMO_FEED})")
     demo.add_argument("--speed", type=float, default=1.0, help="play faster (e.g. 5 = five times table speed)")
-    demo.add_argument("--size", default="1280x720", help="camera feed: frame size WxH (default 1280x720)")
+    demo.add_argument("--size", default="960x540", help="camera feed: frame size WxH (default 960x540)")
     demo.add_argument("--fps", type=float, default=5.0, help="camera feed: frames per second of table time")
     demo.add_argument("--seed", type=int, help="random seed for the deals")
     demo.add_argument("--db", help="keep the demo's store in this file (default: a temporary file)")
