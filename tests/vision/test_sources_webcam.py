@@ -58,6 +58,13 @@ def test_webcam_gets_size_and_fourcc_and_reconnects(capture):
     assert len(capture.made) == 2 and sleeps == [0.5]  # unplugged after two frames, reopened
 
 
+def test_webcam_asks_for_mjpg_unless_told_otherwise(capture):
+    open_source(0, reconnect=False).read()
+    open_source(0, reconnect=False, fourcc="YUYV").read()
+    assert [c.props[cv2.CAP_PROP_FOURCC] for c in capture.made] == [
+        cv2.VideoWriter_fourcc(*"MJPG"), cv2.VideoWriter_fourcc(*"YUYV")]
+
+
 def test_bad_fourcc_is_clear(capture):
     with pytest.raises(SourceError, match="four letters"):
         OpenCVSource(0, fourcc="MJPEG").read()

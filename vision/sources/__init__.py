@@ -69,7 +69,8 @@ def open_source(spec: str | int, reconnect: bool = True, **options: Any) -> Fram
     webcam; ``fps`` for an image folder.
     """
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
-        source: FrameSource = OpenCVSource(int(spec), **_pick(options, DEVICE_OPTIONS))
+        # Most USB webcams give their full resolution at full frame rate only as MJPG.
+        source: FrameSource = OpenCVSource(int(spec), **{"fourcc": "MJPG", **_pick(options, DEVICE_OPTIONS)})
     elif not isinstance(spec, str) or not spec:
         raise SourceError(f"bad source {spec!r}")
     elif any(spec.startswith(p) for p in _FACTORIES):
