@@ -22,7 +22,7 @@ from webui_site import PIN, LiveSite, new_match, play_hands
 
 from engine.cards import parse_cards
 from engine.demo import random_hand
-from engine.events import Bid, Deal, Play
+from engine.events import Announce, Bid, Deal, Play
 from engine.record import load
 from tracker.records import Alert
 
@@ -304,6 +304,7 @@ def _showcase(site: LiveSite) -> int:
     hand = random_hand("classic", 38)  # two bombs and a rocket by event 39: x8
     for event in hand.log[:39]:
         site.store.append(mid, 5, event)
+    site.store.append(mid, 5, Announce(2))  # 王五, down to two cards, says so (报双)
     site.store.append(mid, 5, Alert("uncertain_read", "read 7h 7d: does not beat 9s 9c; most likely 10h 10d",
                                     "读到 7h 7d（管不上），应为 10h 10d", seat=1, cards="7h 7d", suggestion="10h 10d"))
     return mid

@@ -107,6 +107,8 @@ def test_announce_only_at_the_presets_card_count(referee, store, client):
     assert act(referee, "announce").status_code == 303  # seat 1 alone owes it (2 left)
     assert store.events(mid)[-1].event == Announce(1, time=store.events(mid)[-1].event.time)
     assert _state(client)["hand"]["seats"][1]["announced"] is True
+    live = client.get("/?lang=en").get_data(as_text=True)
+    assert live.count('class="announced"') == 1 and ">announced<" in live
 
 
 def test_escape_ends_the_hand_with_the_escape_penalty(referee, store, client):
