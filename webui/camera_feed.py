@@ -80,7 +80,7 @@ class CameraTable:
         self._current: tuple[int, int] | None = None  # (table number, hand index) being filmed
         self._hand_number: int | None = None  # the store's number for the hand being filmed
         self._truth: Hand | None = None
-        self._jpeg: tuple[int, bytes | None] = (-1, None)
+        self._jpeg: tuple[tuple[int, int], bytes | None] = ((0, -1), None)
         self._queue: queue.Queue = queue.Queue(maxsize=2)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -127,10 +127,11 @@ class CameraTable:
 
     def jpeg(self) -> bytes | None:
         """The latest frame with zones and reads drawn, encoded once per frame."""
-        frames, data = self._jpeg
-        if frames != self.pipeline.frames:
-            data = self.pipeline.jpeg()
-            self._jpeg = (self.pipeline.frames, data)
+        pipeline = self.pipeline
+        key, data = self._jpeg
+        if key != (id(pipeline), pipeline.frames):
+            data = pipeline.jpeg()
+            self._jpeg = ((id(pipeline), pipeline.frames), data)
         return data
 
     # ------------------------------------------------------------------ the two threads

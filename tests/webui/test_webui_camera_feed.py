@@ -67,6 +67,13 @@ def test_a_hand_the_camera_left_open_is_abandoned_and_scored_before_the_next(sto
     assert feed.reads == {"hands": 1, "plays": true_plays, "read": 1, "hands_finished": 0, "abandoned": 1}
 
 
+def test_the_demo_stops_after_max_hands(store):
+    feed = _feed(store, max_hands=1)
+    assert feed._next_hand(feed.table, 0) is True
+    assert feed._next_hand(feed.table, 1) is False
+    assert [r.hand for r in store.events(feed.match_id) if isinstance(r.event, Deal)] == [1]
+
+
 def test_frames_run_through_the_pipeline_with_the_camera_view_and_health(store):
     feed = _feed(store)
     app = create_app({"REFEREE_PIN": PIN, "CAMERA_VIEW": True}, store=store, pipeline_status=feed)
