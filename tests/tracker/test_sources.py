@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 import cv2
 import numpy as np
 import pytest
@@ -14,7 +11,6 @@ from vision.sources import (
     ImageFolderSource,
     LatestFrame,
     OpenCVSource,
-    PiCameraSource,
     Reconnecting,
     SourceError,
     iter_frames,
@@ -121,84 +117,6 @@ def test_status_tells_the_page_while_reconnecting():
         src.read()
     assert seen and seen[0].state == "reconnecting" and "unplugged" in seen[0].error
     assert src.status().state == "error"
-
-
-class FakePicamera2:
-    """The subset of picamera2's API the source uses; ``frames`` images then it dies."""
-
-    instances: list = []
-    frames = 5
-
-    def __init__(self, camera_num=0):
-        self.controls, self.started, self.closed, self.captured = [], False, False, 0
-        FakePicamera2.instances.append(self)
-
-    def create_video_configuration(self, main, buffer_count=4):
-        return {"main": dict(main), "buffer_count": buffer_count}
-
-    def configure(self, config):
-        self.config = config
-
-    def set_controls(self, controls):
-        self.controls.append(dict(controls))
-
-    def start(self):
-        self.started = True
-
-    def capture_array(self, name="main"):
-        if self.captured >= self.frames:
-            raise RuntimeError("Camera frontend has timed out!")
-        self.captured += 1
-        w, h = self.config["main"]["size"]
-        return np.full((h, w, 3), self.captured, np.uint8)
-
-    def capture_metadata(self):
-        return {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": (1.9, 1.6), "LensPosition": 2.5}
-
-    def stop(self):
-        self.started = False
-
-    def close(self):
-        self.closed = True
-
-
-@pytest.fixture
-def fake_picamera2(monkeypatch):
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = FakePicamera2
-    FakePicamera2.instances = []
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    return FakePicamera2
-
-
-def test_picamera_frames_then_locked_exposure_and_focus(fake_picamera2):
-    src = open_source("picamera", size=(320, 240), settle_s=0.0)
-    assert isinstance(src, Reconnecting) and isinstance(src.inner, PiCameraSource)
-    frame = src.read()
-    cam = fake_picamera2.instances[0]
-    assert frame.image.shape == (240, 320, 3) and cam.config["main"]["format"] == "RGB888"
-    assert cam.controls[0]["AfMode"] == 2  # continuous autofocus until calibrated
-    assert cam.controls[-1] == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 8000,
-                                "AnalogueGain": 1.5, "ColourGains": (1.9, 1.6)}
-    src.inner.lock_focus()
-    assert cam.controls[-1] == {"AfMode": 0, "LensPosition": 2.5}
-
-
-def test_picamera_that_stops_delivering_is_reopened(fake_picamera2):
-    fake_picamera2.frames = 2
-    sleeps = []
-    src = Reconnecting(PiCameraSource(size=(32, 24), settle_s=99), sleep=sleeps.append)
-    got = [src.read() for _ in range(5)]
-    assert all(f is not None for f in got)
-    assert len(fake_picamera2.instances) == 3 and sleeps == [0.5, 0.5]  # each reopening worked at once
-    assert fake_picamera2.instances[0].closed  # the dead camera was released before reopening
-    fake_picamera2.frames = 5
-
-
-def test_missing_picamera2_says_how_to_install(monkeypatch):
-    monkeypatch.setitem(sys.modules, "picamera2", None)
-    with pytest.raises(SourceError, match="python3-picamera2"):
-        PiCameraSource().read()
 
 
 def test_latest_frame_drops_the_backlog():
