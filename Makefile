@@ -19,6 +19,7 @@ $(DEV): pyproject.toml
 # Ultralytics drags in opencv-python beside the headless build; the runtime stays headless.
 $(TRAIN): $(DEV)
 	$(PIP) install -q -e '.[dev,train]'
+	-$(VENV)/bin/opt_in_out --opt_out >/dev/null 2>&1  # OpenVINO telemetry off
 	-$(PIP) uninstall -y -q opencv-python
 	$(PIP) install -q --force-reinstall --no-deps "$$($(PY) -c 'import importlib.metadata as m; print("opencv-python-headless==" + m.version("opencv-python-headless"))')"
 	touch $@

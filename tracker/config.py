@@ -165,6 +165,7 @@ class Config:
             options["size"] = self.camera_size
         if self.height_mm:
             options["height_mm"] = float(self.height_mm)
+        options["mat"] = self.mat  # the sensor mode chosen must keep the whole mat in view
         return options
 
     @property

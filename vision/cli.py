@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from vision.backends import BACKENDS, ModelFileError
+from vision.backends import BACKEND_CHOICES, ModelFileError
 
 
 def register(subparsers) -> None:
@@ -24,7 +24,8 @@ def register(subparsers) -> None:
     detect.add_argument("--reader", default=None, help="reader model (default models/reader.onnx)")
     detect.add_argument("--single", default=None, metavar="MODEL",
                         help="a single-stage card detector instead of finder + reader")
-    detect.add_argument("--backend", choices=BACKENDS, default="onnx")
+    detect.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
+                        help="auto: NCNN on ARM boards when its export is there, else ONNX Runtime")
     detect.add_argument("--imgsz", type=int, default=None,
                         help="finder input size (default: the model's own, 640)")
     detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")

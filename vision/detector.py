@@ -78,7 +78,7 @@ class CardDetector:
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
-                 reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "onnx",
+                 reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
                  reader_pad: float = READER_PAD, imgsz: int | None = None):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:

@@ -57,13 +57,13 @@ def test_a_good_file_is_read_with_paths_from_its_folder(tmp_path):
     assert cfg.calibration == str(tmp_path / "cal" / "calibration.json")
     assert cfg.db == str(tmp_path / "data" / "ddz-table.db")
     assert cfg.port == 8080 and cfg.host == "0.0.0.0"  # the box listens for phones by default
-    assert cfg.source_options() == {"mains_hz": 50.0, "size": (1920, 1080), "height_mm": 1100.0}
+    assert cfg.source_options() == {"mains_hz": 50.0, "size": (1920, 1080), "height_mm": 1100.0, "mat": "A2"}
 
 
 def test_an_empty_file_means_the_defaults():
     cfg = parse_config("")
     assert cfg == Config(path="config.toml")
-    assert cfg.source_options() == {"mains_hz": 50.0}
+    assert cfg.source_options() == {"mains_hz": 50.0, "mat": "A2"}
     assert cfg.camera_size is None
 
 
@@ -156,7 +156,7 @@ def test_run_flags_win_over_the_file_and_the_file_over_defaults(tmp_path):
     assert args.source == "1" and args.pin == "024680" and args.players == "甲,乙,丙,丁"  # the file
     assert args.db == str(tmp_path / "data" / "ddz-table.db") and args.host == "0.0.0.0"
     assert args.protocol == "pile" and args.backend == "onnx" and args.camera_view is False
-    assert args.source_options == {"mains_hz": 50.0, "height_mm": 1100.0, "size": (640, 480)}
+    assert args.source_options == {"mains_hz": 50.0, "height_mm": 1100.0, "size": (640, 480), "mat": "A2"}
 
 
 def test_run_without_a_config_keeps_its_old_defaults():
