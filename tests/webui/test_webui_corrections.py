@@ -152,3 +152,30 @@ def test_bad_correction_requests_get_4xx_with_a_message(client, store):
         assert response.status_code == code, (action, body, response.get_json())
         assert response.get_json()["error"]
     assert api(client, "insert", {"index": 3, "what": "pass"}).status_code == 200  # the good one goes in
+
+
+def test_alerts_on_the_referee_page_offer_the_fix(referee, store, client):
+    from tracker.records import Alert
+
+    mid = _hand(store, Play(0, _cards("9s")))
+    # The camera read 8h for seat 1 (does not beat 9s); the table shows 10h.
+    store.append(mid, 1, Alert("does_not_beat", "8h does not beat 9s", seat=1, cards="8h"))
+    page = referee.get("/referee").get_data(as_text=True)
+    assert 'id="ref-alerts"' in page and 'value="8h"' in page and 'class="record-as"' in page
+    assert act(referee, "play", seat=1, cards="10h").status_code == 303
+    assert _state(client)["hand"]["seats"][1]["last"]["cards"] == "10h"
+    page = referee.get("/referee").get_data(as_text=True)
+    assert 'class="record-as"' not in page  # seat 1 has played: nothing left to fix there
+
+
+def test_a_not_announced_reminder_offers_the_announcement(referee, store):
+    from tracker.records import Alert
+
+    mid = new_match(store)
+    for e in (Deal(counts=(17, 3, 17)), Bid(0, "bid", 3), Play(0, _cards("3s")), Play(1, _cards("4s")),
+              Alert("not_announced", "seat 1 has 2 card(s) left and must announce it", seat=1)):
+        store.append(mid, 1, e)
+    page = referee.get("/referee").get_data(as_text=True)
+    assert 'class="announce-now"' in page
+    store.append(mid, 1, Announce(1))
+    assert 'class="announce-now"' not in referee.get("/referee").get_data(as_text=True)
