@@ -143,3 +143,11 @@ def test_the_demo_command_offers_both_feeds():
     assert parser.parse_args(["demo"]).feed in ("bots", "camera")
     with pytest.raises(SystemExit):
         parser.parse_args(["demo", "--feed", "video"])
+
+
+def test_the_demo_command_refuses_a_bad_frame_size_before_serving(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    commands.register(parser.add_subparsers())
+    args = parser.parse_args(["demo", "--feed", "camera", "--size", "10x10", "--db", str(tmp_path / "d.db")])
+    assert args.func(args) == 2
+    assert "out of range" in capsys.readouterr().err
