@@ -35,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "DB": ":memory:",
     "REFEREE_PIN": None,  # None: a six-digit PIN is generated (read it from app.config)
     "CAMERA_VIEW": False,  # MJPEG camera view: off by default on slow hardware
+    "CAMERA_SHOWN": False,  # with the view on: shown when the page opens (the demo's camera feed)
     "JOIN_URL": None,  # the address phones join at (QR code); None: the host the visitor used
     "MAX_CONTENT_LENGTH": 64 * 1024,
     "SSE_INTERVAL": 0.05,

@@ -194,7 +194,7 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.feed == "camera":
-        config["CAMERA_VIEW"] = True
+        config["CAMERA_VIEW"] = config["CAMERA_SHOWN"] = True
     app = create_app(config, store=store, pipeline_status=table)
     table.notify = app.extensions["ddz"].watcher.poke
     table.start()

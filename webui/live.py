@@ -70,7 +70,7 @@ def index():
     match_id = match_arg()
     view = view_for(match_id)
     return render_template("live.html", v=view, fragment=render_fragment(view, lang()), match_id=match_id,
-                           camera=current_app.config["CAMERA_VIEW"])
+                           camera=current_app.config["CAMERA_VIEW"], camera_shown=current_app.config["CAMERA_SHOWN"])
 
 
 @bp.get("/join")

@@ -294,6 +294,28 @@ def test_the_join_code_on_the_live_page_reads_back_as_the_address(site, page, tm
     assert np.asarray(image).std() > 50  # black modules on white, not a blank box
 
 
+def test_the_demo_camera_feed_shows_its_annotated_frames(browser):
+    from test_webui_camera_feed import SMALL, Blind
+
+    from tracker.store import EventStore
+    from webui.camera_feed import CameraTable
+
+    store = EventStore(":memory:")
+    feed = CameraTable(store, new_match(store), speed=1000, seed=2, size=SMALL, fps=2, detector=Blind())
+    feed.start()
+    try:
+        with LiveSite({"CAMERA_VIEW": True, "CAMERA_SHOWN": True, "SSE_LIFETIME": 5.0}, store, feed) as demo:
+            page = browser.new_page()
+            page.goto(f"{demo.url}/")
+            page.wait_for_function("document.getElementById('camera-view').naturalWidth > 0", timeout=60000)
+            assert page.evaluate("document.getElementById('camera-view').naturalWidth") == SMALL[0]
+            page.click("#camera-toggle")
+            assert page.locator("#camera-view").is_hidden()
+            page.close()
+    finally:
+        feed.stop()
+
+
 def _shot_path(tmp_path: Path, name: str) -> Path:
     if os.environ.get("DDZ_SCREENSHOTS"):
         SHOTS.mkdir(parents=True, exist_ok=True)

@@ -17,9 +17,10 @@ PLAYERS = ("张三", "李四", "王五")
 class LiveSite:
     """``with LiveSite() as site:`` serves ``site.url`` until the block ends."""
 
-    def __init__(self, config: dict | None = None, store: EventStore | None = None) -> None:
+    def __init__(self, config: dict | None = None, store: EventStore | None = None, pipeline_status=None) -> None:
         self.store = store or EventStore(":memory:")
-        self.app = create_app({"REFEREE_PIN": PIN, "SSE_KEEPALIVE": 1.0, **(config or {})}, store=self.store)
+        self.app = create_app({"REFEREE_PIN": PIN, "SSE_KEEPALIVE": 1.0, **(config or {})}, store=self.store,
+                              pipeline_status=pipeline_status)
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=24, ident="test")
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self.thread = threading.Thread(target=self.server.run, daemon=True)
