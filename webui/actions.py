@@ -5,6 +5,21 @@ the fields as a plain dict of strings (forms) or JSON values. A refused action r
 :class:`ActionError` (a 4xx for the page) and stores nothing; an accepted one returns the
 event's ``seq``. The engine checks the event first (``Hand.check``), so the log never holds
 an event the fold would refuse.
+
+Actions and their fields (``match`` is optional everywhere: the latest match)::
+
+    start_match  players, preset, scoring, time_limit, chips_start, chips_base, name
+    end_match    reason            penalty   seat, points (2), reason, disqualify
+    new_hand                       abandon   reason
+    bid          seat, bid (1|2|3|pass|call|grab)    landlord  seat, base
+    kitty        cards             play      seat (whose turn), cards      pass  seat
+    correct      index, cards | what=pass, seat     (replace play or pass number ``index``)
+    insert       index, what (pass|play|announce), seat (a pass: whose turn it was), cards
+    delete       index             undo      reason
+    open_hand    seat (the landlord)           announce  seat (the one who owes it)
+    concede      seat              escape    seat
+
+``index`` counts the hand's events from the deal (0), as the referee page lists them.
 """
 
 from __future__ import annotations
