@@ -3,7 +3,7 @@
 - ``GET /api/state[?match=N]``: the contract of :mod:`webui.view`.
 - ``GET /api/matches``: every match with its players, rules and hands played.
 - ``GET /api/judge?cards=...[&after=...][&match=N]``: every reading of ``cards`` and whether it
-  beats ``after`` (default: the play on the table now).
+  beats ``after`` (default: the play on the table now); one field also works: ``cards=BJ RJ > 2222``.
 - ``POST /api/referee/<action>``: a JSON object of fields; a referee's session with its CSRF
   token, or the ``X-Referee-PIN`` header. Answers ``{"ok": true, "seq": n}`` or an error.
 """
@@ -49,6 +49,10 @@ def judge_request(args) -> dict:
     if len(cards) > MAX_CARDS_TEXT:
         raise ActionError("too many cards", zh="牌太多")
     after = args.get("after") or None
+    if after is None and ">" in cards:  # one field: "CARDS > AFTER" (要判定的牌 > 要管的牌)
+        cards, _, after = (part.strip() for part in cards.partition(">"))
+        if not cards or not after:
+            raise ActionError("write it as CARDS > CARDS TO BEAT", zh="请写成：要判定的牌 > 要管的牌")
     rules_name = args.get("rules") or None
     rules = None
     match_id = args.get("match")

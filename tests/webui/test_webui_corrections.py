@@ -179,3 +179,11 @@ def test_a_not_announced_reminder_offers_the_announcement(referee, store):
     assert 'class="announce-now"' in page
     store.append(mid, 1, Announce(1))
     assert 'class="announce-now"' not in referee.get("/referee").get_data(as_text=True)
+
+
+def test_the_judge_takes_one_field_with_the_play_to_beat(client, referee):
+    data = client.get("/api/judge", query_string={"cards": "BJ RJ > 2s 2h 2d 2c"}).get_json()
+    assert data["after"] == "2s 2h 2d 2c" and data["beats"] is True
+    assert client.get("/api/judge", query_string={"cards": "3s >"}).status_code == 400
+    page = referee.get("/referee", query_string={"cards": "3s 3h > 4s 4h", "lang": "en"}).get_data(as_text=True)
+    assert "does not beat" in page
