@@ -28,23 +28,28 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine.demo import random_hand
 from engine.events import Bid, Deal, Kitty, Pass, Play
 from engine.hand import Hand
 from engine.match import Match
 from engine.record import dump
+from engine.rules import get_rules
+from tracker.bots import play_hand
 from tracker.export import hand_keys
 from tracker.mat import MM_PER_INCH, render_mat
+from tracker.sim_render import Noise, TableLayer, draw_arm, to_jpeg_frame
+from tracker.toy import toy_face
 from tracker.zones import Calibration, MatLayout
 from vision.synth import clutter, effects
 from vision.synth.decks import DECKS, HELD_OUT_DECKS, load_deck
 from vision.synth.layout import CardPose
-from vision.synth.scene import _card_affine, _place_card, _scaled_art, _tint
+from vision.synth.scene import _card_affine, _scaled_art, _tint
 from vision.synth.textures import table_surface
 
 DEFAULT_DECK = "plastic"
 assert DEFAULT_DECK in HELD_OUT_DECKS
 RULES_FOR_SEATS = {2: "two", 3: "classic", 4: "four"}
+STYLES = ("cards", "toy")
+TOY_FACE = (315, 440)  # toy card faces are drawn at 5 px per mm
 CARD_W_MM = 63.0
 #: Along a play the cards overlap so every top-left index still shows (an index is ~10 mm wide).
 SPREAD_MM = (17.0, 21.0)
@@ -68,6 +73,10 @@ class SimConfig:
     fps: float = 10.0
     size: tuple[int, int] = (1280, 720)
     mat: str = "A2"
+    #: ``cards``: the deck's card art; ``toy``: code-patch cards for ``run --detector toy``.
+    style: str = "cards"
+    #: Cards dealt per seat (a short game for quick self-tests); None: the rules' hand size.
+    cards: int | None = None
 
     def check(self) -> SimConfig:
         if self.seats not in RULES_FOR_SEATS:
@@ -81,6 +90,11 @@ class SimConfig:
             raise SimError(f"frame size {w}x{h} is out of range (160x90 .. 4096x4096)")
         if self.deck not in DECKS:
             raise SimError(f"unknown deck {self.deck!r}; held-out decks: {', '.join(HELD_OUT_DECKS)}")
+        if self.style not in STYLES:
+            raise SimError(f"style must be one of {', '.join(STYLES)}, not {self.style!r}")
+        most = get_rules(RULES_FOR_SEATS[self.seats]).hand_size
+        if self.cards is not None and not 1 <= self.cards <= most:
+            raise SimError(f"cards per seat must be 1..{most}, not {self.cards}")
         return self
 
 
@@ -112,11 +126,11 @@ class SimTable:
         self.rng = np.random.default_rng([c.seed, 7])
         self.layout = MatLayout.standard(c.seats, c.mat)
         self.rules = RULES_FOR_SEATS[c.seats]
-        self.deck = load_deck(c.deck)
+        self.deck = load_deck(c.deck) if c.style == "cards" else None
         self.engine_hands = self._deal_hands()
         self._camera()
         self._axes = _seat_axes(self.layout)
-        face_w, face_h = self.deck.size
+        face_w, face_h = self.face_size = self.deck.size if self.deck is not None else TOY_FACE
         self.card_mm = (CARD_W_MM, CARD_W_MM * face_h / face_w)
         self._card_scale = CARD_W_MM * self.ppm / face_w  # plane px per face px
         self._art: dict[str, tuple[np.ndarray, float]] = {}
@@ -125,8 +139,7 @@ class SimTable:
         self.piles: dict[str, list[dict]] = {z: [] for z in self.layout.zones}
         self.placed: list[dict] = []  # every card put down: card, zone, seat, centre_mm, time
         self.timeline: list[list[float | None]] = []  # per hand, per event: the video time
-        self.arms: list[tuple[np.ndarray, np.ndarray]] = []  # (edge point, hand tip) in mm
-        self._static: np.ndarray | None = None
+        self.arms: list[tuple[int, tuple[np.ndarray, np.ndarray]]] = []  # seat, (edge point, hand tip) in mm
 
     # ------------------------------------------------------------------ the game
     def _deal_hands(self) -> list[Hand]:
@@ -134,7 +147,7 @@ class SimTable:
         r = random.Random(self.config.seed)
         out: list[Hand] = []
         for _ in range(50 * self.config.hands):
-            hand = random_hand(self.rules, r, first_bidder=len(out) % self.config.seats)
+            hand = play_hand(self.rules, r, first_bidder=len(out) % self.config.seats, cards=self.config.cards)
             if hand.finished and not hand.redeal and hand.plays:
                 out.append(hand)
                 if len(out) == self.config.hands:
@@ -179,45 +192,51 @@ class SimTable:
         cast = effects.colour_cast(self.rng, np.full((1, 1, 3), 100, np.float32)) / 100
         self.light = (light * cast).astype(np.float32)
         self.drift = (self.rng.uniform(0, 2 * np.pi), self.rng.uniform(15, 40), self.rng.uniform(0.03, 0.08))
+        if self.config.style == "toy":
+            # the toy code is read relative to the white paper: keep the paper out of clipping,
+            # as a camera's auto-exposure would
+            peak = float(self.light.max()) * (1 + 0.72 * self.drift[2]) * 255 / 245
+            if peak > 1:
+                self.light /= peak
         self.jpeg_quality = int(self.rng.integers(70, 92))
         self.skin = clutter.SKIN_TONES[self.rng.integers(len(clutter.SKIN_TONES))]
         self.sleeves = [self.rng.uniform(20, 200, 3).astype(np.float32) for _ in range(self.config.seats)]
+        self.layer = TableLayer(self.base, self.h_canvas, (w, h), self.light)
+        self.noise = Noise(self.rng, (w, h))
+        self._gain: tuple[float, np.ndarray] | None = None
+        self._ramp = (np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :],
+                      np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None])
 
     def to_canvas(self, points_mm: Any) -> np.ndarray:
         return (np.asarray(points_mm, float).reshape(-1, 2) + MARGIN_MM) * self.ppm
 
     # ------------------------------------------------------------------ drawing
-    def _static_frame(self) -> np.ndarray:
-        """The mat and the cards on it, warped into the camera (cached until cards change)."""
-        if self._static is None:
-            canvas = self.base.copy()
-            labels = np.zeros(canvas.shape[:2], np.int16)
-            shadow = (1, 2, 0.35, 1.5)
-            for pile in self.piles.values():
-                for k, item in enumerate(pile):
-                    art, f = item["art"]
-                    m = _card_affine(item["pose"], *self.deck.size)
-                    m[:, :2] /= f
-                    _place_card(canvas, labels, art, m, k + 1, shadow)
-            w, h = self.config.size
-            self._static = cv2.warpPerspective(canvas, self.h_canvas, (w, h), flags=cv2.INTER_AREA,
-                                               borderMode=cv2.BORDER_REFLECT)
-        return self._static
-
-    def _draw_arms(self, img: np.ndarray) -> None:
-        for seat, (edge, tip) in self.arms:
-            _arm(img, self.calibration.table_to_image([edge, tip]), self.frame_ppm, self.skin, self.sleeves[seat])
+    def _affine(self, item: dict) -> np.ndarray:
+        _, f = item["art"]
+        m = _card_affine(item["pose"], *self.face_size)
+        m[:, :2] /= f
+        return m
 
     def render(self) -> np.ndarray:
-        img = self._static_frame().copy()
-        self._draw_arms(img)
-        a0, period, depth = self.drift
-        w, h = self.config.size
-        a = a0 + 2 * np.pi * self.t / period
-        ramp = (np.linspace(-0.5, 0.5, w)[None, :] * np.cos(a) + np.linspace(-0.5, 0.5, h)[:, None] * np.sin(a))
-        img *= self.light * (1 + depth * ramp.astype(np.float32))[..., None]
-        img = effects.sensor_noise(self.rng, img)
-        return np.clip(effects.jpeg(self.rng, img, self.jpeg_quality), 0, 255).astype(np.uint8)
+        """The current frame (uint8 BGR): the cached lit table, arms, drift, noise, JPEG."""
+        img = self.layer.view.copy()
+        for seat, (edge, tip) in self.arms:
+            draw_arm(img, self.light, self.calibration.table_to_image([edge, tip]), self.frame_ppm, self.skin,
+                     self.sleeves[seat])
+        cv2.multiply(img, self._drift_gain(), dst=img)
+        return to_jpeg_frame(self.noise(img), self.jpeg_quality)
+
+    def _drift_gain(self) -> np.ndarray:
+        """The lighting drift: a slow tilt of brightness across the frame (period 15-40 s),
+        recomputed every half second, which no eye can tell from every frame."""
+        step = round(self.t * 2) / 2
+        if self._gain is None or self._gain[0] != step:
+            a0, period, depth = self.drift
+            a = a0 + 2 * np.pi * step / period
+            rx, ry = self._ramp
+            gain = 1 + depth * (rx * np.float32(np.cos(a)) + ry * np.float32(np.sin(a)))
+            self._gain = (step, cv2.merge([gain, gain, gain]))
+        return self._gain[1]
 
     # ------------------------------------------------------------------ moves
     def _still(self, seconds: float) -> Iterator[tuple[np.ndarray, float]]:
@@ -246,6 +265,8 @@ class SimTable:
     def _poses(self, zone: str, seat: int, cards: list[str]) -> list[dict]:
         """Where a play lands: a spread row (two for a long play) facing the seat, jittered,
         somewhere in the zone (over earlier plays of the trick)."""
+        if zone == "kitty":
+            return self._kitty_poses(seat, cards)
         f, right, angle = self._axes[seat]
         poly = self.layout.zones[zone]
         centre = poly.mean(axis=0)
@@ -268,14 +289,41 @@ class SimTable:
                 centre_mm = centre + right * u + f * -v
                 a = angle + self.rng.normal(0, 0.06)
                 pose = CardPose(card, 0, True, tuple(self.to_canvas(centre_mm)[0]), a, self._card_scale)
+                art = self._card_art(card)
                 out.append({"card": card, "zone": zone, "seat": seat, "centre_mm": [float(x) for x in centre_mm],
-                            "pose": pose, "art": self._card_art(card)})
+                            "pose": pose, "art": art, "face": art[0]})
+        return out
+
+    def _kitty_poses(self, seat: int, cards: list[str]) -> list[dict]:
+        """The kitty turned face up side by side along the kitty zone, facing the landlord:
+        shown to everyone, so every card shows (at most a little overlap)."""
+        _, _, angle = self._axes[seat]
+        poly = self.layout.zones["kitty"]
+        lo, hi = poly.min(0), poly.max(0)
+        axis = np.array([1.0, 0.0]) if hi[0] - lo[0] >= hi[1] - lo[1] else np.array([0.0, 1.0])
+        long = float(axis @ (hi - lo))
+        cw, ch = self.card_mm
+        a = angle - float(np.arctan2(axis[1], axis[0]))
+        extent = abs(np.cos(a)) * cw + abs(np.sin(a)) * ch  # a card's length along the row
+        n = len(cards)
+        step = min(extent + 6, (long - extent - 10) / max(1, n - 1))
+        out = []
+        for i, card in enumerate(cards):
+            centre_mm = (lo + hi) / 2 + axis * (i - (n - 1) / 2) * step + self.rng.normal(0, 1.5, 2)
+            pose = CardPose(card, 0, True, tuple(self.to_canvas(centre_mm)[0]), angle + self.rng.normal(0, 0.04),
+                            self._card_scale)
+            art = self._card_art(card)
+            out.append({"card": card, "zone": "kitty", "seat": seat, "centre_mm": [float(x) for x in centre_mm],
+                        "pose": pose, "art": art, "face": art[0]})
         return out
 
     def _card_art(self, card: str) -> tuple[np.ndarray, float]:
         if card not in self._art:
-            art, f = _scaled_art(np.asarray(self.deck.faces[card]), self._card_scale)
-            self._art[card] = (_tint(self.rng, art), f)
+            if self.deck is None:  # toy cards are flat paper: no tint, curl or sheen
+                self._art[card] = _scaled_art(toy_face(card, self.face_size), self._card_scale)
+            else:
+                art, f = _scaled_art(np.asarray(self.deck.faces[card]), self._card_scale)
+                self._art[card] = (_tint(self.rng, art), f)
         return self._art[card]
 
     def _put(self, zone: str, seat: int, cards: list[str]):
@@ -286,9 +334,9 @@ class SimTable:
         landed = self.t
         items = self._poses(zone, seat, cards)
         self.piles[zone].extend(items)
+        self.layer.put(items, self._affine)
         for item in items:
             self.placed.append({k: item[k] for k in ("card", "zone", "seat", "centre_mm")} | {"time": landed})
-        self._static = None
         yield from self._reach([(seat, target)], WITHDRAW_S, back=True)
         return landed
 
@@ -300,8 +348,9 @@ class SimTable:
         for z in zones:
             self.arms = [(seat, (self._edge(seat), self.layout.zones[z].mean(axis=0)))]
             yield from self._still(SWEEP_S / 2)
-            self.piles[z] = []
-            self._static = None
+            gone, self.piles[z] = self.piles[z], []
+            staying = [item for pile in self.piles.values() for item in pile]
+            self.layer.remove(gone, staying, self._affine)
         yield from self._reach(targets[-1:], WITHDRAW_S, back=True)
         yield from self._still(1.0)
 
@@ -362,37 +411,3 @@ class SimTable:
                             "fps": self.config.fps, "size": list(self.config.size), "frames": self.frame_count,
                             "placed": self.placed}
         return data
-
-
-def _arm(img: np.ndarray, pts: np.ndarray, ppm: float, skin: np.ndarray, sleeve: np.ndarray) -> None:
-    """A forearm in a sleeve from ``pts[0]`` (off the table) to a hand at ``pts[1]`` (frame px),
-    with a soft shadow on the table: what the tracker's motion check has to see."""
-    h, w = img.shape[:2]
-    start, tip = pts
-    d = tip - start
-    d = d / max(1e-6, float(np.linalg.norm(d)))
-    n = np.array([-d[1], d[0]])
-    s = 75 * ppm  # a palm about 75 mm across
-    wrist = tip - d * 0.9 * s
-    mask = np.zeros((h, w), np.uint8)
-    cloth = np.zeros((h, w), np.uint8)
-    cv2.line(cloth, _pt(start - d * s), _pt(wrist - d * 0.4 * s), 1, max(2, int(1.1 * s)), cv2.LINE_AA)
-    cv2.line(mask, _pt(start), _pt(wrist), 1, max(2, int(0.75 * s)), cv2.LINE_AA)
-    cv2.ellipse(mask, _pt(wrist + d * 0.45 * s), (max(1, int(0.6 * s)), max(1, int(0.5 * s))),
-                float(np.degrees(np.arctan2(d[1], d[0]))), 0, 360, 1, -1, cv2.LINE_AA)
-    for i in range(4):
-        base = wrist + d * 0.8 * s + n * (i - 1.5) * 0.22 * s
-        cv2.line(mask, _pt(base), _pt(base + d * (0.75 - 0.1 * abs(i - 1.5)) * s), 1, max(2, int(0.2 * s)),
-                 cv2.LINE_AA)
-    cv2.line(mask, _pt(wrist + n * 0.4 * s), _pt(wrist + d * 0.5 * s + n * 0.8 * s), 1, max(2, int(0.22 * s)))
-    cover = ((mask | cloth) > 0).astype(np.float32)
-    shadow = cv2.GaussianBlur(np.roll(cover, (int(0.25 * s), int(0.15 * s)), (0, 1)), (0, 0), max(1.0, 0.15 * s))
-    img *= (1 - 0.35 * shadow)[..., None]
-    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    shade = 0.8 + 0.25 * np.clip(dist / max(1.0, 0.2 * s), 0, 1)
-    clutter._paint(img, clutter._soft(mask, 0.8), skin.astype(np.float32), shade)
-    clutter._paint(img, clutter._soft(cloth & (1 - mask), 0.8), sleeve)
-
-
-def _pt(p: np.ndarray) -> tuple[int, int]:
-    return int(round(float(p[0]))), int(round(float(p[1])))

@@ -1,10 +1,11 @@
-"""A toy camera table for pipeline tests: cards are flat coloured tiles whose blue channel
-encodes the card, hands are skin-coloured blobs, and the mat is seen through a tilted camera.
+"""A toy camera table for pipeline tests: cards are small white tiles with a colour code
+patch (the product's toy deck, :mod:`tracker.toy`), hands are skin-coloured blobs, and the
+mat is seen through a tilted camera.
 
-``ToyDetector`` reads the tiles back from a zone crop (one detection per tile), so the whole
-chain (crop, motion, detector, grouping, table coordinates, stability, referee, store) runs
-without a trained model. It is honest about geometry: tiles are found in the crop pixels
-and must map back to the right zone.
+``ToyDetector`` (re-exported from :mod:`tracker.toy`) reads the patches back from a zone
+crop (one detection per tile), so the whole chain (crop, motion, detector, grouping, table
+coordinates, stability, referee, store) runs without a trained model. It is honest about
+geometry: tiles are found in the crop pixels and must map back to the right zone.
 """
 
 from __future__ import annotations
@@ -14,45 +15,20 @@ import numpy as np
 
 from engine.events import Kitty, Pass, Play
 from tracker.mat import MM_PER_INCH, render_mat
+from tracker.toy import PAPER, ToyDetector, code_colour
 from tracker.zones import Calibration, MatLayout
-from vision.cards import CARD_IDS, CARD_INDEX
-from vision.detections import Detections
+
+__all__ = ["ToyDetector", "ToyTable", "tile_colour"]
 
 DPI = 50
-TILE_MM = (14.0, 20.0)
+TILE_MM = (18.0, 26.0)  # a small white card...
+PATCH_INSET_MM = (2.5, 3.0, 13.0, 20.0)  # ...with its code patch: x, y, w, h
 GAP_MM = 4.0
 SIZE = (960, 540)
 
 
 def tile_colour(card: str) -> tuple[int, int, int]:
-    return (20 + 4 * CARD_INDEX[card], 235, 25)  # BGR
-
-
-class ToyDetector:
-    """Finds the coloured tiles in a crop; the blue channel names the card."""
-
-    def __init__(self, confidence: float = 0.97) -> None:
-        self.confidence = confidence
-        self.calls = 0
-
-    def detect(self, image: np.ndarray) -> Detections:
-        self.calls += 1
-        mask = ((image[..., 1] > 190) & (image[..., 2] < 90)).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-        boxes, ids = [], []
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if area < 40:
-                continue
-            inside = labels[y:y + h, x:x + w] == i  # the tile's own pixels: the median beats the noise
-            blue = float(np.median(image[y:y + h, x:x + w, 0][inside]))
-            index = int(round((blue - 20) / 4))
-            if 0 <= index < len(CARD_IDS):
-                boxes.append([x, y, x + w, y + h])
-                ids.append(index)
-        k = len(ids)
-        return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(k, self.confidence, np.float32),
-                          np.array(ids, np.int64), alt_ids=np.full((k, 1), -1), alt_probs=np.zeros((k, 1)))
+    return code_colour(card)
 
 
 class ToyTable:
@@ -105,8 +81,9 @@ class ToyTable:
         for zone, pile in self.piles.items():
             for i, card in enumerate(pile):
                 x, y = self._slot(zone, i)
-                quad = [[x, y], [x + TILE_MM[0], y], [x + TILE_MM[0], y + TILE_MM[1]], [x, y + TILE_MM[1]]]
-                cv2.fillConvexPoly(out, self._project(quad), tile_colour(card))
+                cv2.fillConvexPoly(out, self._project(_rect(x, y, *TILE_MM)), PAPER)
+                px, py, pw, ph = PATCH_INSET_MM
+                cv2.fillConvexPoly(out, self._project(_rect(x + px, y + py, pw, ph)), tile_colour(card))
         for zone in self.hands_over:
             c = self.layout.zones[zone].mean(axis=0) + self.rng.normal(0, 8, 2)
             outline = cv2.ellipse2Poly((int(c[0]), int(c[1])), (60, 45), 20, 0, 360, 10)
@@ -189,3 +166,7 @@ class ToyTable:
                     yield from self.sweep(["pile"] if self.pile_mode else seats)
                     passes = 0
         yield from self.sweep((["pile"] if self.pile_mode else seats) + ["kitty"])
+
+
+def _rect(x: float, y: float, w: float, h: float) -> list[list[float]]:
+    return [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
