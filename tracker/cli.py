@@ -62,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "(default: pile when the calibrated mat has one)")
     run.add_argument("--camera-view", action="store_true", default=None, help="serve the annotated camera view (MJPEG)")
     run.add_argument("--detector", default="onnx",
-                     help="'onnx' (models/finder.onnx + reader.onnx) or MODULE:FACTORY returning a detector")
+                     help="'onnx' (models/finder.onnx + reader.onnx), 'toy' (the toy deck of `simulate "
+                          "--style toy`: a self-test of the tracker) or MODULE:FACTORY returning a detector")
     run.add_argument("--backend", help="detector backend: onnx (default), openvino, ncnn")
     run.add_argument("--models", help="folder with finder.onnx and reader.onnx (default: the shipped models)")
     run.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)
@@ -168,7 +169,12 @@ def draw_zones(image, cal) -> Any:
 
 # ---------------------------------------------------------------------- run
 def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -> Any:
-    """The card detector: the shipped ONNX models (or those in ``models``), or ``MODULE:FACTORY``."""
+    """The card detector: the shipped ONNX models (or those in ``models``), the toy deck's reader
+    (``toy``: a self-test of everything but the card reader), or ``MODULE:FACTORY``."""
+    if spec == "toy":
+        from tracker.toy import ToyDetector
+
+        return ToyDetector()
     if spec == "onnx":
         from vision.detector import CardDetector
 
@@ -177,7 +183,7 @@ def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -
         return CardDetector(backend=backend)
     module, _, name = spec.partition(":")
     if not name:
-        raise ValueError(f"--detector must be 'onnx' or MODULE:FACTORY, not {spec!r}")
+        raise ValueError(f"--detector must be 'onnx', 'toy' or MODULE:FACTORY, not {spec!r}")
     try:
         factory = getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
