@@ -210,7 +210,8 @@ def play_hand(rules: RuleSet | str = "classic", rng: random.Random | int = 0, fi
         hand.apply(Bid(seat, action, value, time=round(clock, 1)))
     if hand.finished:
         return hand
-    hand.apply(Kitty(hand.kitty, time=round(clock + 2, 1)))  # type: ignore[arg-type]
+    clock += 2
+    hand.apply(Kitty(hand.kitty, time=round(clock, 1)))  # type: ignore[arg-type]
     while not hand.finished:
         seat = hand.turn
         assert seat is not None

@@ -1,9 +1,13 @@
 """``ddz-table simulate``: film random hands on the synthetic table, and the ``synthetic:`` source.
 
 ``ddz-table simulate --seed 3 --seats 3 --out runs/sim/seed3 [--hands 1] [--deck plastic]
-[--fps 10] [--size 1280x720]`` writes ``video.mp4``, ``calibration.json`` and ``truth.json``
-(read by ``bench/tracker.py --sim``). ``--source synthetic:seed=3,seats=3,hands=2,size=1280x720``
-renders the same table live, frame by frame, with no files (its mat's markers calibrate it:
+[--fps 10] [--size 1280x720] [--style cards|toy] [--cards N]`` writes ``video.mp4``,
+``calibration.json`` and ``truth.json`` (read by ``bench/tracker.py --sim``). ``--style toy``
+films the toy deck (:mod:`tracker.toy`) for ``ddz-table run --detector toy``; ``--cards N``
+deals N cards a seat for a short game. ``ddz-table simulate --stats 2000`` prints how often
+the bots bid, bomb and spring over that many hands (no video).
+``--source synthetic:seed=3,seats=3,hands=2,size=1280x720,style=toy,cards=3`` renders the
+same table live, frame by frame, with no files (its mat's markers calibrate it:
 ``ddz-table calibrate --source synthetic:seed=3``).
 """
 
@@ -18,7 +22,8 @@ from typing import Any
 
 import cv2
 
-from tracker.simulate import DEFAULT_DECK, SimConfig, SimError, SimTable, parse_size
+from tracker.bots import play_hand, rates
+from tracker.simulate import DEFAULT_DECK, RULES_FOR_SEATS, STYLES, SimConfig, SimError, SimTable, parse_size
 from vision.sources import CallableSource, register_source
 
 
@@ -53,18 +58,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim = subparsers.add_parser("simulate", help="film random hands on a synthetic table / 模拟牌桌视频")
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--seats", type=int, default=3, help="2, 3 or 4 players (rules two / classic / four)")
-    sim.add_argument("--out", required=True, help="folder for video.mp4, calibration.json, truth.json")
+    sim.add_argument("--out", help="folder for video.mp4, calibration.json, truth.json")
     sim.add_argument("--hands", type=int, default=1)
     sim.add_argument("--deck", default=DEFAULT_DECK, help=f"card art (default {DEFAULT_DECK}, held out of training)")
     sim.add_argument("--fps", type=float, default=10.0)
     sim.add_argument("--size", default="1280x720", help="frame size WxH")
+    sim.add_argument("--style", default="cards", choices=STYLES,
+                     help="cards: the deck's art; toy: code-patch cards for `run --detector toy` (self-test)")
+    sim.add_argument("--cards", type=int, help="cards dealt per seat (a short game); default: a full deal")
+    sim.add_argument("--stats", type=int, metavar="HANDS",
+                     help="no video: print the bots' bid, bomb and spring rates over HANDS hands")
     sim.set_defaults(func=run_simulate)
+
+
+def bot_stats(seed: int, seats: int, hands: int) -> dict[str, Any]:
+    """How the simulator's bots play over ``hands`` hands (redeals included)."""
+    import random
+
+    if not 1 <= hands <= 100_000:
+        raise SimError(f"--stats takes 1..100000 hands, not {hands}")
+    if seats not in RULES_FOR_SEATS:
+        raise SimError(f"the synthetic table seats 2, 3 or 4 players, not {seats}")
+    rng = random.Random(seed)
+    rules = RULES_FOR_SEATS[seats]
+    return {"rules": rules, "seed": seed} | rates(play_hand(rules, rng, i % seats) for i in range(hands))
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     try:
+        if args.stats is not None:
+            print(json.dumps(bot_stats(args.seed, args.seats, args.stats)))
+            return 0
+        if args.out is None:
+            raise SimError("give --out FOLDER for the video (or --stats HANDS)")
         config = SimConfig(seed=args.seed, seats=args.seats, hands=args.hands, deck=args.deck, fps=args.fps,
-                           size=parse_size(args.size)).check()
+                           size=parse_size(args.size), style=args.style, cards=args.cards).check()
         summary = write_simulation(config, args.out)
     except SimError as exc:
         print(f"ddz-table: {exc}", file=sys.stderr)
@@ -74,23 +102,25 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 
 def parse_spec(spec: str) -> SimConfig:
-    """``synthetic:seed=3,seats=3,hands=2,deck=orell,fps=10,size=640x360`` -> the table's settings."""
+    """``synthetic:seed=3,seats=3,hands=2,deck=orell,fps=10,size=640x360,style=toy,cards=3``
+    -> the table's settings."""
     body = spec.split(":", 1)[1] if ":" in spec else ""
     fields: dict[str, Any] = {}
     for part in filter(None, body.split(",")):
         key, _, value = part.partition("=")
         key = key.strip()
         try:
-            if key in ("seed", "seats", "hands"):
+            if key in ("seed", "seats", "hands", "cards"):
                 fields[key] = int(value)
             elif key == "fps":
                 fields[key] = float(value)
             elif key == "size":
                 fields[key] = parse_size(value)
-            elif key == "deck":
+            elif key in ("deck", "style"):
                 fields[key] = value.strip()
             else:
-                raise SimError(f"unknown synthetic source setting {key!r} (seed, seats, hands, deck, fps, size)")
+                raise SimError(f"unknown synthetic source setting {key!r} "
+                               "(seed, seats, hands, deck, fps, size, style, cards)")
         except ValueError as exc:
             if isinstance(exc, SimError):
                 raise

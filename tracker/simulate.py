@@ -40,7 +40,7 @@ from tracker.sim_render import Noise, TableLayer, draw_arm, to_jpeg_frame
 from tracker.toy import toy_face
 from tracker.zones import Calibration, MatLayout
 from vision.synth import clutter, effects
-from vision.synth.decks import DECKS, HELD_OUT_DECKS, load_deck
+from vision.synth.decks import DECKS, HELD_OUT_DECKS, list_decks, load_deck
 from vision.synth.layout import CardPose
 from vision.synth.scene import _card_affine, _scaled_art, _tint
 from vision.synth.textures import table_surface
@@ -90,6 +90,9 @@ class SimConfig:
             raise SimError(f"frame size {w}x{h} is out of range (160x90 .. 4096x4096)")
         if self.deck not in DECKS:
             raise SimError(f"unknown deck {self.deck!r}; held-out decks: {', '.join(HELD_OUT_DECKS)}")
+        if self.style == "cards" and self.deck not in list_decks():
+            raise SimError(f"deck {self.deck!r} has no jokers or is not installed here; full decks: "
+                           f"{', '.join(list_decks())}")
         if self.style not in STYLES:
             raise SimError(f"style must be one of {', '.join(STYLES)}, not {self.style!r}")
         most = get_rules(RULES_FOR_SEATS[self.seats]).hand_size
@@ -408,6 +411,7 @@ class SimTable:
             entry.update(extra)
         data["version"] = data.get("version", 1)
         data["simulate"] = {"seed": self.config.seed, "seats": self.config.seats, "deck": self.config.deck,
-                            "fps": self.config.fps, "size": list(self.config.size), "frames": self.frame_count,
+                            "fps": self.config.fps, "size": list(self.config.size), "style": self.config.style,
+                            "cards": self.config.cards, "frames": self.frame_count,
                             "placed": self.placed}
         return data

@@ -116,7 +116,10 @@ class ToyDetector:
             inside = cv2.erode(blob, np.ones((core, core), np.uint8)) > 0
             if inside.sum() < 6:
                 continue
-            colour = np.median(norm[y:y + h, x:x + w][inside], axis=0)  # as a share of the paper white
+            white = _paper_around(img, spread, labels == i, (x, y, w, h), ppm)
+            if white is None:
+                continue
+            colour = np.median(img[y:y + h, x:x + w][inside], axis=0) / white  # a share of the paper white
             levels = np.rint((colour - LEVELS[0]) / STEP).astype(int)
             off = np.abs(colour - LEVELS[0] - STEP * levels).max()
             code = tuple(int(v) for v in levels)
@@ -138,3 +141,23 @@ def _patch_shaped(blob: np.ndarray, area: int, ppm: float) -> bool:
     (_, _), (a, b), _ = cv2.minAreaRect(max(contours, key=cv2.contourArea))
     short, long = sorted((a / ppm, b / ppm))
     return 7.0 <= short <= 16.0 and 10.0 <= long <= 23.0 and area >= 0.8 * a * b
+
+
+def _paper_around(img: np.ndarray, spread: np.ndarray, blob: np.ndarray, box: tuple[int, int, int, int],
+                  ppm: float) -> np.ndarray | None:
+    """The paper's colour in a ring 1.5-4 mm around a patch (its own card, lit as it is):
+    the median of the ring's plain, bright pixels, per channel."""
+    x, y, w, h = box
+    pad = int(4 * ppm) + 1
+    H, W = blob.shape
+    x1, y1, x2, y2 = max(0, x - pad), max(0, y - pad), min(W, x + w + pad), min(H, y + h + pad)
+    local = blob[y1:y2, x1:x2].astype(np.uint8)
+    outer = cv2.dilate(local, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8))
+    inner = cv2.dilate(local, np.ones((int(3 * ppm) | 1, int(3 * ppm) | 1), np.uint8))
+    ring = (outer > 0) & (inner == 0) & (spread[y1:y2, x1:x2] < 0.15)
+    pixels = img[y1:y2, x1:x2][ring]
+    if len(pixels) < 20:
+        return None
+    grey = pixels.mean(axis=1)
+    bright = pixels[grey >= np.percentile(grey, 50)]  # paper, not the card's printed name or an edge
+    return np.maximum(np.median(bright, axis=0), 20.0)
