@@ -41,11 +41,11 @@ from engine.rules import RuleSet, get_rules
 @dataclass(frozen=True)
 class BotStyle:
     #: Chance a bot plays a bomb that beats the trick when nothing forces it to.
-    bomb_whim: float = 0.3
+    bomb_whim: float = 0.05
     #: The opponent's cards left at or under which a bot plays its strongest cards.
     danger: int = 5
     #: ... and at or under which it plays a bomb that beats the trick.
-    bomb_danger: int = 3
+    bomb_danger: int = 2
     #: Chance a bot holds back a 2 or joker it could follow with while the game is young.
     hold_high: float = 0.6
     #: Chance a bot leads a play no opponent can answer, when it has one.
@@ -53,7 +53,7 @@ class BotStyle:
     #: Chance a bot passes although it could answer cheaply (saving its cards for later).
     save_cards: float = 0.15
     #: Strength a bid of 1, 2, 3 needs (for a 17-card hand; scaled for short deals).
-    bid_at: tuple[float, float, float] = (4.0, 5.5, 7.0)
+    bid_at: tuple[float, float, float] = (3.0, 5.0, 6.5)
     #: Noise on a bot's view of its own strength (people misjudge their hands).
     bid_noise: float = 1.0
 
