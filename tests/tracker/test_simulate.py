@@ -153,3 +153,55 @@ def test_bad_source_spec_is_a_clear_error():
         parse_spec("synthetic:seats=7")
     with pytest.raises(SimError, match="bad value for seed"):
         parse_spec("synthetic:seed=x")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--style", "toy", "--cards", "18"], "cards per seat must be 1..17"),
+    (["--deck", "kde_standard"], "has no jokers"),
+])
+def test_more_bad_settings_exit_2(tmp_path, capsys, argv, message):
+    assert main(["simulate", "--out", str(tmp_path / "x"), "--size", "320x180", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_simulate_needs_out_unless_it_only_counts(capsys):
+    assert main(["simulate", "--seed", "1"]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_a_short_toy_game_records_its_style_and_deal(tmp_path):
+    summary = write_simulation(SimConfig(seed=2, size=(320, 180), fps=2.0, style="toy", cards=2), tmp_path)
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    assert truth["simulate"]["style"] == "toy" and truth["simulate"]["cards"] == 2
+    assert truth["hands"][0]["counts"] == [2, 2, 2] and summary["plays"] >= 2
+
+
+def test_the_table_layer_puts_and_sweeps_cards_as_a_full_redraw_would():
+    """Cards drawn on the cached layer and swept off again leave exactly the bare table;
+    drawn, they change only the cards' own area of the frame."""
+    table = SimTable(SimConfig(seed=5, size=(480, 270), fps=5.0))
+    bare = table.layer.view.copy()
+    items = table._poses("seat0", 0, ["3s", "4h", "5d"])
+    table.layer.put(items, table._affine)
+    changed = np.abs(table.layer.view - bare).max(axis=2) > 1
+    poly = table.calibration.table_to_image(table.calibration.zones["seat0"]).astype(np.float32)
+    ys, xs = np.nonzero(changed)
+    assert len(xs) > 50
+    near = [cv2.pointPolygonTest(poly, (float(x), float(y)), True) > -12 for x, y in zip(xs, ys, strict=True)]
+    assert np.mean(near) > 0.97
+    more = table._poses("kitty", 1, ["BJ", "RJ", "2s"])
+    table.layer.put(more, table._affine)
+    table.layer.remove(items, more, table._affine)
+    kitty_only = table.layer.view.copy()
+    table.layer.remove(more, [], table._affine)
+    assert np.abs(table.layer.view - bare).max() < 0.5  # swept clean: the bare table (to rounding)
+    fresh = SimTable(SimConfig(seed=5, size=(480, 270), fps=5.0))
+    fresh.layer.put(more, fresh._affine)
+    assert np.abs(fresh.layer.view - kitty_only).max() < 0.5  # as if seat 0's cards never lay there
+
+
+def test_synthetic_source_takes_style_and_cards():
+    config = parse_spec("synthetic:seed=2,style=toy,cards=3,size=320x180")
+    assert (config.style, config.cards) == ("toy", 3)
+    with pytest.raises(SimError, match="style must be"):
+        parse_spec("synthetic:style=watercolour")
