@@ -205,3 +205,17 @@ def test_no_reminder_once_the_seat_announced(store):
     store.append(quiet.match_id, 1, Landlord(0), source="referee")
     quiet.play(P(0, "3s 3h"))
     assert kinds(quiet.play(P(1, "5h 5d"))) == ["play"]
+
+
+def test_kitty_read_after_the_landlord_played_from_it_is_no_duplicate(store):
+    """The kitty zone settles late (or is shown late): its 2s was already played by the
+    landlord. That is not a repeated card; a farmer's 2s would have been."""
+    ref = referee(store)
+    assert kinds(ref.play(P(1, "2s"))) == ["deal", "landlord", "play"]
+    assert kinds(ref.kitty(["BJ", "2s", "7c"])) == ["kitty"]
+    assert sorted(str(c) for c in ref.hand.kitty) == ["2s", "7c", "BJ"] and ref.hand.kitty_unplayed.total() == 2
+    assert TableState.load(store, ref.match_id).alerts == []
+    other = referee(store, players=("a", "b", "c"))
+    other.play(P(1, "3s"))
+    assert kinds(other.play(P(2, "2s"))) == ["play"]
+    assert kinds(other.kitty(["BJ", "2s", "7c"])) == ["duplicate_card"]
