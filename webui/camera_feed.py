@@ -46,13 +46,15 @@ def _play_key(seat: int, cards: Any) -> tuple[int, tuple[str, ...]]:
 class CameraTable:
     """Rendered frames -> pipeline -> ``store`` for match ``match_id`` (see the module doc).
 
-    ``detector``: anything with ``detect(image)``; ``None`` loads the shipped ONNX models.
+    ``detector``: anything with ``detect(image)``; ``None`` loads the shipped ONNX models, or
+    the toy deck's reader when ``style="toy"`` (cards with colour-code corners,
+    :mod:`tracker.toy`: the pipeline's self-test, every read exact when the tracker is right).
     """
 
     def __init__(self, store: EventStore, match_id: int, speed: float = 1.0, seed: int | None = None,
                  notify: Callable[[], None] = lambda: None, size: tuple[int, int] = (960, 540),
                  fps: float = 5.0, detector: Any = None, hands_per_table: int = HANDS_PER_TABLE,
-                 max_hands: int | None = None) -> None:
+                 max_hands: int | None = None, style: str = "cards", cards: int | None = None) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, not {speed!r}")
         info = store.match(match_id)
@@ -61,8 +63,13 @@ class CameraTable:
         self.store, self.match_id, self.speed, self.notify = store, match_id, speed, notify
         self.seed = int(time.time()) if seed is None else seed
         self.size, self.fps, self.hands_per_table, self.max_hands = size, fps, hands_per_table, max_hands
-        SimConfig(seed=self.seed, size=size, fps=fps, hands=hands_per_table).check()  # bad settings fail here
-        if detector is None:
+        self.style, self.cards = style, cards  # cards: dealt per seat (a short game), None: the rules'
+        self._config(0).check()  # bad settings fail here, before the models load
+        if detector is None and style == "toy":
+            from tracker.toy import ToyDetector
+
+            detector = ToyDetector()
+        elif detector is None:
             from vision.detector import CardDetector
 
             detector = CardDetector()
@@ -86,9 +93,12 @@ class CameraTable:
         self._threads: list[threading.Thread] = []
 
     # ------------------------------------------------------------------ set-up
+    def _config(self, number: int) -> SimConfig:
+        return SimConfig(seed=self.seed + number, size=self.size, fps=self.fps, hands=self.hands_per_table,
+                         style=self.style, cards=self.cards)
+
     def _new_table(self, number: int) -> SimTable:
-        config = SimConfig(seed=self.seed + number, size=self.size, fps=self.fps, hands=self.hands_per_table)
-        table = SimTable(config)
+        table = SimTable(self._config(number))
         table.number = number  # type: ignore[attr-defined]
         return table
 
@@ -113,8 +123,8 @@ class CameraTable:
         elapsed = time.monotonic() - self.started if self.started is not None else 0.0
         frames = max(1, self.frames)
         return {
-            "source": f"synthetic table (rendered, seed {self.seed}, {self.size[0]}x{self.size[1]} "
-                      f"at {self.fps:g} fps video)",
+            "source": f"synthetic table (rendered{', toy deck' if self.style == 'toy' else ''}, seed {self.seed}, "
+                      f"{self.size[0]}x{self.size[1]} at {self.fps:g} fps video)",
             "fps": round(self.frames / elapsed, 2) if elapsed > 0 else 0.0,
             "last_frame": self.last_frame, "frames": self.frames,
             "running": any(t.is_alive() for t in self._threads), "speed": self.speed,

@@ -3,9 +3,10 @@
 ``ddz-table serve [--db PATH] [--host H] [--port P] [--pin PIN] [--camera]`` serves a store
 with waitress on 127.0.0.1 unless ``--host`` says otherwise.
 ``ddz-table export MATCH[/HAND] --format json|csv|txt [--lang zh|en] [--db PATH] [--out FILE]``.
-``ddz-table demo [--feed bots|camera] [--speed X]`` plays a simulated match hand after hand
-and serves it: ``bots`` writes the bots' moves straight into the store; ``camera`` renders
-the table frame by frame and reads it with the real pipeline and detector (camera view on).
+``ddz-table demo [--feed bots|camera] [--cards real|toy] [--speed X]`` plays a simulated match
+hand after hand and serves it: ``bots`` writes the bots' moves straight into the store;
+``camera`` renders the table frame by frame and reads it with the real pipeline and the
+shipped detector (camera view on), or with ``--cards toy`` the toy deck and its exact reader.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--speed", type=float, default=1.0, help="play faster (e.g. 5 = five times table speed)")
     demo.add_argument("--size", default="960x540", help="camera feed: frame size WxH (default 960x540)")
     demo.add_argument("--fps", type=float, default=5.0, help="camera feed: frames per second of table time")
+    demo.add_argument("--cards", choices=("real", "toy"), default="real",
+                      help="camera feed: real card art read by the shipped detector, or the toy deck "
+                           "(colour-code corners, read exactly: the tracker's self-test)")
     demo.add_argument("--seed", type=int, help="random seed for the deals")
     demo.add_argument("--db", help="keep the demo's store in this file (default: a temporary file)")
     demo.set_defaults(func=run_demo)
@@ -215,4 +219,5 @@ def _demo_feed(args: argparse.Namespace, store, match_id: int):
     from webui.camera_feed import CameraTable
 
     print("loading the synthetic table and the detector...", flush=True)
-    return CameraTable(store, match_id, speed=args.speed, seed=args.seed, size=parse_size(args.size), fps=args.fps)
+    return CameraTable(store, match_id, speed=args.speed, seed=args.seed, size=parse_size(args.size), fps=args.fps,
+                       style="toy" if args.cards == "toy" else "cards")

@@ -126,11 +126,20 @@ def test_the_shipped_detector_reads_rendered_frames():
     assert feed.pipeline.frames == 2 and feed.pipeline.error is None and feed.jpeg()[:2] == b"\xff\xd8"
 
 
+def test_the_toy_deck_comes_with_its_reader(store):
+    from tracker.toy import ToyDetector
+
+    feed = CameraTable(store, new_match(store), size=SMALL, style="toy", cards=2)
+    assert isinstance(feed.detector, ToyDetector) and feed.table.config.style == "toy"
+
+
 def test_bad_settings_are_refused_with_a_message(store):
     with pytest.raises(ValueError, match="speed"):
         CameraTable(store, new_match(store), speed=0, detector=Blind())
     with pytest.raises(ValueError, match="fps"):
         CameraTable(store, new_match(store), fps=100, detector=Blind())
+    with pytest.raises(ValueError, match="style"):
+        CameraTable(store, new_match(store), style="lego", detector=Blind())
     with pytest.raises(ValueError, match="classic three-player"):
         CameraTable(store, store.create_match(("A", "B", "C", "D"), "four"), detector=Blind())
 
@@ -151,3 +160,22 @@ def test_the_demo_command_refuses_a_bad_frame_size_before_serving(tmp_path, caps
     args = parser.parse_args(["demo", "--feed", "camera", "--size", "10x10", "--db", str(tmp_path / "d.db")])
     assert args.func(args) == 2
     assert "out of range" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # about 40 s here (157 frames of 640x360); the wiring tests above are the quick version
+def test_a_short_toy_deck_game_is_read_exactly_end_to_end(store):
+    # The toy deck's corners are colour codes its reader gets right: any play missed here is
+    # the wiring's fault (hand boundaries, deal and bids, pacing), not a detector's.
+    feed = CameraTable(store, new_match(store), speed=1000, seed=5, size=(640, 360), fps=5, style="toy", cards=2,
+                       hands_per_table=1, max_hands=1)
+    feed.start()
+    try:
+        deadline = time.monotonic() + 120
+        while feed.status()["running"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        feed.stop()
+    assert feed.error is None and feed.reads["hands"] == 1
+    assert feed.reads["plays"] > 0 and feed.reads["read"] == feed.reads["plays"]
+    assert feed.reads["hands_finished"] == 1 and feed.reads["abandoned"] == 0
+    assert "toy deck" in feed.status()["source"]
