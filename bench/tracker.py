@@ -15,7 +15,11 @@ Two modes:
 detector reads them (``--detector`` to change). As a referee would on the page, the bench
 enters each hand's landlord and bid when it starts (the camera cannot hear bids).
 ``--toy`` films random engine hands as coloured tiles read by a toy detector: it measures
-the tracker alone (geometry, stability, turn inference), not the card reader.
+the tracker alone (geometry, stability, turn inference), not the card reader. The same on
+the full synthetic table (arms, sweeps, lighting, JPEG, the video codec):
+
+    ddz-table simulate --seed 7 --hands 3 --style toy --out runs/sim/toy7
+    python bench/tracker.py --sim runs/sim/toy7 --detector toy
 """
 
 from __future__ import annotations

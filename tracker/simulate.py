@@ -1,13 +1,15 @@
-"""The synthetic table: random engine hands filmed by a top-down camera, frame by frame.
+"""The synthetic table: bot-played hands filmed by a top-down camera, frame by frame.
 
-A :class:`SimTable` deals hands with :func:`engine.demo.random_hand`, then films them: the
+A :class:`SimTable` has :mod:`tracker.bots` bid and play hands, then films them: the
 printed mat (``tracker.mat``) on a table surface, seen through a mild perspective; each
 play tossed with jitter into the playing seat's zone (on top of its earlier plays of the
 trick), cards facing the seat, while that seat's arm reaches in from its edge; a pause for
-a pass; a sweep of every zone when the trick ends; the kitty shown and swept. The camera
-adds a fixed light fall-off and colour cast, slow lighting drift, sensor noise and JPEG.
-Card art and camera effects are the detector's (:mod:`vision.synth`); the default deck is
-held out of detector training, so a run tests designs the model never saw.
+a pass; a sweep of every zone when the trick ends; the kitty shown side by side and swept.
+The camera adds a fixed light fall-off and colour cast, slow lighting drift, sensor noise
+and JPEG (drawn fast: :mod:`tracker.sim_render`). Card art and camera effects are the
+detector's (:mod:`vision.synth`); the default deck is held out of detector training, so a
+run tests designs the model never saw. ``style="toy"`` films the toy deck
+(:mod:`tracker.toy`) instead, for the tracker's self-test; ``cards`` deals short hands.
 
 ``frames()`` yields ``(image, time)``; ``calibration`` matches the rendered geometry
 exactly; after the frames, ``truth()`` is the match record whose hands carry
