@@ -199,7 +199,9 @@ class SimTable:
         self.drift = (self.rng.uniform(0, 2 * np.pi), self.rng.uniform(15, 40), self.rng.uniform(0.03, 0.08))
         if self.config.style == "toy":
             # the toy code is read relative to the white paper: keep the paper out of clipping,
-            # as a camera's auto-exposure would
+            # as a camera's auto-exposure would, and the colour cast to what auto white balance
+            # leaves (half): a channel at 60 % loses too much of the code to JPEG
+            self.light = (light * (1 + (cast - 1) / 2)).astype(np.float32)
             peak = float(self.light.max()) * (1 + 0.72 * self.drift[2]) * 255 / 245
             if peak > 1:
                 self.light /= peak

@@ -146,7 +146,7 @@ def _patch_shaped(blob: np.ndarray, area: int, ppm: float) -> bool:
 def _paper_around(img: np.ndarray, spread: np.ndarray, blob: np.ndarray, box: tuple[int, int, int, int],
                   ppm: float) -> np.ndarray | None:
     """The paper's colour in a ring 1.5-4 mm around a patch (its own card, lit as it is):
-    the median of the ring's plain, bright pixels, per channel."""
+    the median of the ring's plainest, not dark pixels, per channel."""
     x, y, w, h = box
     pad = int(4 * ppm) + 1
     H, W = blob.shape
@@ -154,10 +154,14 @@ def _paper_around(img: np.ndarray, spread: np.ndarray, blob: np.ndarray, box: tu
     local = blob[y1:y2, x1:x2].astype(np.uint8)
     outer = cv2.dilate(local, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8))
     inner = cv2.dilate(local, np.ones((int(3 * ppm) | 1, int(3 * ppm) | 1), np.uint8))
-    ring = (outer > 0) & (inner == 0) & (spread[y1:y2, x1:x2] < 0.15)
-    pixels = img[y1:y2, x1:x2][ring]
+    ring = (outer > 0) & (inner == 0)
+    pixels, plain = img[y1:y2, x1:x2][ring], spread[y1:y2, x1:x2][ring]
     if len(pixels) < 20:
         return None
+    # the white card is the plainest thing there: the mat's tinted fill, its printing, a
+    # neighbour's patch and the card's own printed name all have more colour or are darker
     grey = pixels.mean(axis=1)
-    bright = pixels[grey >= np.percentile(grey, 50)]  # paper, not the card's printed name or an edge
-    return np.maximum(np.median(bright, axis=0), 20.0)
+    paper = (plain <= np.percentile(plain, 35)) & (grey >= np.percentile(grey, 30))
+    if paper.sum() < 8:
+        return None
+    return np.maximum(np.median(pixels[paper], axis=0), 20.0)
