@@ -10,6 +10,7 @@ Two modes:
 
     python bench/tracker.py --sim runs/sim/seed*        # ddz-table simulate output folders
     python bench/tracker.py --toy 3 --size 1280x720     # the test suite's toy table
+    python bench/tracker.py --render 100 --size 1280x720  # simulate's drawing speed
 
 ``--sim`` folders hold ``video.mp4`` (or ``.avi``), ``calibration.json`` and ``truth.json``; the shipped
 detector reads them (``--detector`` to change). As a referee would on the page, the bench
@@ -151,22 +152,43 @@ def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
     return report(f"toy x{hands} at {size[0]}x{size[1]}", comparison, frames, busy)
 
 
+def bench_render(frames: int, size: tuple[int, int], seed: int, style: str) -> dict:
+    """How fast ``ddz-table simulate`` draws frames (the first ``frames`` of a sitting)."""
+    from tracker.simulate import SimConfig, SimTable
+
+    t0 = time.perf_counter()
+    table = SimTable(SimConfig(seed=seed, size=size, style=style, hands=3))
+    setup = time.perf_counter() - t0
+    stream, count, t0 = table.frames(), 0, time.perf_counter()
+    for _ in zip(range(frames), stream, strict=False):
+        count += 1
+    busy = time.perf_counter() - t0
+    out = {"name": f"render {style} at {size[0]}x{size[1]}", "frames": count, "setup_s": round(setup, 2),
+           "ms_per_frame": round(1000 * busy / max(1, count), 1)}
+    print(json.dumps(out))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sim", nargs="*", default=[], help="simulate output folders")
     parser.add_argument("--toy", type=int, default=0, help="random hands on the toy table")
     parser.add_argument("--size", default="1280x720", help="toy frame size")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--render", type=int, default=0, help="time drawing N simulate frames at --size")
+    parser.add_argument("--style", default="cards", help="simulate style for --render: cards or toy")
     parser.add_argument("--detector", default="onnx")
     parser.add_argument("--backend", default="onnx")
     args = parser.parse_args(argv)
-    if not args.sim and not args.toy:
-        parser.error("give --sim FOLDER... or --toy N")
+    if not args.sim and not args.toy and not args.render:
+        parser.error("give --sim FOLDER..., --toy N or --render N")
     for folder in args.sim:
         bench_sim(Path(folder), args.detector, args.backend)
+    w, h = (int(v) for v in args.size.lower().split("x"))
     if args.toy:
-        w, h = (int(v) for v in args.size.lower().split("x"))
         bench_toy(args.toy, (w, h), args.seed)
+    if args.render:
+        bench_render(args.render, (w, h), args.seed, args.style)
     return 0
 
 

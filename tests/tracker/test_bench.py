@@ -41,3 +41,9 @@ def test_bench_reads_a_simulated_folder_and_scores_it(tmp_path, capsys):
     assert out["hands_exact_points"] == 1 and out["landlord_right"] == 1
     assert 0.3 < out["delay_max_s"] < 1.5
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["exact"] == 2
+
+
+def test_bench_times_simulate_drawing(capsys):
+    assert load_bench().main(["--render", "3", "--size", "320x180", "--style", "toy"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["frames"] == 3 and out["ms_per_frame"] > 0 and out["name"] == "render toy at 320x180"
