@@ -31,7 +31,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_FINDER = MODELS_DIR / "finder.onnx"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 #: Threshold with the best F1 on the held-out synthetic set (see models/README.md).
-DEFAULT_CONF = 0.11
+DEFAULT_CONF = 0.17
 #: Boxes the finder keeps before reading: low, since the reader's probability still multiplies in.
 FINDER_FLOOR = 0.1
 READER_PAD = 0.15
