@@ -50,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--rules", help="rules preset (default classic)")
     run.add_argument("--players", help="names by seat, comma separated (default 座位1,座位2,...)")
     run.add_argument("--db", help=f"event store (default {DEFAULT_DB})")
-    run.add_argument("--match", type=int, help="continue this match (default: the last unfinished one)")
+    run.add_argument("--match", type=int, help="continue this match and stay on it (default: the last unfinished "
+                     "one, then each match started later on the referee page)")
     run.add_argument("--new-match", action="store_true", help="start a new match even if one is unfinished")
     run.add_argument("--record", help="write the finished hands as a JSON record when the source ends")
     run.add_argument("--no-web", action="store_true", help="no web site")
@@ -239,7 +240,8 @@ def run_run(args: argparse.Namespace) -> int:
     protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
     try:
         pipeline = Pipeline(source, calibration, detector, store, match_id,
-                            PipelineConfig(camera_view=args.camera_view, protocol=protocol))
+                            PipelineConfig(camera_view=args.camera_view, protocol=protocol,
+                                           follow_new_matches=args.match is None))
     except ValueError as exc:
         return _fail(str(exc))
     server = None if args.no_web else _serve(store, pipeline, args)
@@ -260,7 +262,7 @@ def run_run(args: argparse.Namespace) -> int:
         if server is not None:
             server.close()
     if args.record:
-        record = match_record(TableState.load(store, match_id))
+        record = match_record(TableState.load(store, pipeline.match_id))  # it may have moved on
         Path(args.record).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
         print(f"{args.record}: {len(record['hands'])} finished hand(s)")
     store.close()

@@ -12,6 +12,9 @@ With ``PipelineConfig(protocol="pile")`` everyone plays onto one ``pile`` zone a
 is credited to the seat whose arm reached in (:mod:`tracker.pile`). After a restart, cards
 already lying on the table are not played again: only cards a hand puts down count.
 
+Unless pinned to its match (``follow_new_matches=False``), the pipeline checks the store about
+once a second and moves to a match started later (on the referee page), as after a restart.
+
 The detector is anything with ``detect(image) -> vision.detections.Detections``.
 """
 
@@ -30,11 +33,13 @@ from tracker.records import Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
-from tracker.zones import CROP_PX_PER_MM, Calibration
+from tracker.zones import CROP_PX_PER_MM, Calibration, CalibrationError
 from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import Frame, FrameSource, LatestFrame
 
+#: The camera has moved when the mat's corners shifted by more than this many pixels.
+MOVED_PX = 3.0
 #: Pixels per millimetre of the coarse crops motion is judged on (a hand is 80+ mm across).
 MOTION_PX_PER_MM = 0.6
 
@@ -52,6 +57,10 @@ class PipelineConfig:
     camera_view: bool = False
     #: ``zones``: each seat plays into its own zone (club default); ``pile``: one centre pile.
     protocol: str = "zones"
+    #: Move to a match started later in the store (False: stay on the one given, ``run --match N``).
+    follow_new_matches: bool = False
+    #: How often (frame seconds) the store is asked for a newer match.
+    match_check_s: float = 1.0
 
 
 @dataclass
@@ -72,30 +81,14 @@ class Pipeline:
         self.source, self.calibration, self.detector = source, calibration, detector
         self.store, self.match_id = store, match_id
         self.config = config or PipelineConfig()
-        self.referee = Referee(store, match_id)
-        self.decks = self.referee.state.info.rules.decks
         c = self.config
-        players = self.referee.state.info.rules.players
         if c.protocol not in ("zones", "pile"):
             raise ValueError(f"protocol must be 'zones' or 'pile', not {c.protocol!r}")
         self.watcher = EntryWatcher(calibration) if c.protocol == "pile" else None
-        if self.watcher is not None:
-            names = ["pile"]
-        else:
-            names = [f"seat{i}" for i in range(players)]
-            missing = [n for n in names if n not in calibration.zones]
-            if missing:
-                raise ValueError(f"the calibration has no zone for {', '.join(missing)}")
-        names += ["kitty"] if "kitty" in calibration.zones else []
-        self.zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=self.decks))
-                      for name in names]
-        for zone in self.zones:
-            # After a restart the cards already on the table were refereed before: only cards
-            # a hand puts down from now on are plays.
-            zone.tracker.motion_since_commit = False
-        self.hand_number = self.referee.state.hand_number
-        hand = self.referee.state.hand
-        self._hand_key = (self.hand_number, hand is not None and hand.finished)
+        self._referee_match(Referee(store, match_id))
+        self._match_checked: float | None = None
+        self._refused_match: int | None = None
+        self._focus_locked = False
         self.frames = 0
         self.fps = 0.0
         self.last_frame_time: float | None = None
@@ -110,10 +103,57 @@ class Pipeline:
         #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, tracker.watchdog).
         self.heartbeat: Any = None
 
+    def _referee_match(self, referee: Referee) -> None:
+        """Referee ``referee``'s match from now on, with fresh zones for its players and decks.
+
+        Raises ValueError (and changes nothing) when the calibration has no zone for a seat."""
+        rules = referee.state.info.rules
+        c = self.config
+        if self.watcher is not None:
+            names = ["pile"]
+        else:
+            names = [f"seat{i}" for i in range(rules.players)]
+            missing = [n for n in names if n not in self.calibration.zones]
+            if missing:
+                raise ValueError(f"the calibration has no zone for {', '.join(missing)}")
+        names += ["kitty"] if "kitty" in self.calibration.zones else []
+        zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=rules.decks))
+                 for name in names]
+        for zone in zones:
+            # After a restart (or a move to another match) the cards already on the table were
+            # refereed before: only cards a hand puts down from now on are plays.
+            zone.tracker.motion_since_commit = False
+        self.referee, self.match_id, self.decks, self.zones = referee, referee.match_id, rules.decks, zones
+        self.hand_number = referee.state.hand_number
+        hand = referee.state.hand
+        self._hand_key = (self.hand_number, hand is not None and hand.finished)
+
+    def _follow_match(self, frame: Frame) -> None:
+        """Move to the newest match in the store when it is newer than the one refereed."""
+        c = self.config
+        if not c.follow_new_matches:
+            return
+        if self._match_checked is not None and 0 <= frame.time - self._match_checked < c.match_check_s:
+            return
+        self._match_checked = frame.time
+        newest = max((m.id for m in self.store.matches()), default=self.match_id)
+        if newest <= self.match_id or newest == self._refused_match:
+            return
+        try:
+            self._referee_match(Referee(self.store, newest))
+        except ValueError as exc:
+            self._refused_match = newest
+            self.error = f"not following match {newest}: {exc}; still refereeing match {self.match_id}"
+            return
+        if self._refused_match is not None:
+            self.error = None  # the refusal was about an older match than this one
+        self._refused_match = None
+
     # ------------------------------------------------------------------ one frame
     def process(self, frame: Frame) -> list[Record]:
         """Read one frame; returns the records stored because of it."""
         self._tick(frame)
+        self._follow_match(frame)
         self._maybe_recalibrate(frame)
         self._follow_hand()
         if self.watcher is not None:
@@ -192,8 +232,21 @@ class Pipeline:
         if self.calibration.method != "markers" or frame.time - self._last_calibration < self.config.recalibrate_s:
             return
         self._last_calibration = frame.time
-        fresh = self.calibration.moved(frame.image)
-        if fresh is not None:
+        try:
+            fresh = Calibration.from_markers(frame.image, self.calibration.layout)
+        except CalibrationError:
+            return
+        if not self._focus_locked:
+            # The markers were found on a live frame: the view is sharp enough, so the lens stays
+            # where autofocus left it (a hand over the mat would make autofocus hunt mid-game).
+            self._focus_locked = True
+            lock = getattr(self.source, "lock_focus", None)
+            if lock is not None:
+                lock()
+        w, h = self.calibration.layout.width_mm, self.calibration.layout.height_mm
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        shift = np.abs(self.calibration.table_to_image(corners) - fresh.table_to_image(corners)).max()
+        if shift > MOVED_PX:
             fresh.layout.zones = self.calibration.zones
             self.calibration = fresh
 
@@ -267,7 +320,8 @@ class Pipeline:
                 "camera_fps": round(src.get("fps") or 0.0, 2), "last_frame": self.last_frame_time,
                 "frames": self.frames, "error": self.error or src.get("error"),
                 "reconnects": src.get("reconnects", 0), "running": self.running, "hand": self.hand_number,
-                "calibration": self.calibration.method}
+                "calibration": self.calibration.method, "match": self.match_id,
+                "camera": src.get("camera", {})}
 
     def jpeg(self) -> bytes | None:
         """The latest frame with zones and settled cards drawn (camera view; None when off)."""

@@ -1,0 +1,130 @@
+"""The live pipeline follows the match the referee page starts, locks the focus once the
+markers are found on a live frame, and shows the camera's settings in its status."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from toy_table import ToyDetector, ToyTable
+
+from tracker.pipeline import Pipeline, PipelineConfig
+from tracker.state import TableState
+from tracker.store import EventStore
+from vision.sources import CallableSource, Frame
+
+
+def plays(store, mid):
+    hand = TableState.load(store, mid).hand
+    return [] if hand is None else [(p.seat, " ".join(map(str, p.cards))) for p in hand.plays]
+
+
+def start_match_on_the_page(store, players=("丁", "戊", "己"), preset="classic"):
+    """As webui.actions' start_match stores it: the names, the rules, a name and start time."""
+    return store.create_match(players, preset, meta={"name": "evening", "started": time.time()})
+
+
+def feed(pipeline, frames):
+    for image, t in frames:
+        pipeline.process(Frame(image, t, 0))
+
+
+def test_a_match_started_on_the_page_is_followed_and_its_plays_land_there():
+    table = ToyTable(seed=11)
+    store = EventStore(":memory:")
+    first = store.create_match(("甲", "乙", "丙"))
+    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, first,
+                        PipelineConfig(follow_new_matches=True))
+    feed(pipeline, table.place("seat0", ["3s"]))
+    assert plays(store, first) == [(0, "3s")]
+    second = start_match_on_the_page(store)
+    # 3s still lies in seat 0's zone: it was played in the first match, not in this one
+    feed(pipeline, list(table.frames(15)) + list(table.place("seat1", ["9h"])))
+    assert pipeline.match_id == second and pipeline.referee.match_id == second
+    assert pipeline.status()["match"] == second and pipeline.error is None
+    assert plays(store, second) == [(1, "9h")]
+    assert plays(store, first) == [(0, "3s")]
+
+
+def test_a_pinned_pipeline_stays_on_its_match():
+    table = ToyTable(seed=12)
+    store = EventStore(":memory:")
+    first = store.create_match(("甲", "乙", "丙"))
+    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, first,
+                        PipelineConfig(follow_new_matches=False))
+    start_match_on_the_page(store)
+    feed(pipeline, list(table.frames(15)) + list(table.place("seat0", ["3s"])))
+    assert pipeline.match_id == first
+    assert plays(store, first) == [(0, "3s")]
+
+
+def test_a_two_player_match_gets_two_seat_zones():
+    table = ToyTable(seed=13)
+    store = EventStore(":memory:")
+    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")),
+                        PipelineConfig(follow_new_matches=True))
+    second = start_match_on_the_page(store, ("甲", "乙"), "two")
+    feed(pipeline, table.frames(2))
+    assert pipeline.match_id == second and pipeline.decks == 1
+    assert [z.name for z in pipeline.zones] == ["seat0", "seat1", "kitty"]
+
+
+def test_a_match_the_mat_has_no_seats_for_is_not_followed_and_says_why():
+    table = ToyTable(seed=14)
+    store = EventStore(":memory:")
+    first = store.create_match(("甲", "乙", "丙"))
+    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, first,
+                        PipelineConfig(follow_new_matches=True))
+    four = start_match_on_the_page(store, ("甲", "乙", "丙", "丁"), "four")
+    feed(pipeline, list(table.frames(15)) + list(table.place("seat0", ["3s"])))
+    assert pipeline.match_id == first
+    error = pipeline.status()["error"]
+    assert error is not None and f"match {four}" in error and "seat3" in error
+    assert plays(store, first) == [(0, "3s")] and plays(store, four) == []
+    # a later three-player match is followed, and the note about the refused one goes
+    third = start_match_on_the_page(store)
+    feed(pipeline, table.frames(12))
+    assert pipeline.match_id == third and pipeline.error is None
+
+
+class FocusSource(CallableSource):
+    def __init__(self, render) -> None:
+        super().__init__(render, name="pi")
+        self.locks = 0
+        self._status.camera = {"focus": "auto", "lens_position": 2.5}
+
+    def lock_focus(self) -> bool:
+        self.locks += 1
+        return True
+
+
+def test_the_focus_is_locked_once_the_markers_are_found_on_a_live_frame():
+    table = ToyTable(seed=15)
+    store = EventStore(":memory:")
+    source = FocusSource(lambda i: None)
+    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")),
+                        PipelineConfig(recalibrate_s=0.0))
+    dark = np.zeros_like(table.frame())
+    pipeline.process(Frame(dark, 0.0, 0))  # no markers in view: the lens is left to autofocus
+    assert source.locks == 0
+    feed(pipeline, table.frames(5))
+    assert source.locks == 1
+
+
+def test_sources_without_a_focus_to_lock_are_fine():
+    table = ToyTable(seed=16)
+    store = EventStore(":memory:")
+    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")),
+                        PipelineConfig(recalibrate_s=0.0))
+    feed(pipeline, table.frames(3))
+    assert pipeline._focus_locked and pipeline.error is None
+
+
+def test_status_shows_what_the_camera_settled_on():
+    table = ToyTable(seed=17)
+    store = EventStore(":memory:")
+    source = FocusSource(lambda i: None)
+    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")))
+    assert pipeline.status()["camera"] == {"focus": "auto", "lens_position": 2.5}
+    bare = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")))
+    assert bare.status()["camera"] == {}
