@@ -33,7 +33,7 @@ from tracker.records import Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
-from tracker.zones import CROP_PX_PER_MM, Calibration, CalibrationError
+from tracker.zones import CROP_PX_PER_MM, Calibration
 from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import Frame, FrameSource, LatestFrame
@@ -232,9 +232,8 @@ class Pipeline:
         if self.calibration.method != "markers" or frame.time - self._last_calibration < self.config.recalibrate_s:
             return
         self._last_calibration = frame.time
-        try:
-            fresh = Calibration.from_markers(frame.image, self.calibration.layout)
-        except CalibrationError:
+        fresh = self.calibration.refind(frame.image)
+        if fresh is None:
             return
         if not self._focus_locked:
             # The markers were found on a live frame: the view is sharp enough, so the lens stays
@@ -243,10 +242,7 @@ class Pipeline:
             lock = getattr(self.source, "lock_focus", None)
             if lock is not None:
                 lock()
-        w, h = self.calibration.layout.width_mm, self.calibration.layout.height_mm
-        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-        shift = np.abs(self.calibration.table_to_image(corners) - fresh.table_to_image(corners)).max()
-        if shift > MOVED_PX:
+        if self.calibration.shift_px(fresh) > MOVED_PX:
             fresh.layout.zones = self.calibration.zones
             self.calibration = fresh
 

@@ -221,15 +221,22 @@ class Calibration:
                 return name
         return None
 
-    def moved(self, image: np.ndarray, tolerance_px: float = 3.0) -> Calibration | None:
-        """Re-find the markers (the camera may be knocked): a new calibration if the view moved."""
+    def refind(self, image: np.ndarray) -> Calibration | None:
+        """The markers found again on this frame, or None when they are not all in view."""
         try:
-            fresh = Calibration.from_markers(image, self.layout)
+            return Calibration.from_markers(image, self.layout)
         except CalibrationError:
             return None
+
+    def shift_px(self, other: Calibration) -> float:
+        """How far (pixels) the mat's corners lie apart in the two calibrations."""
         corners = _rect(0, 0, self.layout.width_mm, self.layout.height_mm)
-        shift = np.abs(self.table_to_image(corners) - fresh.table_to_image(corners)).max()
-        return fresh if shift > tolerance_px else None
+        return float(np.abs(self.table_to_image(corners) - other.table_to_image(corners)).max())
+
+    def moved(self, image: np.ndarray, tolerance_px: float = 3.0) -> Calibration | None:
+        """Re-find the markers (the camera may be knocked): a new calibration if the view moved."""
+        fresh = self.refind(image)
+        return fresh if fresh is not None and self.shift_px(fresh) > tolerance_px else None
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

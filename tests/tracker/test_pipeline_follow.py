@@ -24,17 +24,22 @@ def start_match_on_the_page(store, players=("丁", "戊", "己"), preset="classi
     return store.create_match(players, preset, meta={"name": "evening", "started": time.time()})
 
 
+def toy_pipeline(seed, source=None, **config):
+    """A toy table, a store with one three-seat match, and a pipeline refereeing it."""
+    table = ToyTable(seed=seed)
+    store = EventStore(":memory:")
+    first = store.create_match(("甲", "乙", "丙"))
+    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, first, PipelineConfig(**config))
+    return table, store, first, pipeline
+
+
 def feed(pipeline, frames):
     for image, t in frames:
         pipeline.process(Frame(image, t, 0))
 
 
 def test_a_match_started_on_the_page_is_followed_and_its_plays_land_there():
-    table = ToyTable(seed=11)
-    store = EventStore(":memory:")
-    first = store.create_match(("甲", "乙", "丙"))
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, first,
-                        PipelineConfig(follow_new_matches=True))
+    table, store, first, pipeline = toy_pipeline(11, follow_new_matches=True)
     feed(pipeline, table.place("seat0", ["3s"]))
     assert plays(store, first) == [(0, "3s")]
     second = start_match_on_the_page(store)
@@ -47,11 +52,7 @@ def test_a_match_started_on_the_page_is_followed_and_its_plays_land_there():
 
 
 def test_a_pinned_pipeline_stays_on_its_match():
-    table = ToyTable(seed=12)
-    store = EventStore(":memory:")
-    first = store.create_match(("甲", "乙", "丙"))
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, first,
-                        PipelineConfig(follow_new_matches=False))
+    table, store, first, pipeline = toy_pipeline(12, follow_new_matches=False)
     start_match_on_the_page(store)
     feed(pipeline, list(table.frames(15)) + list(table.place("seat0", ["3s"])))
     assert pipeline.match_id == first
@@ -59,10 +60,7 @@ def test_a_pinned_pipeline_stays_on_its_match():
 
 
 def test_a_two_player_match_gets_two_seat_zones():
-    table = ToyTable(seed=13)
-    store = EventStore(":memory:")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")),
-                        PipelineConfig(follow_new_matches=True))
+    table, store, _, pipeline = toy_pipeline(13, follow_new_matches=True)
     second = start_match_on_the_page(store, ("甲", "乙"), "two")
     feed(pipeline, table.frames(2))
     assert pipeline.match_id == second and pipeline.decks == 1
@@ -70,11 +68,7 @@ def test_a_two_player_match_gets_two_seat_zones():
 
 
 def test_a_match_the_mat_has_no_seats_for_is_not_followed_and_says_why():
-    table = ToyTable(seed=14)
-    store = EventStore(":memory:")
-    first = store.create_match(("甲", "乙", "丙"))
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, first,
-                        PipelineConfig(follow_new_matches=True))
+    table, store, first, pipeline = toy_pipeline(14, follow_new_matches=True)
     four = start_match_on_the_page(store, ("甲", "乙", "丙", "丁"), "four")
     feed(pipeline, list(table.frames(15)) + list(table.place("seat0", ["3s"])))
     assert pipeline.match_id == first
@@ -99,11 +93,8 @@ class FocusSource(CallableSource):
 
 
 def test_the_focus_is_locked_once_the_markers_are_found_on_a_live_frame():
-    table = ToyTable(seed=15)
-    store = EventStore(":memory:")
     source = FocusSource(lambda i: None)
-    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")),
-                        PipelineConfig(recalibrate_s=0.0))
+    table, store, _, pipeline = toy_pipeline(15, source=source, recalibrate_s=0.0)
     dark = np.zeros_like(table.frame())
     pipeline.process(Frame(dark, 0.0, 0))  # no markers in view: the lens is left to autofocus
     assert source.locks == 0
@@ -112,10 +103,7 @@ def test_the_focus_is_locked_once_the_markers_are_found_on_a_live_frame():
 
 
 def test_sources_without_a_focus_to_lock_are_fine():
-    table = ToyTable(seed=16)
-    store = EventStore(":memory:")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")),
-                        PipelineConfig(recalibrate_s=0.0))
+    table, store, _, pipeline = toy_pipeline(16, recalibrate_s=0.0)
     feed(pipeline, table.frames(3))
     assert pipeline._focus_locked and pipeline.error is None
 
