@@ -91,6 +91,24 @@ def test_the_tiny_reader_resumes_from_its_last_epoch(trained, tmp_path):
     assert torch.load(run / "weights" / "last.pt", weights_only=False)["epoch"] == 2
 
 
+def test_the_tiny_reader_starts_from_given_weights_and_refuses_other_classes(trained, tmp_path):
+    import torch
+
+    from vision.reader_net import train_reader
+
+    lines = []
+    best = train_reader(trained["data"]["reader"], tmp_path / "go_on", epochs=1, imgsz=32, batch=8,
+                        init=trained["reader"], log=lines.append)
+    assert any(str(trained["reader"]) in line for line in lines)  # it said where it started from
+    assert torch.load(best, weights_only=False)["epochs"] == 1  # a fresh schedule, not the old run's
+    other = tmp_path / "other.pt"
+    start = torch.load(trained["reader"], weights_only=False)
+    torch.save({**start, "names": ["7h", "As", "Kd", "none"]}, other)
+    with pytest.raises(ValueError, match="classes or width differ"):
+        train_reader(trained["data"]["reader"], tmp_path / "bad", epochs=1, imgsz=32, batch=8, init=other,
+                     log=lambda *_: None)
+
+
 def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path, trained):
     config = TrainConfig("finder", str(trained["data"]["finder"]), project=str(tmp_path), resume=True)
     with pytest.raises(TrainingError, match="nothing to resume"):
