@@ -97,6 +97,10 @@ class OnnxBackend:
         if threads:
             options.intra_op_num_threads = threads
         options.log_severity_level = 3
+        # The finder and the reader each have a thread pool; left spinning after a run, one
+        # pool's threads take the cores from the other's next run (86 vs 110-155 ms a detect()
+        # here on 2 cores, bench/detector.py latency).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self.session = ort.InferenceSession(str(self.path), options,
                                                 providers=providers or ["CPUExecutionProvider"])

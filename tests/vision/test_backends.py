@@ -173,3 +173,10 @@ def test_checkpoint_exports_straight_to_ncnn(tmp_path):
     assert not (tmp_path / "reader.onnx").exists()  # the ONNX step stayed in a scratch folder
     crops = np.random.default_rng(5).random((2, 3, 96, 96), dtype=np.float32)
     np.testing.assert_allclose(NcnnBackend(written[0])(crops), OnnxBackend(DEFAULT_READER)(crops), atol=1e-3)
+
+
+def test_onnx_pools_do_not_spin_between_runs():
+    # Two sessions share two cores: a pool left spinning after the finder slows the reader.
+    backend = OnnxBackend(DEFAULT_READER)
+    options = backend.session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
