@@ -7,10 +7,13 @@ frame through :class:`tracker.pipeline.Pipeline` with the shipped detector, exac
 come from what the detector reads, and the camera view draws the zones and the reads.
 
 What a camera cannot see, a club referee enters on the page; the demo does it for him at
-the start of each hand: the deal and the spoken bids (叫分), as ``referee`` events. A hand the
-camera did not finish (a missed or misread play) is closed as abandoned by ``system``
-before the next deal, so the match goes on, and counted in ``status()["reads"]``: how many
-of the true plays the store holds exactly (seat and cards), hand by hand.
+the start of each hand: the deal and the spoken bids (叫分), as ``referee`` events. With
+``referee=True`` (the default) the demo's referee (:mod:`webui.demo_referee`) also corrects
+what the camera misread or missed, as a person would with the page's buttons, so every hand
+finishes and is scored. ``status()["reads"]`` keeps the camera's own figure: how many true
+plays it had exactly (seat and cards) before any fix, and how many fixes were made. Without
+the referee, a hand the camera did not finish is closed as abandoned by ``system`` before the
+next deal.
 
 Frames carry video time (the simulator's clock); they are processed no sooner than
 ``speed`` times table speed allows, and as fast as the machine manages when it cannot keep
@@ -34,6 +37,7 @@ from tracker.simulate import SimConfig, SimTable
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import Frame
+from webui.demo_referee import DemoReferee
 
 #: Hands dealt per rendered table; a fresh table (new camera pose, new light) follows.
 HANDS_PER_TABLE = 20
@@ -54,7 +58,8 @@ class CameraTable:
     def __init__(self, store: EventStore, match_id: int, speed: float = 1.0, seed: int | None = None,
                  notify: Callable[[], None] = lambda: None, size: tuple[int, int] = (960, 540),
                  fps: float = 5.0, detector: Any = None, hands_per_table: int = HANDS_PER_TABLE,
-                 max_hands: int | None = None, style: str = "cards", cards: int | None = None) -> None:
+                 max_hands: int | None = None, style: str = "cards", cards: int | None = None,
+                 referee: bool = True) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, not {speed!r}")
         info = store.match(match_id)
@@ -64,6 +69,8 @@ class CameraTable:
         self.seed = int(time.time()) if seed is None else seed
         self.size, self.fps, self.hands_per_table, self.max_hands = size, fps, hands_per_table, max_hands
         self.style, self.cards = style, cards  # cards: dealt per seat (a short game), None: the rules'
+        self.use_referee = referee
+        self.referee: DemoReferee | None = None  # the hand on film's, when ``referee``
         self._config(0).check()  # bad settings fail here, before the models load
         if detector is None and style == "toy":
             from tracker.toy import ToyDetector
@@ -83,7 +90,7 @@ class CameraTable:
         self.last_frame: float | None = None
         self.error: str | None = None
         self.hands_shown = 0
-        self.reads = {"hands": 0, "plays": 0, "read": 0, "hands_finished": 0, "abandoned": 0}
+        self.reads = {"hands": 0, "plays": 0, "read": 0, "hands_finished": 0, "abandoned": 0, "fixes": 0}
         self._current: tuple[int, int] | None = None  # (table number, hand index) being filmed
         self._hand_number: int | None = None  # the store's number for the hand being filmed
         self._truth: Hand | None = None
@@ -165,7 +172,7 @@ class CameraTable:
                 if got is None:
                     break
                 self.rendered += 1
-                item = (table, len(table.timeline) - 1, got[0], offset + got[1])
+                item = (table, len(table.timeline) - 1, got[0], offset + got[1], got[1])
                 while not self._stop.is_set():
                     try:
                         self._queue.put(item, timeout=0.5)
@@ -178,7 +185,7 @@ class CameraTable:
     def _read_loop(self) -> None:
         while not self._stop.is_set():
             try:
-                table, hand_index, image, t = self._queue.get(timeout=0.5)
+                table, hand_index, image, t, local_t = self._queue.get(timeout=0.5)
             except queue.Empty:
                 continue
             if table is not self.table:
@@ -196,6 +203,8 @@ class CameraTable:
             self.frames += 1
             self.video_t = t
             self.last_frame = time.time()
+            if self.referee is not None and self.referee.review(table.timeline[hand_index], local_t):
+                records = records or [True]  # corrections are news for the page too
             if records:
                 self.notify()
             if self.pipeline.referee.state.ended is not None:  # the referee ended the match on the page
@@ -206,6 +215,8 @@ class CameraTable:
     def _next_hand(self, table: SimTable, hand_index: int) -> bool:
         """A new hand is on film: score the last one, close it if the camera left it open,
         and enter the deal and the bids as the referee would. False when the demo is done."""
+        if self.referee is not None:  # the last look at the hand before it is scored
+            self.referee.reconcile(len(self.referee.truth.events))
         state = TableState.load(self.store, self.match_id)
         if state.ended is not None:
             return False
@@ -225,6 +236,7 @@ class CameraTable:
             self.store.append(self.match_id, number, Bid(bid.seat, bid.action, bid.value, time=time.time()),
                               source="referee")
         self._current, self._hand_number, self._truth = (table.number, hand_index), number, truth  # type: ignore[attr-defined]
+        self.referee = DemoReferee(self.store, self.match_id, number, truth) if self.use_referee else None
         self.hands_shown += 1
         self.notify()
         return True
@@ -246,6 +258,9 @@ class CameraTable:
         if self._truth is None:
             return
         self.reads["hands"] += 1
+        if self.referee is not None:  # the camera's own reads, before the referee's fixes
+            plays, read = self.referee.plays_checked, self.referee.camera_exact
+            self.reads["fixes"] += self.referee.fixes
         self.reads["plays"] += plays
         self.reads["read"] += read
         if hand is not None and hand.finished and hand.out_seat == self._truth.out_seat:
@@ -255,6 +270,8 @@ class CameraTable:
         """The hand on film so far: true plays already put down, and how many the store holds."""
         if self._current is None:
             return {"plays": 0, "read": 0}
+        if self.referee is not None:  # the store is corrected: count what the camera had itself
+            return {"plays": self.referee.plays_checked, "read": self.referee.camera_exact}
         timeline = self.table.timeline
         index = self._current[1]
         filmed = len(timeline[index]) if index < len(timeline) else 0

@@ -6,30 +6,13 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
 import pytest
-from webui_site import PIN, new_match
+from webui_site import PIN, SMALL, Blind, new_match
 
 from engine.events import Bid, Deal, End, Play
 from tracker.state import TableState
-from vision.detections import Detections
 from webui import commands, create_app
 from webui.camera_feed import CameraTable
-
-SMALL = (320, 180)
-
-
-class Blind:
-    """A detector that sees no card: the wiring runs without a model."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def detect(self, image: np.ndarray) -> Detections:
-        self.calls += 1
-        z = np.zeros((0,))
-        return Detections(np.zeros((0, 4), np.float32), z.astype(np.float32), z.astype(np.int64),
-                          alt_ids=np.zeros((0, 1), np.int64), alt_probs=np.zeros((0, 1)))
 
 
 def _feed(store, **kw) -> CameraTable:
@@ -52,8 +35,8 @@ def test_each_filmed_hand_starts_with_the_deal_and_the_spoken_bids(store):
     assert state.hand.landlord == truth.landlord  # the bids name the same landlord as on film
 
 
-def test_a_hand_the_camera_left_open_is_abandoned_and_scored_before_the_next(store):
-    feed = _feed(store)
+def test_without_the_referee_a_hand_the_camera_left_open_is_abandoned_and_scored_before_the_next(store):
+    feed = _feed(store, referee=False)
     feed._next_hand(feed.table, 0)
     truth = feed.table.engine_hands[0]
     first = next(e for e in truth.events if isinstance(e, Play))
@@ -64,7 +47,8 @@ def test_a_hand_the_camera_left_open_is_abandoned_and_scored_before_the_next(sto
     assert closing.source == "system" and closing.event.abandoned and closing.hand == 1
     assert [r.hand for r in rows if isinstance(r.event, Deal)] == [1, 2]
     true_plays = sum(isinstance(e, Play) for e in truth.events)
-    assert feed.reads == {"hands": 1, "plays": true_plays, "read": 1, "hands_finished": 0, "abandoned": 1}
+    assert feed.reads == {"hands": 1, "plays": true_plays, "read": 1, "hands_finished": 0, "abandoned": 1,
+                          "fixes": 0}
 
 
 def test_the_demo_stops_after_max_hands(store):
@@ -149,7 +133,10 @@ def test_the_demo_command_offers_both_feeds():
     commands.register(parser.add_subparsers())
     args = parser.parse_args(["demo", "--feed", "camera", "--size", "960x540", "--fps", "4"])
     assert args.feed == "camera" and args.size == "960x540" and args.fps == 4.0
-    assert parser.parse_args(["demo"]).feed in ("bots", "camera")
+    default = parser.parse_args(["demo"])
+    assert default.feed == "camera" and default.referee is True  # the whole pipeline, misreads corrected
+    assert parser.parse_args(["demo", "--no-referee"]).referee is False
+    assert parser.parse_args(["demo", "--feed", "bots"]).feed == "bots"
     with pytest.raises(SystemExit):
         parser.parse_args(["demo", "--feed", "video"])
 

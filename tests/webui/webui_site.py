@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 from waitress.server import create_server
 
 from engine.demo import random_hand
 from tracker.store import EventStore
+from vision.detections import Detections
 from webui import create_app
 
 PIN = "246810"
@@ -44,3 +46,20 @@ def play_hands(store: EventStore, match_id: int, seeds: list[int], first: int = 
 
 def new_match(store: EventStore, preset: str = "classic") -> int:
     return store.create_match(PLAYERS, preset, meta={"name": "test", "started": 1000.0})
+
+
+#: Frames small enough for quick camera-feed tests.
+SMALL = (320, 180)
+
+
+class Blind:
+    """A detector that sees no card: the wiring runs without a model."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def detect(self, image: np.ndarray) -> Detections:
+        self.calls += 1
+        z = np.zeros((0,))
+        return Detections(np.zeros((0, 4), np.float32), z.astype(np.float32), z.astype(np.int64),
+                          alt_ids=np.zeros((0, 1), np.int64), alt_probs=np.zeros((0, 1)))
