@@ -131,6 +131,11 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         m = cv2.getRotationMatrix2D((s / 2, s / 2), angle, scale)
         m[:, 2] += rng.normal(0, 0.04 * s, 2)
         out[i] = cv2.warpAffine(batch[i], m, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.3:
+            # Decks differ most in stroke weight (a fat club is a blob, a thin one three rings):
+            # ink thickened (erode: dark spreads) or thinned (dilate) by a pixel or so.
+            kernel = np.ones((int(rng.integers(2, 4)),) * 2, np.uint8)
+            out[i] = cv2.erode(out[i], kernel) if rng.random() < 0.5 else cv2.dilate(out[i], kernel)
     x = out.astype(np.float32)
     gain = rng.uniform(0.7, 1.3, (n, 1, 1, 1)) * rng.uniform(0.9, 1.1, (n, 1, 1, 3))
     bias = rng.uniform(-25, 25, (n, 1, 1, 1))
