@@ -41,6 +41,10 @@ from webui.demo_referee import DemoReferee
 
 #: Hands dealt per rendered table; a fresh table (new camera pose, new light) follows.
 HANDS_PER_TABLE = 20
+#: The demo's card design: held out from training (as a club's own deck would be), with the
+#: usual index shapes. ``plastic``, the simulator's default, has bulbous clubs the reader takes
+#: for spades (85 % of its clubs; 6-18 % on the other held-out decks: models/README.md).
+DEMO_DECK = "tigullio"
 
 
 def _play_key(seat: int, cards: Any) -> tuple[int, tuple[str, ...]]:
@@ -59,7 +63,7 @@ class CameraTable:
                  notify: Callable[[], None] = lambda: None, size: tuple[int, int] = (960, 540),
                  fps: float = 5.0, detector: Any = None, hands_per_table: int = HANDS_PER_TABLE,
                  max_hands: int | None = None, style: str = "cards", cards: int | None = None,
-                 referee: bool = True) -> None:
+                 referee: bool = True, deck: str = DEMO_DECK) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, not {speed!r}")
         info = store.match(match_id)
@@ -70,6 +74,7 @@ class CameraTable:
         self.size, self.fps, self.hands_per_table, self.max_hands = size, fps, hands_per_table, max_hands
         self.style, self.cards = style, cards  # cards: dealt per seat (a short game), None: the rules'
         self.use_referee = referee
+        self.deck = deck
         self.referee: DemoReferee | None = None  # the hand on film's, when ``referee``
         self._config(0).check()  # bad settings fail here, before the models load
         if detector is None and style == "toy":
@@ -102,7 +107,7 @@ class CameraTable:
     # ------------------------------------------------------------------ set-up
     def _config(self, number: int) -> SimConfig:
         return SimConfig(seed=self.seed + number, size=self.size, fps=self.fps, hands=self.hands_per_table,
-                         style=self.style, cards=self.cards)
+                         deck=self.deck, style=self.style, cards=self.cards)
 
     def _new_table(self, number: int) -> SimTable:
         table = SimTable(self._config(number))
@@ -130,7 +135,8 @@ class CameraTable:
         elapsed = time.monotonic() - self.started if self.started is not None else 0.0
         frames = max(1, self.frames)
         return {
-            "source": f"synthetic table (rendered{', toy deck' if self.style == 'toy' else ''}, seed {self.seed}, "
+            "source": f"synthetic table (rendered, {'toy deck' if self.style == 'toy' else self.deck + ' deck'}, "
+                      f"seed {self.seed}, "
                       f"{self.size[0]}x{self.size[1]} at {self.fps:g} fps video)",
             "fps": round(self.frames / elapsed, 2) if elapsed > 0 else 0.0,
             "last_frame": self.last_frame, "frames": self.frames,

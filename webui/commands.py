@@ -55,6 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--cards", choices=("real", "toy"), default="real",
                       help="camera feed: real card art read by the shipped detector, or the toy deck "
                            "(colour-code corners, read exactly: the tracker's self-test)")
+    demo.add_argument("--deck", default=None,
+                      help="camera feed: card design to film (default tigullio, held out from training)")
     demo.add_argument("--no-referee", dest="referee", action="store_false",
                       help="camera feed: leave the camera's misreads uncorrected (a hand it cannot finish is "
                            "abandoned); by default the demo's referee fixes them on the page, as a person would")
@@ -226,4 +228,5 @@ def _demo_feed(args: argparse.Namespace, store, match_id: int):
 
     print("loading the synthetic table and the detector...", flush=True)
     return CameraTable(store, match_id, speed=args.speed, seed=args.seed, size=parse_size(args.size), fps=args.fps,
-                       style="toy" if args.cards == "toy" else "cards", referee=args.referee)
+                       style="toy" if args.cards == "toy" else "cards", referee=args.referee,
+                       **({"deck": args.deck} if args.deck else {}))

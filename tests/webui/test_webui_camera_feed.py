@@ -141,6 +141,23 @@ def test_the_demo_command_offers_both_feeds():
         parser.parse_args(["demo", "--feed", "video"])
 
 
+def test_the_demo_films_a_deck_held_out_from_training(store):
+    from vision.synth.decks import HELD_OUT_DECKS
+
+    feed = CameraTable(store, new_match(store), size=SMALL, detector=Blind())
+    assert feed.table.config.deck in HELD_OUT_DECKS and feed.deck in feed.status()["source"]
+    other = CameraTable(store, new_match(store), size=SMALL, detector=Blind(), deck="orell")
+    assert other.table.config.deck == "orell"
+
+
+def test_the_demo_command_refuses_an_unknown_deck_before_serving(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    commands.register(parser.add_subparsers())
+    args = parser.parse_args(["demo", "--deck", "lego", "--db", str(tmp_path / "d.db")])
+    assert args.func(args) == 2
+    assert "unknown deck 'lego'" in capsys.readouterr().err
+
+
 def test_the_demo_command_refuses_a_bad_frame_size_before_serving(tmp_path, capsys):
     parser = argparse.ArgumentParser()
     commands.register(parser.add_subparsers())
