@@ -44,6 +44,9 @@ class TableState:
     hand_number: int = 0
     alerts: list[Alert] = field(default_factory=list)  # the current hand's alerts
     all_alerts: dict[int, list[Alert]] = field(default_factory=dict)
+    #: Per hand, how many of its alerts came before the referee's latest entry for that hand:
+    #: those the referee has seen to (the page shows them as handled, not as open faults).
+    handled: dict[int, int] = field(default_factory=dict)
     ended: MatchEnd | None = None
     last_seq: int = 0
     _hands: dict[int, Hand] = field(default_factory=dict)
@@ -77,6 +80,8 @@ class TableState:
         """Fold one stored event (in ``seq`` order)."""
         self.last_seq = max(self.last_seq, stored.seq)
         event, number = stored.event, stored.hand
+        if stored.source == "referee" and not isinstance(event, Alert) and self.all_alerts.get(number):
+            self.handled[number] = len(self.all_alerts[number])
         if isinstance(event, Alert):
             self.all_alerts.setdefault(number, []).append(event)
         elif isinstance(event, MatchEnd):
@@ -109,6 +114,11 @@ class TableState:
             f"记录中的事件 {stored.seq} 无效"))
 
     # ------------------------------------------------------------------ views
+    @property
+    def alerts_handled(self) -> int:
+        """How many of the current hand's alerts (oldest first) the referee has seen to."""
+        return self.handled.get(self.hand_number, 0)
+
     def hand_of(self, number: int) -> Hand | None:
         return self._hands.get(number)
 

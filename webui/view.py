@@ -46,10 +46,11 @@ def card_list(text: str | None) -> list[dict[str, str]]:
         return []
 
 
-def alert_dict(alert: Alert) -> dict[str, Any]:
+def alert_dict(alert: Alert, handled: bool = False) -> dict[str, Any]:
+    """``handled``: the referee has entered something for the hand since the alert came."""
     return {"alert": alert.alert, "message": alert.message, "zh": alert.zh, "seat": alert.seat,
             "cards": alert.cards, "suggestion": alert.suggestion, "event_index": alert.event_index,
-            "time": alert.time}
+            "time": alert.time, "handled": handled}
 
 
 def _last_actions(hand: Hand) -> list[dict[str, Any] | None]:
@@ -152,7 +153,7 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
         "hand": hand_block(info.players, rules, state.hand, state.hand_number),
         "scores": {"hand": hand_points, "hand_final": final, "match": match.totals(),
                    "unit": "chips" if rules.scoring == "chips" else "points"},
-        "alerts": [alert_dict(a) for a in state.alerts],
+        "alerts": [alert_dict(a, i < state.alerts_handled) for i, a in enumerate(state.alerts)],
         "finished": len(match.hands),
         "progress": _progress(state),
     }

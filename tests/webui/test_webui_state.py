@@ -82,6 +82,24 @@ def test_alerts_of_the_current_hand_are_in_the_state_and_on_the_page(client, sto
     assert "does not beat" in client.get("/?lang=en").get_data(as_text=True)
 
 
+def test_alerts_before_a_referee_entry_are_shown_as_handled(client, store):
+    mid = new_match(store)
+    store.append(mid, 1, Deal(counts=(17, 17, 17)), source="referee")
+    for e in (Bid(0, "bid", 1), Bid(1, "pass"), Bid(2, "pass")):
+        store.append(mid, 1, e, source="referee")
+    store.append(mid, 1, Alert("does_not_beat", "3s does not beat 5h", seat=1, cards="3s"), source="camera")
+    store.append(mid, 1, Play(0, _cards("4s")), source="camera")  # the camera's own reads leave it open
+    assert [a["handled"] for a in client.get("/api/state").get_json()["alerts"]] == [False]
+    assert "裁判已处理" not in client.get("/live/fragment?lang=zh").get_json()["html"]
+    store.append(mid, 1, Pass(1), source="referee")  # the referee acted on the page
+    store.append(mid, 1, Alert("illegal_combination", "3s 4h is no combination", seat=2, cards="3s 4h"),
+                 source="camera")
+    alerts = client.get("/api/state").get_json()["alerts"]
+    assert [(a["alert"], a["handled"]) for a in alerts] == [("does_not_beat", True), ("illegal_combination", False)]
+    html = client.get("/live/fragment?lang=zh").get_json()["html"]
+    assert html.count("裁判已处理") == 1 and 'class="alert does_not_beat handled"' in html
+
+
 def test_cards_left_warns_at_two_and_one(client, store):
     mid = new_match(store)
     store.append(mid, 1, Deal(counts=(3, 2, 1)))
