@@ -6,6 +6,7 @@ PIP := $(PY) -m pip
 DEV := $(VENV)/.installed-dev
 TRAIN := $(VENV)/.installed-train
 SYSDEPS := $(VENV)/.installed-system
+DEMODEPS := $(VENV)/.installed-demo-system
 
 .PHONY: demo test lint venv train-env system-deps bench-engine clean
 
@@ -29,11 +30,17 @@ $(SYSDEPS): deploy/system-deps.sh
 	deploy/system-deps.sh
 	touch $@
 
+# The demo films a rendered table: card art and the SVG renderer. Without root it says what to
+# install and the demo falls back to its bots feed.
+$(DEMODEPS): deploy/system-deps.sh
+	@mkdir -p $(VENV)
+	-deploy/system-deps.sh demo && touch $@
+
 venv: $(DEV)
 train-env: $(TRAIN)
 system-deps: $(SYSDEPS)
 
-demo: $(DEV)
+demo: $(DEV) $(DEMODEPS)
 	$(VENV)/bin/ddz-table demo
 
 lint: $(DEV)

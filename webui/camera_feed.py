@@ -47,6 +47,21 @@ HANDS_PER_TABLE = 20
 DEMO_DECK = "tigullio"
 
 
+def camera_unavailable(deck: str = DEMO_DECK) -> str | None:
+    """Why this machine cannot film ``deck`` (its art or the SVG renderer missing), or None."""
+    from vision.synth.decks import DECKS, DeckError, list_decks, load_deck
+
+    if deck not in DECKS:
+        return None  # not a question of installing: SimConfig refuses the name itself
+    if deck not in list_decks():
+        return f"the {deck} card design is not installed here (Debian package gnome-cards-data)"
+    try:
+        load_deck(deck)
+    except (DeckError, OSError) as exc:
+        return f"cannot render the {deck} cards: {exc}"
+    return None
+
+
 def _play_key(seat: int, cards: Any) -> tuple[int, tuple[str, ...]]:
     return seat, tuple(sorted(str(c) for c in cards))
 

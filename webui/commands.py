@@ -46,9 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                  description="A simulated match at table speed into a fresh store; the site "
                                              "shows it. --feed camera films it and reads it with the detector.")
     _site_options(demo)
-    demo.add_argument("--feed", choices=("bots", "camera"), default=DEMO_FEED,
+    demo.add_argument("--feed", choices=("bots", "camera"), default=None,
                       help="bots: moves go straight into the store; camera: a rendered table read by the "
-                           f"pipeline and the shipped detector, camera view on (default {DEMO_FEED})")
+                           f"pipeline and the shipped detector, camera view on (default {DEMO_FEED}; bots "
+                           "when the card art is not installed)")
     demo.add_argument("--speed", type=float, default=1.0, help="play faster (e.g. 5 = five times table speed)")
     demo.add_argument("--size", default="960x540", help="camera feed: frame size WxH (default 960x540)")
     demo.add_argument("--fps", type=float, default=5.0, help="camera feed: frames per second of table time")
@@ -201,32 +202,46 @@ def run_demo(args: argparse.Namespace) -> int:
     match_id = store.create_match(DEMO_PLAYERS, "classic", meta={"name": "演示 Demo", "started": time.time()})
     config = _config(args)
     try:
-        table = _demo_feed(args, store, match_id)
-    except (ValueError, OSError) as exc:  # bad --size/--fps, missing model files
+        table, feed = _demo_feed(args, store, match_id)
+    except (ValueError, OSError) as exc:  # bad --size/--fps, missing model files or card art
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.feed == "camera":
+    if feed == "camera":
         config["CAMERA_VIEW"] = config["CAMERA_SHOWN"] = True
     app = create_app(config, store=store, pipeline_status=table)
     table.notify = app.extensions["ddz"].watcher.poke
     table.start()
     try:
         return serve_app(app, args.host, args.port, args.threads,
-                         [f"demo store: {path}  ({args.feed} feed, speed x{args.speed:g}; Ctrl-C stops)"])
+                         [f"demo store: {path}  ({feed} feed, speed x{args.speed:g}; Ctrl-C stops)"])
     finally:
         table.stop()
 
 
 def _demo_feed(args: argparse.Namespace, store, match_id: int):
-    """The demo's table: bots into the store, or the rendered table through the pipeline."""
-    if args.feed == "bots":
+    """The demo's table and feed name: bots into the store, or the rendered table through the
+    pipeline. The default camera feed gives way to bots when this machine lacks the card art
+    (``make demo`` installs it as root); a camera feed asked for by name fails instead."""
+    feed = args.feed or DEMO_FEED
+    if feed == "camera" and args.cards != "toy":
+        from webui.camera_feed import DEMO_DECK, camera_unavailable
+
+        why = camera_unavailable(args.deck or DEMO_DECK)
+        if why and args.feed:
+            raise ValueError(f"{why}; install it with deploy/system-deps.sh demo, or use --feed bots")
+        if why:
+            print(f"note: {why}: the demo plays its bots feed instead (deploy/system-deps.sh demo installs "
+                  "the card art)", flush=True)
+            feed = "bots"
+    if feed == "bots":
         from webui.feeder import SimulatedTable
 
-        return SimulatedTable(store, match_id, speed=args.speed, seed=args.seed)
+        return SimulatedTable(store, match_id, speed=args.speed, seed=args.seed), feed
     from tracker.simulate import parse_size
     from webui.camera_feed import CameraTable
 
     print("loading the synthetic table and the detector...", flush=True)
-    return CameraTable(store, match_id, speed=args.speed, seed=args.seed, size=parse_size(args.size), fps=args.fps,
-                       style="toy" if args.cards == "toy" else "cards", referee=args.referee,
-                       **({"deck": args.deck} if args.deck else {}))
+    table = CameraTable(store, match_id, speed=args.speed, seed=args.seed, size=parse_size(args.size), fps=args.fps,
+                        style="toy" if args.cards == "toy" else "cards", referee=args.referee,
+                        **({"deck": args.deck} if args.deck else {}))
+    return table, feed

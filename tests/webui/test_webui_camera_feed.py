@@ -134,7 +134,8 @@ def test_the_demo_command_offers_both_feeds():
     args = parser.parse_args(["demo", "--feed", "camera", "--size", "960x540", "--fps", "4"])
     assert args.feed == "camera" and args.size == "960x540" and args.fps == 4.0
     default = parser.parse_args(["demo"])
-    assert default.feed == "camera" and default.referee is True  # the whole pipeline, misreads corrected
+    assert default.feed is None and commands.DEMO_FEED == "camera"  # the whole pipeline...
+    assert default.referee is True  # ... its misreads corrected
     assert parser.parse_args(["demo", "--no-referee"]).referee is False
     assert parser.parse_args(["demo", "--feed", "bots"]).feed == "bots"
     with pytest.raises(SystemExit):
@@ -156,6 +157,21 @@ def test_the_demo_command_refuses_an_unknown_deck_before_serving(tmp_path, capsy
     args = parser.parse_args(["demo", "--deck", "lego", "--db", str(tmp_path / "d.db")])
     assert args.func(args) == 2
     assert "unknown deck 'lego'" in capsys.readouterr().err
+
+
+def test_without_card_art_the_default_demo_plays_bots_and_a_named_camera_feed_says_what_to_install(
+        store, monkeypatch, capsys):
+    from vision.synth import art
+
+    monkeypatch.setattr(art, "gnome_path", lambda name: art.Path("/nonexistent") / f"{name}.svgz")
+    monkeypatch.setattr(art, "kde_path", lambda name: None)
+    parser = argparse.ArgumentParser()
+    commands.register(parser.add_subparsers())
+    table, feed = commands._demo_feed(parser.parse_args(["demo"]), store, new_match(store))
+    assert feed == "bots" and not isinstance(table, CameraTable)
+    assert "not installed" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="system-deps.sh demo"):
+        commands._demo_feed(parser.parse_args(["demo", "--feed", "camera"]), store, new_match(store))
 
 
 def test_the_demo_command_refuses_a_bad_frame_size_before_serving(tmp_path, capsys):
