@@ -57,8 +57,10 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
     return rows[:limit] if limit else rows
 
 
-def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float]:
+def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float, dict[str, Tally]]:
+    """The split's tally, seconds per image, and a tally per deck (images of one deck only)."""
     tally = Tally()
+    by_deck: dict[str, Tally] = {}
     seconds = 0.0
     for row in rows:
         image = read_image(row["image"])
@@ -71,9 +73,25 @@ def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float]
             # A corner the labels call hidden is neither required nor a false alarm.
             covered = iou_matrix(dets.boxes, [c["box"] for c in hidden]).max(axis=1) >= 0.5
             dets = dets[~covered]
-        tally.add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores,
-                  [c["box"] for c in visible], [CARD_INDEX[c["card"]] for c in visible])
-    return tally, seconds / max(len(rows), 1)
+        truth = ([c["box"] for c in visible], [CARD_INDEX[c["card"]] for c in visible])
+        tally.add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores, *truth)
+        decks = row.get("deck") or []
+        if len(decks) == 1:
+            by_deck.setdefault(decks[0], Tally()).add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores,
+                                                      *truth)
+    return tally, seconds / max(len(rows), 1), by_deck
+
+
+def report_decks(by_deck: dict[str, Tally], conf: float) -> dict[str, dict]:
+    """One line per deck: how much the deck's own design matters."""
+    out = {}
+    for deck, tally in sorted(by_deck.items()):
+        at = tally.at_threshold(conf)
+        out[deck] = {"images": tally.n_images, "finder_map50": round(tally.finder_ap(0.5), 4),
+                     "precision": round(at["precision"], 4), "recall": round(at["recall"], 4)}
+        print(f"{'':>9}   {deck:<22} {tally.n_images:4d} img | finder mAP50 {out[deck]['finder_map50']:.3f} | "
+              f"@{conf:.2f} P {at['precision']:.3f} R {at['recall']:.3f}")
+    return out
 
 
 def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> dict:
@@ -116,8 +134,10 @@ def accuracy(args) -> None:
     for name, make in models:
         detector = make()
         for split in args.splits:
-            tally, seconds = score_split(detector, load_truth(Path(args.data), split, args.limit))
+            tally, seconds, by_deck = score_split(detector, load_truth(Path(args.data), split, args.limit))
             results.append(report(name, split, tally, seconds, args.conf))
+            if split == "test_unseen":
+                results[-1]["by_deck"] = report_decks(by_deck, args.conf)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
         print(f"wrote {args.json}")
