@@ -6,7 +6,10 @@ hand (the simulator's truth), so once a play has lain on the table for ``REVIEW_
 time he compares the store's hand with the film and makes the same corrections a person would
 make with the referee page's buttons: ``Correction`` events (replace, insert, delete) with
 source ``referee``, each checked by the rules engine first. The pipeline reads on from the
-corrected hand, so every hand finishes and is scored; the history shows each fix.
+corrected hand, so every hand finishes and is scored; the history shows each fix. He also
+enters what the players say and the camera cannot hear: a seat down to the preset's limit
+announces it (报单/报双), entered as ``Announce`` (the film has no announcements, so they are
+left out of the comparison).
 
 :class:`DemoReferee` also keeps the honest figure: how many true plays the camera had right
 before anyone touched them (``camera_exact``), and how many fixes it took (``fixes``).
@@ -19,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from engine.events import Bid, Correction, Deal, Event, Kitty, Pass, Play
+from engine.events import Announce, Bid, Correction, Deal, Event, Kitty, Pass, Play
 from engine.hand import Hand
 from tracker.state import TableState
 from tracker.store import EventStore
@@ -93,16 +96,20 @@ class DemoReferee:
             hand = self._hand()
             if hand is None:
                 break
-            have = list(hand.events)
+            where, have = _compared(hand)
             i = next((j for j, e in enumerate(film) if j >= len(have) or event_key(have[j]) != event_key(e)), None)
             if i is None:
                 self.failed = None
                 break
-            if not self._fix(hand, have, film, i):
+            if not self._fix(hand, where, have, film, i):
                 self.failed = f"event {i} of hand {self.number} could not be put right"
                 break
             made += 1
         self.fixes += made
+        hand = self._hand()
+        if hand is not None and self.failed is None and not hand.finished:
+            for seat in hand.unannounced():  # the player said it; the referee taps 报牌
+                self._append(hand, Announce(seat, time=time.time()))
         return made
 
     def _score_camera(self, hand: Hand, film: Sequence[Event]) -> None:
@@ -111,34 +118,44 @@ class DemoReferee:
         Matched as a multiset from the first unchecked point on, so one phantom play does not
         shift the count of the plays after it."""
         fresh = Counter(event_key(e) for e in film[self.checked:] if isinstance(e, Play))
-        held = Counter(event_key(e) for e in hand.events[self.checked:] if isinstance(e, Play))
+        held = Counter(event_key(e) for e in _compared(hand)[1][self.checked:] if isinstance(e, Play))
         self.plays_checked += sum(fresh.values())
         self.camera_exact += sum((fresh & held).values())
         self.checked = max(self.checked, len(film))
 
-    def _fix(self, hand: Hand, have: list[Event], film: Sequence[Event], i: int) -> bool:
-        """One correction at the first disagreement ``i``; False when none is accepted."""
+    def _fix(self, hand: Hand, where: list[int], have: list[Event], film: Sequence[Event], i: int) -> bool:
+        """One correction at the first disagreement ``i`` of the compared events (which sit at
+        ``where`` in the hand); False when none is accepted."""
         want = film[i]
         options: list[Correction] = []
         if i >= len(have):
             return self._append(hand, _restamped(want))
+        at = where[i]
         if i + 1 < len(have) and event_key(have[i + 1]) == event_key(want):
-            options.append(Correction("delete", i, reason="demo referee: the camera saw a play that was not made", time=time.time()))
+            options.append(Correction("delete", at, reason="demo referee: the camera saw a play that was not made",
+                                      time=time.time()))
         if i + 1 < len(film) and event_key(have[i]) == event_key(film[i + 1]):
-            options.append(Correction("insert", i, _restamped(want), reason="demo referee: the camera missed this", time=time.time()))
-        options.append(Correction("replace", i, _restamped(want), reason="demo referee: misread", time=time.time()))
+            options.append(Correction("insert", at, _restamped(want), reason="demo referee: the camera missed this",
+                                      time=time.time()))
+        options.append(Correction("replace", at, _restamped(want), reason="demo referee: misread", time=time.time()))
         for fix in options:
             if self._append(hand, fix):
                 return True
         # Later reads built on the mistake: take the last one back and try again.
-        return self._append(hand, Correction("delete", len(have) - 1, reason="demo referee: read after a misread",
-                                                  time=time.time()))
+        return self._append(hand, Correction("delete", len(hand.events) - 1,
+                                             reason="demo referee: read after a misread", time=time.time()))
 
     def _append(self, hand: Hand, event: Event) -> bool:
         if hand.check(event) is not None:
             return False
         self.store.append(self.match_id, self.number, event, source="referee")
         return True
+
+
+def _compared(hand: Hand) -> tuple[list[int], list[Event]]:
+    """The hand's events that the film also has (announcements left out), and their indices."""
+    where = [i for i, e in enumerate(hand.events) if not isinstance(e, Announce)]
+    return where, [hand.events[i] for i in where]
 
 
 def _restamped(event: Event) -> Event:

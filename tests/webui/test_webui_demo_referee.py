@@ -141,3 +141,18 @@ def test_without_the_referee_nothing_is_corrected(store):
     feed._next_hand(feed.table, 1)
     assert not any(r.kind == "correction" for r in store.events(feed.match_id))
     assert feed.reads["abandoned"] == 1
+
+
+def test_the_referee_enters_the_announcements_the_camera_cannot_hear(store):
+    feed = _filmed(store, cards=3)  # three cards a seat: the first play leaves two or fewer
+    truth, referee = feed.table.engine_hands[0], feed.referee
+    for i in _played(truth)[:-1]:  # play by play, as the film goes
+        referee.reconcile(i + 1)
+        hand = _hand(store, feed)
+        assert not hand.unannounced()  # whoever is down to two cards or fewer has said so
+    announced = [r.event.seat for r in store.events(feed.match_id) if r.kind == "announce"]
+    assert announced and set(announced) == set(hand.announced)
+    referee.reconcile(len(truth.events))  # announcements do not count as differences from the film
+    hand = _hand(store, feed)
+    assert hand.finished and [event_key(e) for e in hand.events if e.kind != "announce"] == [
+        event_key(e) for e in truth.events]
