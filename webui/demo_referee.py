@@ -75,14 +75,25 @@ class DemoReferee:
         self.camera_exact = 0  # true plays the store held exactly when first checked
         self.plays_checked = 0
         self.fixes = 0
+        self.reviewed = -1  # the due count ``review`` last looked at
+        self._state: TableState | None = None
         self.failed: str | None = None  # why the last review could not finish
 
     def _hand(self) -> Hand | None:
-        return TableState.load(self.store, self.match_id).hand_of(self.number)
+        if self._state is None:
+            self._state = TableState.load(self.store, self.match_id)
+        return self._state.refresh(self.store).hand_of(self.number)  # folds only what is new
 
     def review(self, landed: Sequence[float | None], now: float) -> int:
-        """Compare the due part of the film with the store and correct it; returns the fixes made."""
-        return self.reconcile(due_events(self.truth, landed, now))
+        """Compare the due part of the film with the store and correct it; returns the fixes made.
+
+        Called every frame, it looks again only when another play has become due (or the last
+        look could not finish): reading the match back from the store is not free."""
+        due = due_events(self.truth, landed, now)
+        if due == self.reviewed and self.failed is None:
+            return 0
+        self.reviewed = due
+        return self.reconcile(due)
 
     def reconcile(self, due: int) -> int:
         """Make the store's hand agree with the film's first ``due`` events."""

@@ -156,3 +156,17 @@ def test_the_referee_enters_the_announcements_the_camera_cannot_hear(store):
     hand = _hand(store, feed)
     assert hand.finished and [event_key(e) for e in hand.events if e.kind != "announce"] == [
         event_key(e) for e in truth.events]
+
+
+def test_review_looks_again_only_when_another_play_is_due(store, monkeypatch):
+    feed = _filmed(store)
+    truth, referee = feed.table.engine_hands[0], feed.referee
+    landed = [float(i) for i in range(len(truth.events))]
+    looks = []
+    monkeypatch.setattr(referee, "reconcile", lambda due: looks.append(due) or 0)
+    first = _played(truth)[0]
+    for now in (first + REVIEW_S, first + REVIEW_S + 0.1, first + REVIEW_S + 0.2):
+        referee.review(landed, now)
+    assert looks == [first + 1]
+    referee.review(landed, 1e9)
+    assert looks == [first + 1, len(truth.events)]
