@@ -3,8 +3,9 @@
 Runs the synthetic table rendered frame by frame through the real pipeline and the shipped
 detector, as fast as the machine allows, for ``--seconds`` of wall time, and prints every
 ``--every`` seconds: frames per second, render and read time per frame, table speed (video
-seconds per wall second; 1.0 keeps up with a real table), hands shown and plays read exactly
-against the film. Ends with the events the store holds, by kind and source.
+seconds per wall second; 1.0 keeps up with a real table), hands shown, plays the camera read
+exactly against the film (before the demo referee's fixes) and the fixes. Ends with the events
+the store holds, by kind and source.
 
     python bench/demo_camera.py --seconds 300 --size 960x540 --fps 5
     python bench/demo_camera.py --cards toy      # the toy deck: everything but the card reader
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=5.0, help="frames per table second")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--cards", choices=("real", "toy"), default="real")
+    parser.add_argument("--deck", default=None, help="card design (default: the demo's, tigullio)")
+    parser.add_argument("--no-referee", dest="referee", action="store_false",
+                        help="leave misreads uncorrected (hands the camera cannot finish are abandoned)")
     args = parser.parse_args(argv)
     try:
         size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -48,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     match_id = store.create_match(("A", "B", "C"), "classic")
     # speed far above 1: the table never waits for the wall clock, so this measures the machine.
     feed = CameraTable(store, match_id, speed=1000.0, seed=args.seed, size=size, fps=args.fps,
-                       style="toy" if args.cards == "toy" else "cards")
+                       style="toy" if args.cards == "toy" else "cards", referee=args.referee,
+                       **({"deck": args.deck} if args.deck else {}))
     print(f"# ready in {time.time() - started:.1f} s; {args.size} at {args.fps} fps, {args.cards} cards", flush=True)
     feed.start()
     end = time.time() + args.seconds
@@ -59,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({k: status.get(k) for k in FIGURES}), flush=True)
     finally:
         feed.stop()
+    print("# hand on film when stopped:", json.dumps(feed.current_reads()))
     kinds = Counter(f"{r.kind}/{r.source}" for r in store.events(match_id))
     print("# events:", json.dumps(dict(sorted(kinds.items()))))
     return 0
