@@ -9,6 +9,10 @@ reads ``<data>/truth/<split>.jsonl`` and scores every image of ``test_seen`` and
 must also read the right card), card precision / recall / F1 at the default threshold and
 at the F1-best one, and recall per card.
 
+The reader alone on the labelled index crops, per deck::
+
+    python bench/detector.py reader --data datasets/generated/v2
+
 Latency at 640, reading every index, median of 30 runs, one backend per process::
 
     ddz-table export-model finder models/finder.onnx --format ncnn --format openvino   # once
@@ -28,6 +32,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -209,15 +214,70 @@ def latency(args) -> None:
                   f"{r['reader_ms']:>7} {r['indices_read']:>7} {r['load_avg_1m']:>5}")
 
 
+def _rank(card: str) -> str:
+    return card if card in ("BJ", "RJ", "none") else card[:-1]
+
+
+def reader_crops(args) -> None:
+    """The reader alone on a dataset's labelled index crops (``reader/<split>/<card>/*.png``),
+    overall and per deck: top-1 over the 55 classes, rank right, ``none`` right, top-3, and the
+    share of clubs read as spades (the commonest confusion)."""
+    from collections import Counter, defaultdict
+
+    import cv2
+
+    from vision.backends import load_backend
+    from vision.boxes import to_blob
+
+    reader = load_backend(args.reader, "onnx", args.threads)
+    names = [reader.names[i] for i in sorted(reader.names)]
+    for split in args.splits:
+        decks = {}
+        for row in load_truth(Path(args.data), split, None):
+            number = int(re.search(r"_(\d{6})\.", Path(row["image"]).name).group(1))
+            decks[number] = row["deck"][0] if len(row["deck"]) == 1 else "two decks"
+        files = sorted((Path(args.data) / "reader" / split).glob("*/*.png"))
+        if args.limit:
+            files = files[:: max(1, len(files) // args.limit)]
+        tally: dict[str, Counter] = defaultdict(Counter)
+        for start in range(0, len(files), 256):
+            chunk = files[start:start + 256]
+            probs = reader(to_blob(np.stack([cv2.imread(str(f)) for f in chunk])))
+            for path, p in zip(chunk, probs, strict=True):
+                true, top3 = path.parent.name, [names[k] for k in np.argsort(-p)[:3]]
+                number = re.search(r"_(\d{6})_", path.name)
+                for key in ("all", decks.get(int(number.group(1)), "?") if number else "?"):
+                    t = tally[key]
+                    t["n"] += 1
+                    t["top1"] += top3[0] == true
+                    t["top3"] += true in top3
+                    t["none"] += true == "none"
+                    t["none_right"] += true == "none" and top3[0] == "none"
+                    t["rank_right"] += true != "none" and _rank(top3[0]) == _rank(true)
+                    t["clubs"] += true.endswith("c")
+                    t["clubs_as_spades"] += true.endswith("c") and top3[0].endswith("s")
+        print(f"# {split}: {len(files)} crops, reader {args.reader}")
+        for key in ["all", *sorted(k for k in tally if k != "all")]:
+            t = tally[key]
+            cards = max(1, t["n"] - t["none"])
+            print(f"{key:>22} {t['n']:6d} crops | top-1 {t['top1'] / t['n']:.3f} | rank right "
+                  f"{t['rank_right'] / cards:.3f} | none right {t['none_right'] / max(1, t['none']):.3f} | "
+                  f"top-3 {t['top3'] / t['n']:.3f} | clubs read as spades {t['clubs_as_spades'] / max(1, t['clubs']):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
-    for name in ("accuracy", "latency", "latency-one"):
+    for name in ("accuracy", "reader", "latency", "latency-one"):
         p = sub.add_parser(name)
         p.add_argument("--finder", default=str(DEFAULT_FINDER))
         p.add_argument("--reader", default=str(DEFAULT_READER))
         p.add_argument("--threads", type=int, default=None)
-        if name == "accuracy":
+        if name == "reader":
+            p.add_argument("--data", required=True, help="dataset folder with reader/<split>/ and truth/")
+            p.add_argument("--splits", nargs="+", default=list(SPLITS))
+            p.add_argument("--limit", type=int, default=None, help="about this many crops per split")
+        elif name == "accuracy":
             p.add_argument("--data", required=True, help="dataset folder with truth/<split>.jsonl")
             p.add_argument("--splits", nargs="+", default=list(SPLITS))
             p.add_argument("--single", default=None, help="single-stage model to compare")
@@ -236,7 +296,7 @@ def main() -> None:
             else:
                 p.add_argument("--backend", default="onnx", choices=BACKEND_CHOICES)
     args = parser.parse_args()
-    {"accuracy": accuracy, "latency": latency, "latency-one": latency_one}[args.what](args)
+    {"accuracy": accuracy, "reader": reader_crops, "latency": latency, "latency-one": latency_one}[args.what](args)
 
 
 if __name__ == "__main__":
