@@ -37,7 +37,7 @@ from tracker.simulate import SimConfig, SimTable
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import Frame
-from webui.demo_referee import DemoReferee
+from webui.demo_referee import DemoReferee, event_key
 
 #: Hands dealt per rendered table; a fresh table (new camera pose, new light) follows.
 HANDS_PER_TABLE = 20
@@ -60,10 +60,6 @@ def camera_unavailable(deck: str = DEMO_DECK) -> str | None:
     except (DeckError, OSError) as exc:
         return f"cannot render the {deck} cards: {exc}"
     return None
-
-
-def _play_key(seat: int, cards: Any) -> tuple[int, tuple[str, ...]]:
-    return seat, tuple(sorted(str(c) for c in cards))
 
 
 class CameraTable:
@@ -224,9 +220,8 @@ class CameraTable:
             self.frames += 1
             self.video_t = t
             self.last_frame = time.time()
-            if self.referee is not None and self.referee.review(table.timeline[hand_index], local_t):
-                records = records or [True]  # corrections are news for the page too
-            if records:
+            fixed = self.referee is not None and self.referee.review(table.timeline[hand_index], local_t)
+            if records or fixed:  # the referee's corrections are news for the page too
                 self.notify()
             if self.pipeline.referee.state.ended is not None:  # the referee ended the match on the page
                 self._stop.set()
@@ -269,8 +264,8 @@ class CameraTable:
             return 0, 0, None
         hand = state.hand_of(self._hand_number)
         events = self._truth.events if filmed is None else self._truth.events[:filmed]
-        truth = Counter(_play_key(e.seat, e.cards) for e in events if isinstance(e, Play))
-        read = Counter(_play_key(p.seat, p.cards) for p in hand.plays) if hand is not None else Counter()
+        truth = Counter(event_key(e) for e in events if isinstance(e, Play))
+        read = Counter(event_key(e) for e in hand.events if isinstance(e, Play)) if hand is not None else Counter()
         return sum(truth.values()), sum((truth & read).values()), hand
 
     def _score(self, state: TableState) -> None:

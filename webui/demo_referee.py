@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.events import Announce, Bid, Correction, Deal, Event, Kitty, Pass, Play
@@ -171,10 +172,4 @@ def _compared(hand: Hand) -> tuple[list[int], list[Event]]:
 
 def _restamped(event: Event) -> Event:
     """The film's event with a wall-clock time, as the referee page stamps it."""
-    if isinstance(event, Play):
-        return Play(event.seat, event.cards, time=time.time())
-    if isinstance(event, Pass):
-        return Pass(event.seat, time=time.time())
-    if isinstance(event, Kitty):
-        return Kitty(event.cards, time=time.time())
-    return event
+    return replace(event, time=time.time())
