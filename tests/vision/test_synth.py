@@ -278,3 +278,23 @@ def test_resume_finishes_an_interrupted_build_with_the_same_bytes(tiny, tmp_path
     for name in images:
         fresh = out / "finder" / "images" / "train" / name
         assert (part / "finder" / "images" / "train" / name).read_bytes() == fresh.read_bytes()
+
+
+def test_joker_p_deals_both_jokers_and_zero_leaves_the_shuffle_alone():
+    rng = lambda: np.random.default_rng(5)  # noqa: E731
+    plain, _ = render_scene(rng(), ["anglo"], IMGSZ)
+    zero, _ = render_scene(rng(), ["anglo"], IMGSZ, joker_p=0.0)
+    assert plain.tobytes() == zero.tobytes()  # datasets built before joker_p stay byte-identical
+    for seed in range(6):
+        scene = render_full(np.random.default_rng(seed), ["anglo"], IMGSZ, n_cards=3, joker_p=1.0, **QUIET)
+        assert {"BJ", "RJ"} <= {c["card"] for c in scene.cards}
+    # A 3-card deal from a plain shuffle holds both jokers about once in 477 scenes.
+    plain_deals = [render_full(np.random.default_rng(s), ["anglo"], IMGSZ, n_cards=3, **QUIET) for s in range(6)]
+    assert sum({"BJ", "RJ"} <= {c["card"] for c in sc.cards} for sc in plain_deals) <= 1
+
+
+def test_build_rejects_a_joker_share_outside_0_1(tmp_path):
+    from vision.synth.dataset import build
+
+    with pytest.raises(ValueError, match="joker_p"):
+        build(tmp_path / "j", seed=0, n_train=1, n_val=0, n_test=0, joker_p=1.5)

@@ -17,7 +17,7 @@ def _synth(args: argparse.Namespace) -> int:
         summary = build(
             args.out, args.seed, args.train, args.val, args.test,
             imgsz=args.imgsz, reader_size=args.reader_size, workers=args.workers, progress=progress,
-            resume=args.resume,
+            resume=args.resume, joker_p=args.joker_p,
         )
     except (ValueError, FileExistsError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
@@ -48,6 +48,8 @@ def register(subparsers) -> None:
     synth.add_argument("--reader-size", type=int, default=96)
     synth.add_argument("--workers", type=int, default=2)
     synth.add_argument("--resume", action="store_true", help="finish an interrupted build in --out")
+    synth.add_argument("--joker-p", type=float, default=0.0, metavar="P",
+                       help="share of scenes that deal both jokers (default 0: a plain shuffle)")
     synth.set_defaults(func=_synth)
     contact = sub.add_parser("contact-sheet", help="draw every deck's located corner indices")
     contact.add_argument("--out", required=True, help="PNG file to write")

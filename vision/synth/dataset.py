@@ -66,11 +66,11 @@ def _link(src: Path, dst: Path) -> None:
 
 def render_one(task: tuple) -> dict:
     """Render image ``i`` of ``split`` and write all its files; returns its truth record."""
-    out, split, i, seed, imgsz, reader_size = task
+    out, split, i, seed, imgsz, reader_size, joker_p = task
     out = Path(out)
     ss = np.random.SeedSequence([seed, _SPLIT_NO[split], i])
     rng = np.random.default_rng(ss)
-    scene = render_full(rng, _decks_for(split), imgsz)
+    scene = render_full(rng, _decks_for(split), imgsz, joker_p=joker_p)
     stem = f"{split}_{i:06d}"
     img_path = out / "finder" / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(img_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
@@ -175,6 +175,7 @@ def build(
     workers: int = 2,
     progress=None,
     resume: bool = False,
+    joker_p: float = 0.0,
 ) -> dict:
     """Write the finder, single-stage, reader and truth sets; returns counts per split.
 
@@ -182,6 +183,8 @@ def build(
     an interrupted build in ``out_dir`` (same seed and sizes; the counts may shrink):
     images already in its truth files are kept, the rest rendered (the same bytes, as
     every image has its own seed), and files beyond the new counts removed.
+    ``joker_p``: the share of scenes that deal both jokers (with plain shuffles, 15% of v2's
+    training scenes show a joker corner; see :func:`vision.synth.scene.render_full`).
     """
     counts = {"train": n_train, "val": n_val, "test_seen": n_test, "test_unseen": n_test}
     if any(n < 0 for n in counts.values()):
@@ -192,6 +195,8 @@ def build(
         raise ValueError(f"reader_size must be at least 16, got {reader_size}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if not 0.0 <= joker_p <= 1.0:
+        raise ValueError(f"joker_p must be between 0 and 1, got {joker_p}")
     out = Path(out_dir).resolve()
     if (out / "finder" / "data.yaml").exists():
         raise FileExistsError(f"{out} already holds a dataset; choose a new folder")
@@ -202,7 +207,7 @@ def build(
     preload_photos()
     started = time.time()
     tasks = [
-        (str(out), s, i, seed, imgsz, reader_size) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
+        (str(out), s, i, seed, imgsz, reader_size, joker_p) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
     ]
     summary: dict = {s: {"images": 0, "corners": 0, "reader_index": 0, "reader_none": 0} for s in SPLITS}
     files = {s: open(out / "truth" / f"{s}.jsonl", "w") for s in SPLITS}  # noqa: SIM115
@@ -242,7 +247,7 @@ def build(
         _write_yaml(root / "data.yaml", root, names, "test_seen")
         _write_yaml(root / "data_unseen.yaml", root, names, "test_unseen")
     settings = {
-        "seed": seed, "counts": counts, "imgsz": imgsz, "reader_size": reader_size,
+        "seed": seed, "counts": counts, "imgsz": imgsz, "reader_size": reader_size, "joker_p": joker_p,
         "reader_margin": crops.MARGIN, "train_decks": training_decks(), "held_out_decks": list(HELD_OUT_DECKS),
     }
     (out / "settings.json").write_text(json.dumps(settings, indent=1))

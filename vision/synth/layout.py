@@ -81,14 +81,22 @@ def deal(
     face_size: tuple[int, int],
     scale: float,
     region,
+    favour: tuple[str, ...] = (),
 ) -> list[CardPose]:
     """Poses for ``n_cards`` cards in one to three groups.
 
     ``deck_cards`` lists the card ids still available in each of the scene's decks;
-    ``region(rng)`` samples a plane point that the camera sees.
+    ``region(rng)`` samples a plane point that the camera sees. Cards in ``favour`` are
+    dealt among the first ``n_cards`` of each deck (rare cards, such as the jokers, shown
+    more often than a shuffled deck would).
     """
     size = (face_size[0] * scale, face_size[1] * scale)
     pools = [list(rng.permutation(cards)) for cards in deck_cards]
+    for pool in pools if favour else []:
+        for card in favour:
+            if card in pool:  # cards are popped from the end: move it into the last n_cards
+                pool.remove(card)
+                pool.insert(len(pool) - int(rng.integers(0, min(n_cards, len(pool) + 1))), card)
     n_groups = 1 if n_cards < 4 else int(rng.integers(1, 5))
     cuts = np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else []
     counts = np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)

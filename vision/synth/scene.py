@@ -162,11 +162,14 @@ def render_full(
     hands_p: float = 0.3,
     camera_effects: bool = True,
     poses: list[layout.CardPose] | None = None,
+    joker_p: float = 0.0,
 ) -> Scene:
     """Render one table; see :func:`render_scene` for the short form.
 
     ``poses`` places the cards yourself (plane pixels; the plane is ``1.7 * imgsz``
     square and its centre is the image centre); ``CardPose.deck`` indexes ``decks``.
+    ``joker_p``: the chance that a scene deals both jokers among its cards (0 leaves the
+    shuffle alone and draws nothing from ``rng``, so older datasets stay byte-identical).
     """
     if not decks:
         raise ValueError("render_scene needs at least one deck")
@@ -210,7 +213,8 @@ def render_full(
             clutter.DISTRACTORS[rng.integers(len(clutter.DISTRACTORS))](rng, canvas, card_w)
     cards_per_deck = [[c for c in CARD_IDS if c in d.faces] for d in chosen]
     if poses is None:
-        poses = layout.deal(rng, n_cards, cards_per_deck, (face_w, face_h), scale, region)
+        favour = ("BJ", "RJ") if joker_p > 0 and rng.random() < joker_p else ()
+        poses = layout.deal(rng, n_cards, cards_per_deck, (face_w, face_h), scale, region, favour)
     light = rng.uniform(0, 2 * np.pi)
     lift = rng.uniform(0.5, 3.0)
     shadow = (int(round(np.cos(light) * lift)), int(round(np.sin(light) * lift)), rng.uniform(0.15, 0.5), rng.uniform(0.8, 2.5))
@@ -274,7 +278,7 @@ def render_scene(rng: np.random.Generator, decks: list[Deck | str], imgsz: int =
     image points starting at the index's own upper-left corner (rank side), clockwise in
     the index's upright frame; ``box`` is its axis-aligned ``[x1, y1, x2, y2]``.
     Options: ``n_cards``, ``index_px``, ``max_tilt``, ``min_visible``, ``clutter_p``,
-    ``hands_p``, ``camera_effects``.
+    ``hands_p``, ``camera_effects``, ``joker_p``.
     """
     scene = render_full(rng, decks, imgsz, **options)
     return scene.image, scene.corners
