@@ -46,6 +46,8 @@ def register(subparsers) -> None:
     train.add_argument("--resume", action="store_true", help="continue runs/<name>/weights/last.pt")
     train.add_argument("--weights", default=None, help="start from these weights instead of from scratch")
     train.add_argument("--lr0", type=float, default=0.01)
+    train.add_argument("--warmup", type=float, default=1.0, metavar="EPOCHS",
+                       help="finder/single warm-up epochs (0 when going on from trained weights)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--arch", choices=("tiny", "yolo"), default="tiny",
                        help="reader network: tiny CNN (default) or YOLO11n-cls")
@@ -113,7 +115,7 @@ def run_train(args) -> int:
         config = TrainConfig(stage=args.stage, data=args.data, epochs=args.epochs, imgsz=args.imgsz,
                              batch=args.batch, device=str(args.device), workers=args.workers,
                              project=args.project, name=args.name, resume=args.resume, weights=args.weights,
-                             hours=args.hours, seed=args.seed, lr0=args.lr0, threads=args.threads,
+                             hours=args.hours, seed=args.seed, lr0=args.lr0, warmup_epochs=args.warmup, threads=args.threads,
                              cache="ram" if args.cache else False, arch=args.arch)
         print(f"training {describe(config)}", file=sys.stderr)
         best = train(config)

@@ -164,3 +164,22 @@ def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
         assert set(det) == {"card", "rank", "suit", "box", "confidence", "alternatives"}
         assert det["card"] == det["rank"] + det["suit"]
     assert (tmp_path / "seen" / (Path(image).stem + ".jpg")).is_file()
+
+
+def test_cli_warmup_reaches_ultralytics(tmp_path, monkeypatch):
+    import argparse
+
+    import vision.train
+    from vision.cli import register
+    from vision.train import train_arguments
+
+    seen = {}
+    monkeypatch.setattr(vision.train, "train", lambda config: seen.setdefault("config", config) and tmp_path)
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["train", "finder", "--data", "d.yaml", "--warmup", "0", "--lr0", "0.003"])
+    assert args.func(args) == 0
+    assert train_arguments(seen["config"])["warmup_epochs"] == 0.0
+    assert train_arguments(seen["config"])["lr0"] == 0.003
+    default = parser.parse_args(["train", "finder", "--data", "d.yaml"])
+    assert default.warmup == 1.0
