@@ -45,7 +45,8 @@ def register(subparsers) -> None:
     train.add_argument("--name", default=None, help="run name (default: the stage)")
     train.add_argument("--resume", action="store_true", help="continue runs/<name>/weights/last.pt")
     train.add_argument("--weights", default=None, help="start from these weights instead of from scratch")
-    train.add_argument("--lr0", type=float, default=0.01)
+    train.add_argument("--lr0", type=float, default=None,
+                       help="initial learning rate (default: 0.01 SGD for finder/single, 3e-3 AdamW for the reader)")
     train.add_argument("--warmup", type=float, default=1.0, metavar="EPOCHS",
                        help="finder/single warm-up epochs (0 when going on from trained weights)")
     train.add_argument("--seed", type=int, default=0)

@@ -59,7 +59,7 @@ class TrainConfig:
     weights: str | None = None  # start from these weights instead of from scratch
     hours: float | None = None  # wall-clock budget; Ultralytics fits the schedule to it
     seed: int = 0
-    lr0: float = 0.01
+    lr0: float | None = None  # initial rate; None: SGD 0.01 (finder, single), AdamW 3e-3 (tiny reader)
     warmup_epochs: float = 1.0
     patience: int = 100
     threads: int | None = None  # torch CPU threads; Ultralytics would use cores - 1
@@ -139,7 +139,7 @@ def train_arguments(config: TrainConfig) -> dict:
         "deterministic": False,
         # An explicit optimiser: 'auto' picks a tiny AdamW rate for short runs.
         "optimizer": "SGD",
-        "lr0": config.lr0,
+        "lr0": config.lr0 or 0.01,
         "momentum": 0.937,
         "warmup_epochs": config.warmup_epochs,
         "patience": config.patience,
@@ -205,7 +205,7 @@ def _train_tiny_reader(config: TrainConfig) -> Path:
     if config.resume and not last_checkpoint(config).exists():
         raise TrainingError(f"nothing to resume: {last_checkpoint(config)} does not exist")
     return train_reader(config.data, run_dir(config), epochs=config.epochs, imgsz=config.imgsz or 96,
-                        batch=config.batch or 128, device=config.device, seed=config.seed, resume=config.resume,
+                        batch=config.batch or 128, lr=config.lr0 or 3e-3, device=config.device, seed=config.seed, resume=config.resume,
                         hours=config.hours, threads=config.threads or os.cpu_count(), init=config.weights)
 
 

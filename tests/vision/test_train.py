@@ -166,20 +166,32 @@ def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
     assert (tmp_path / "seen" / (Path(image).stem + ".jpg")).is_file()
 
 
-def test_cli_warmup_reaches_ultralytics(tmp_path, monkeypatch):
+def test_cli_warmup_and_rate_reach_the_trainers(tmp_path, monkeypatch):
     import argparse
 
     import vision.train
     from vision.cli import register
     from vision.train import train_arguments
 
-    seen = {}
-    monkeypatch.setattr(vision.train, "train", lambda config: seen.setdefault("config", config) and tmp_path)
+    configs = []
+    monkeypatch.setattr(vision.train, "train", lambda config: configs.append(config) or tmp_path)
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["train", "finder", "--data", "d.yaml", "--warmup", "0", "--lr0", "0.003"])
-    assert args.func(args) == 0
-    assert train_arguments(seen["config"])["warmup_epochs"] == 0.0
-    assert train_arguments(seen["config"])["lr0"] == 0.003
-    default = parser.parse_args(["train", "finder", "--data", "d.yaml"])
-    assert default.warmup == 1.0
+    for argv in (["--warmup", "0", "--lr0", "0.003"], []):
+        args = parser.parse_args(["train", "finder", "--data", "d.yaml", *argv])
+        assert args.func(args) == 0
+    given, default = (train_arguments(c) for c in configs)
+    assert (given["warmup_epochs"], given["lr0"]) == (0.0, 0.003)
+    assert (default["warmup_epochs"], default["lr0"]) == (1.0, 0.01)
+
+
+def test_the_tiny_reader_gets_the_given_rate(tmp_path, monkeypatch):
+    import vision.reader_net
+
+    rates = []
+    monkeypatch.setattr(vision.reader_net, "train_reader", lambda *a, **k: rates.append(k["lr"]) or tmp_path)
+    (tmp_path / "train").mkdir()
+    (tmp_path / "val").mkdir()
+    for lr0 in (None, 1e-3):
+        train(TrainConfig("reader", str(tmp_path), epochs=1, lr0=lr0))
+    assert rates == [3e-3, 1e-3]
