@@ -178,8 +178,12 @@ class Pipeline:
             if settled is None:
                 continue
             if zone.name == "kitty":
+                # A kitty read short (a card settled late) is stored once all of it is read.
                 if len(settled.cards) == self.referee.state.info.rules.kitty_size:
                     out += self.referee.kitty(settled.cards, settled.time)
+            elif settled.amends:
+                seat = self._pile_seat() if zone.name == "pile" else settled.seat
+                out += self.referee.late_cards(replace(settled, seat=seat).candidate(), settled.amends)
             elif zone.name == "pile":
                 out += self.referee.play(replace(settled, seat=self._pile_seat()).candidate())
             else:

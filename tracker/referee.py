@@ -14,6 +14,10 @@ log (bids and corrections from the page arrive there), then:
   low-confidence card to one of the detector's alternatives, the referee does not accuse the
   player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
   suggested cards, so the hand goes on; the page can correct it either way.
+- **Late cards** (迟读到的牌): a card that settles in a zone after its play was read, with no
+  hand over the zone since, belongs to that play. While that play is still the hand's last
+  event, the referee replaces it with the whole play (a ``correction``, when the rules accept
+  it); otherwise a ``late_card`` alert asks a person to check the play.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
 - **Announcing** (报单/报双): the camera cannot hear it, so a seat down to the preset's limit
   gets a ``not_announced`` reminder on the page (once per count) unless an ``Announce``
@@ -36,7 +40,7 @@ import copy
 from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
-from engine.events import Deal, Event, Kitty, Landlord, Pass, Play
+from engine.events import Correction, Deal, Event, Kitty, Landlord, Pass, Play
 from engine.hand import Hand
 from engine.violations import Violation
 from tracker.records import Alert, Record
@@ -160,6 +164,30 @@ class Referee:
         if self.accept_suggestions:
             out.append(self._append(fixed))
         return out
+
+    def late_cards(self, candidate: PlayCandidate, before: tuple[str, ...]) -> list[Record]:
+        """``candidate`` is a play read before as ``before`` plus cards that settled late."""
+        self.refresh()
+        hand = self.hand
+        whole = candidate.engine_cards()
+        late = list(whole)
+        for card in parse_cards(" ".join(before)):
+            late.remove(card)
+        last = hand.events[-1] if hand is not None and hand.events else None
+        if isinstance(last, Play) and sorted(last.cards) == sorted(whole):
+            return []  # already put right (on the referee page)
+        if isinstance(last, Play) and sorted(last.cards) == sorted(parse_cards(" ".join(before))):
+            fix = Correction("replace", len(hand.events) - 1, Play(last.seat, whole, time=last.time),  # type: ignore[union-attr]
+                             reason=f"camera: {format_cards(late)} of this play settled after it was read",
+                             time=candidate.time)
+            if hand.check(fix) is None:  # type: ignore[union-attr]
+                return [self._append(fix)] + self._announce_reminder(last.seat, candidate.time)
+        text, extra = format_cards(whole), format_cards(late)
+        alert = Alert("late_card", f"seat {candidate.seat}: {extra} appeared in its zone after the play "
+                      f"{format_cards(parse_cards(' '.join(before)))} was read; check the play",
+                      f"{candidate.seat} 号位出牌后又读到 {extra}，请核对这一手牌", candidate.seat, text, None, None,
+                      candidate.time)
+        return [self._append(alert)]
 
     # ------------------------------------------------------------------ helpers
     def _announce_reminder(self, seat: int, time: float | None) -> list[Record]:

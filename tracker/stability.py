@@ -11,6 +11,10 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
   cards neither removes them nor adds half-seen ones.
 - **Commit**: once the zone has been unchanged for ``settle`` seconds with no hand over it,
   cards counted there beyond those already committed are the seat's new play.
+- **Late cards**: a card that settles after the zone's play was committed, with no hand over
+  the zone since, was part of that play (its read flickered below ``k`` of ``n`` while the rest
+  settled): it comes out as the whole play again, with ``amends`` naming the cards read before.
+  After a restart nothing was committed yet, so cards already lying there still count for nothing.
 - **Covered** cards stay played: a card that disappears under a newer one is not un-played.
 - **Sweep**: when the zone stays empty for ``settle`` seconds the trick was cleared away;
   the committed cards are forgotten so the next play starts from nothing.
@@ -54,6 +58,9 @@ class Settled:
     time: float
     confidences: tuple[float, ...]
     alternatives: tuple[tuple[tuple[str, float], ...], ...]
+    #: Not empty: these cards were committed before as this zone's play, and ``cards`` is that
+    #: play with the late cards added (no hand went over the zone in between).
+    amends: tuple[str, ...] = ()
 
     def candidate(self) -> PlayCandidate:
         if self.seat is None:
@@ -109,6 +116,7 @@ class ZoneTracker:
     moving: bool = False
     motion_since_commit: bool = True
     _layout: frozenset = field(default_factory=frozenset)
+    _last: Settled | None = None  # the zone's last commit, while no hand has been over the zone
 
     def __post_init__(self) -> None:
         if not 1 <= self.k <= self.n:
@@ -129,6 +137,7 @@ class ZoneTracker:
     def new_hand(self) -> None:
         """A new hand: cards played in the last one may come again (a fresh deal)."""
         self.played.clear()
+        self._last = None
 
     def update(self, time: float, seen: list[Seen], motion: bool | None = None) -> Settled | None:
         """One frame. ``motion``: a hand is over the zone (``None``: no motion signal)."""
@@ -136,6 +145,7 @@ class ZoneTracker:
             self.moving = True
             self.motion_since_commit = True
             self.changed_at = time
+            self._last = None
             for slot in self.slots:
                 slot.sealed = bool(slot.tally)
             return None
@@ -153,8 +163,9 @@ class ZoneTracker:
             return None
         for slot in fresh:
             slot.committed = True
-        if motion is not None and not self.motion_since_commit:
-            return None  # late reads of cards nobody just put down (or a restart): not a play
+        late = motion is not None and not self.motion_since_commit
+        if late and self._last is None:
+            return None  # cards nobody just put down (after a restart): not a play
         new, budget = [], Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
         for slot in fresh:
             if budget[slot.card] > 0:  # a card this zone already played this hand was only uncovered
@@ -164,7 +175,13 @@ class ZoneTracker:
             return None
         self.played += Counter(s.card for s in new)
         self.motion_since_commit = False
-        return self._settled(new, time)
+        settled = self._settled(new, time)
+        if late and self._last is not None:
+            last = self._last
+            settled = Settled(self.seat, last.cards + settled.cards, time, last.confidences + settled.confidences,
+                              last.alternatives + settled.alternatives, amends=last.cards)
+        self._last = settled
+        return settled
 
     # ------------------------------------------------------------------ helpers
     def _vote(self, seen: list[Seen]) -> None:

@@ -29,8 +29,9 @@ from tracker.state import TableState
 from tracker.store import EventStore
 
 #: Video seconds a play lies on the table before the referee looks: the pipeline commits it
-#: in about 1.4 s (settle plus k-of-n reads); the next arm reaches in about 2.5 s after it lands.
-REVIEW_S = 2.4
+#: in about 1.4 s (settle plus k-of-n reads) and a card read late amends it within about
+#: 2.6 s; the next play lands about 2.5 s after and is committed some 1.4 s later.
+REVIEW_S = 3.0
 #: Corrections one review may make (a review that cannot converge stops here and tries later).
 MAX_FIXES = 40
 

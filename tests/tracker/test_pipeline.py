@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 from toy_table import ToyDetector, ToyTable
 
@@ -48,16 +49,34 @@ def short_hand():
     return Hand.from_events("classic", events)
 
 
-def film_and_read(truth, seed=0):
+class LateDetector(ToyDetector):
+    """Misses ``card`` in its first ``misses`` sightings (a read below the threshold)."""
+
+    def __init__(self, card: str, misses: int):
+        super().__init__()
+        self.card, self.misses = card, misses
+
+    def detect(self, image):
+        dets = super().detect(image)
+        keep = np.array([c != self.card for c in dets.cards], bool)
+        if not keep.all() and self.misses > 0:
+            self.misses -= 1
+            return dets[keep]
+        return dets
+
+
+def film_and_read(truth, seed=0, detector=None, stores=None):
     table = ToyTable(seed=seed)
     store = EventStore(":memory:")
+    if stores is not None:
+        stores.append(store)
     mid = store.create_match(("甲", "乙", "丙"))
     # the page enters the deal and the spoken bids, as a referee would
     store.append(mid, 1, Deal(counts=tuple(truth.events[0].counts), first_bidder=truth.first_bidder),
                  source="referee")
     for bid in (e for e in truth.events if isinstance(e, Bid)):
         store.append(mid, 1, bid, source="referee")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    pipeline = Pipeline(None, table.calibration(), detector or ToyDetector(), store, mid)
     frames = list(table.play_hand(truth))
     started = time.perf_counter()
     for image, t in frames:
@@ -88,6 +107,16 @@ def test_a_filmed_short_hand_is_read_exactly():
 def test_a_filmed_random_hand_is_read_exactly(seed):
     truth = finished_hand(seed)
     check_read_exactly(film_and_read(truth, seed), truth)
+
+
+def test_a_card_read_late_completes_its_play():
+    truth = short_hand()
+    # the landlord's lead 3s 3h: 3h is read only after 3s has settled and been stored alone
+    stores = []
+    state = film_and_read(truth, detector=LateDetector("3h", misses=8), stores=stores)
+    check_read_exactly(state, truth)
+    stored = [(e.source, e.event.kind) for e in stores[0].events(1)]
+    assert stored.count(("camera", "correction")) == 1
 
 
 def test_run_loops_over_a_source_and_reports_status():

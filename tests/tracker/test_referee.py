@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.events import Announce, Bid, Deal, Landlord, Pass
+from engine.events import Announce, Bid, Correction, Deal, Landlord, Pass
 from engine.rules import get_rules
 from tracker.records import Alert
 from tracker.referee import PlayCandidate, Referee
@@ -219,3 +219,36 @@ def test_kitty_read_after_the_landlord_played_from_it_is_no_duplicate(store):
     other.play(P(1, "3s"))
     assert kinds(other.play(P(2, "2s"))) == ["play"]
     assert kinds(other.kitty(["BJ", "2s", "7c"])) == ["duplicate_card"]
+
+
+def test_a_late_card_completes_the_last_play_with_a_correction(store):
+    ref = referee(store)
+    ref.play(P(0, "5h"))
+    ref.play(P(1, "RJ"))  # the rocket read short: BJ flickered below the threshold
+    records = ref.late_cards(P(1, "RJ BJ", t=9.0), ("RJ",))
+    assert kinds(records) == ["correction"] and isinstance(records[0], Correction)
+    last = ref.hand.events[-1]
+    assert last.seat == 1 and sorted(str(c) for c in last.cards) == ["BJ", "RJ"]
+    assert ref.hand.multiplier == 2  # the rocket doubles
+    assert TableState.load(store, ref.match_id).hand.events[-1] == last  # stored, refolds the same
+
+
+def test_a_late_card_after_someone_else_played_is_an_alert_not_a_rewrite(store):
+    ref = referee(store)
+    ref.play(P(0, "5h"))
+    ref.play(P(1, "6h"))
+    ref.play(P(2, "9h"))
+    before = list(ref.hand.events)
+    records = ref.late_cards(P(1, "6h 6s", t=9.0), ("6h",))
+    assert kinds(records) == ["late_card"]
+    assert records[0].seat == 1 and "6s" in records[0].message and "6s" in records[0].zh
+    assert list(ref.hand.events) == before
+
+
+def test_a_late_card_the_rules_refuse_is_an_alert(store):
+    ref = referee(store)
+    ref.play(P(0, "5h"))
+    ref.play(P(1, "6h"))
+    records = ref.late_cards(P(1, "6h 9s", t=9.0), ("6h",))  # 6h 9s is no combination
+    assert kinds(records) == ["late_card"]
+    assert [str(c) for c in ref.hand.events[-1].cards] == ["6h"]

@@ -118,12 +118,27 @@ def test_a_misread_is_outvoted_and_offered_as_an_alternative():
     assert [a for a, _ in settled.alternatives[0]] == ["8h", "5h"]
 
 
-def test_late_read_without_a_hand_is_not_a_play():
+def test_a_card_read_late_without_a_hand_amends_the_play():
     zone = ZoneTracker(seat=0)
-    # the second card is only read once the first play has settled, and nobody reached in
+    # the second card is only read once the first play has settled, and nobody reached in:
+    # it was part of that play (its read flickered below k of n while the other settled)
     frames = hand_over() + still(PAIR[:1], 1.5) + still(PAIR, 1.5)
     out, _ = run(zone, frames)
-    assert [s.cards for _, s in out] == [("7s",)]
+    assert [(s.cards, s.amends) for _, s in out] == [(("7s",), ()), (("7s", "7h"), ("7s",))]
+    assert len(out[1][1].confidences) == len(out[1][1].alternatives) == 2
+
+
+def test_a_hand_over_the_zone_makes_the_next_card_a_new_play_not_a_late_one():
+    zone = ZoneTracker(seat=0)
+    out, _ = run(zone, hand_over() + still(PAIR[:1], 1.5) + hand_over() + still(PAIR, 1.5))
+    assert [(s.cards, s.amends) for _, s in out] == [(("7s",), ()), (("7h",), ())]
+
+
+def test_after_a_restart_late_reads_stay_nothing():
+    zone = ZoneTracker(seat=0)
+    zone.motion_since_commit = False  # what the pipeline does on a restart
+    out, _ = run(zone, still(PAIR[:1], 1.5) + still(PAIR, 1.5))
+    assert out == []
 
 
 def test_without_a_motion_signal_settled_new_cards_are_plays():
