@@ -19,6 +19,11 @@ log (bids and corrections from the page arrive there), then:
   event, the referee replaces it with the whole play (a ``correction``, when the rules accept
   it); otherwise a ``late_card`` alert asks a person to check the play.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
+- **A new deal while a hand is unfinished**: a kitty shown that shares at most one card with
+  the kitty of the hand in play means the table has dealt again (the camera missed a play, so
+  the hand never reached its end). The unfinished hand is closed as abandoned (no result, a
+  ``hand_unfinished`` alert says why and the page can still correct it) and the new hand
+  starts, so one missed play does not leave the rest of the match unread.
 - **Announcing** (报单/报双): the camera cannot hear it, so a seat down to the preset's limit
   gets a ``not_announced`` reminder on the page (once per count) unless an ``Announce``
   event was entered.
@@ -40,7 +45,7 @@ import copy
 from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
-from engine.events import Correction, Deal, Event, Kitty, Landlord, Pass, Play
+from engine.events import Correction, Deal, End, Event, Kitty, Landlord, Pass, Play
 from engine.hand import Hand
 from engine.violations import Violation
 from tracker.records import Alert, Record
@@ -124,6 +129,17 @@ class Referee:
         kitty = tuple(parse_cards(" ".join(cards)))
         hand = self.hand
         assert hand is not None
+        if hand.phase == "play" and hand.kitty is not None and _shared(hand.kitty, kitty) <= 1:
+            left = ", ".join(f"{seat}: {n}" for seat, n in enumerate(hand.cards_left))
+            out.append(self._append(Alert(
+                "hand_unfinished", f"a new kitty ({format_cards(kitty)}) was shown before hand "
+                f"{self.state.hand_number} ended (cards left by seat {left}); the hand is closed without a result",
+                f"第 {self.state.hand_number} 局还没打完就亮出了新的底牌（{format_cards(kitty)}），本局作废、不计分",
+                None, format_cards(kitty), None, None, time)))
+            out.append(self._append(End(abandoned=True, reason="camera: a new deal's kitty was shown", time=time)))
+            out += self.new_hand(time)
+            hand = self.hand
+            assert hand is not None
         if hand.phase != "play":
             self._pending_kitty = (kitty, time)
             return out
@@ -262,3 +278,14 @@ class Referee:
             return None
         options.sort(key=lambda o: -o[0])
         return options[0][1]
+
+
+def _shared(a: tuple[Card, ...], b: tuple[Card, ...]) -> int:
+    """How many cards two kitties have in common."""
+    rest = list(a)
+    n = 0
+    for card in b:
+        if card in rest:
+            rest.remove(card)
+            n += 1
+    return n

@@ -118,10 +118,10 @@ _ALERTS_EN: dict[str, str] = {
     "too_many_cards": "more cards than in hand", "duplicate_card": "duplicate card", "not_held": "card not held",
     "bomb_quota": "bomb quota used", "cannot_pass": "the leader cannot pass", "uncertain_read": "uncertain read",
     "not_announced": "did not announce", "source_lost": "camera lost", "bad_correction": "correction refused",
-    "late_card": "card read late",
+    "late_card": "card read late", "hand_unfinished": "hand left unfinished",
 }
 _ALERTS_ZH: dict[str, str] = {**KINDS_ZH, "uncertain_read": "读牌不确定", "source_lost": "摄像头中断",
-                               "late_card": "迟读到的牌"}
+                               "late_card": "迟读到的牌", "hand_unfinished": "上一局未打完"}
 
 
 def normal_lang(value: str | None) -> str | None:

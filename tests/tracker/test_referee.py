@@ -252,3 +252,26 @@ def test_a_late_card_the_rules_refuse_is_an_alert(store):
     records = ref.late_cards(P(1, "6h 9s", t=9.0), ("6h",))  # 6h 9s is no combination
     assert kinds(records) == ["late_card"]
     assert [str(c) for c in ref.hand.events[-1].cards] == ["6h"]
+
+
+def test_a_new_kitty_while_a_hand_is_unfinished_closes_it_and_deals_the_next(store):
+    ref = referee(store)
+    ref.kitty(["BJ", "2s", "7c"])
+    ref.play(P(1, "2s"))
+    ref.play(P(2, "RJ"))  # ... the camera then misses a play, and the hand never ends
+    out = ref.kitty(["3d", "9h", "Kc"])  # the next deal's kitty
+    assert kinds(out) == ["hand_unfinished", "end", "deal"]
+    state = TableState.load(store, ref.match_id)
+    first = state.hand_of(1)
+    assert first.finished and first.abandoned and state.hand_number == 2
+    assert [a.alert for a in state.all_alerts[1]] == ["hand_unfinished"] and "3d" in state.all_alerts[1][0].message
+    assert kinds(ref.play(P(0, "9h"))) == ["landlord", "kitty", "play"]  # the new hand goes on
+    assert sorted(str(c) for c in ref.hand.kitty) == ["3d", "9h", "Kc"]
+
+
+def test_the_same_kitty_read_again_is_not_a_new_deal(store):
+    ref = referee(store)
+    ref.kitty(["BJ", "2s", "7c"])
+    ref.play(P(1, "2s"))
+    out = ref.kitty(["BJ", "2s", "7d"])  # shown again (two of three cards the same, one misread)
+    assert "end" not in kinds(out) and ref.state.hand_number == 1 and not ref.hand.finished
