@@ -113,6 +113,7 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
         "f1": round(at["f1"], 4), "best_f1_conf": round(best["conf"], 2), "best_f1": round(best["f1"], 4),
         "best_f1_precision": round(best["precision"], 4), "best_f1_recall": round(best["recall"], 4),
         "rank_recall": rank_recall, "ms_per_image": round(seconds * 1000, 1),
+        **{k: round(v, 4) for k, v in tally.lost(conf).items()},
         "recall_per_card": {CARD_IDS[c]: round(r, 3) for c, r in sorted(per_class.items())},
     }
     print(f"{name:>9} {split:<12} {tally.n_images:4d} img {tally.n_true:5d} corners | finder mAP50 "
@@ -120,6 +121,8 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
           f"{result['card_map50']:.3f} | @{conf:.2f} P {at['precision']:.3f} R {at['recall']:.3f} "
           f"F1 {at['f1']:.3f} | best F1 {best['f1']:.3f} @{best['conf']:.2f} | {result['ms_per_image']} ms")
     print(f"{'':>9} worst cards: " + ", ".join(f"{CARD_IDS[c]} {r:.2f}" for c, r in worst))
+    print(f"{'':>9} corners with a box @{conf:.2f}: {result['boxed']:.3f}, of them read right: "
+          f"{result['boxed_read_right']:.3f} (the rest of the recall is lost to the reader)")
     return result
 
 

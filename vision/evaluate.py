@@ -78,6 +78,10 @@ class Tally:
     true_per_class: dict[int, int] = field(default_factory=lambda: defaultdict(int))
     n_true: int = 0
     n_images: int = 0
+    #: Per true corner: the best final score of a box on it (IoU >= 0.5) whatever it reads,
+    #: and the best of one that reads the right card (where a missed card was lost).
+    boxed: list = field(default_factory=list)
+    read_right: list = field(default_factory=list)
 
     def add(self, pred_boxes, finder_scores, pred_classes, scores, true_boxes, true_classes) -> None:
         pred_boxes = np.asarray(pred_boxes, np.float32).reshape(-1, 4)
@@ -92,6 +96,11 @@ class Tally:
             self.finder[round(float(t), 2)].extend(zip(np.asarray(finder_scores).tolist(), hit.tolist(),
                                                        strict=True))
         same = pred_classes[:, None] == true_classes[None, :]
+        if len(true_boxes):
+            on = iou_matrix(pred_boxes, true_boxes) >= 0.5
+            score = np.asarray(scores, np.float64).reshape(-1, 1)
+            self.boxed.extend(np.where(on, score, 0.0).max(axis=0, initial=0.0).tolist())
+            self.read_right.extend(np.where(on & same, score, 0.0).max(axis=0, initial=0.0).tolist())
         hit = match(pred_boxes, scores, true_boxes, 0.5, same) >= 0
         for c, s, h in zip(pred_classes.tolist(), np.asarray(scores).tolist(), hit.tolist(), strict=True):
             self.cards[int(c)].append((s, h))
@@ -120,6 +129,13 @@ class Tally:
         recall = tp / self.n_true if self.n_true else float("nan")
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         return {"conf": conf, "precision": precision, "recall": recall, "f1": f1}
+
+    def lost(self, conf: float) -> dict[str, float]:
+        """Share of true corners with a box scored ``conf`` or more on them, and with one that
+        also reads the right card: the gap between the two is the reader's, the rest the finder's."""
+        boxed, right = np.asarray(self.boxed), np.asarray(self.read_right)
+        n = max(len(boxed), 1)
+        return {"boxed": float((boxed >= conf).sum() / n), "boxed_read_right": float((right >= conf).sum() / n)}
 
     def best_f1(self, grid=CONF_GRID) -> dict[str, float]:
         return max((self.at_threshold(float(c)) for c in grid), key=lambda r: r["f1"])

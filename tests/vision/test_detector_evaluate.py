@@ -39,3 +39,15 @@ def test_tally_scores_cards_only_when_read_right():
     assert tally.recall_per_class(0.5) == {3: 1.0, 5: 0.0}
     assert tally.at_threshold(0.95)["recall"] == 0.0
     assert tally.best_f1()["f1"] == pytest.approx(2 / 3)
+
+
+def test_tally_tells_corners_the_finder_missed_from_those_the_reader_misread():
+    tally = Tally()
+    truth = np.array([[0, 0, 10, 10], [50, 50, 60, 60], [100, 100, 110, 110]])
+    # the first boxed and read right, the second boxed but misread, the third not boxed at all
+    tally.add(truth[:2], [0.9, 0.8], [3, 7], [0.9, 0.8], truth, [3, 5, 9])
+    assert tally.lost(0.5) == {"boxed": pytest.approx(2 / 3), "boxed_read_right": pytest.approx(1 / 3)}
+    assert tally.lost(0.85) == {"boxed": pytest.approx(1 / 3), "boxed_read_right": pytest.approx(1 / 3)}
+    empty = Tally()
+    empty.add(np.zeros((0, 4)), [], [], [], truth[:1], [3])
+    assert empty.lost(0.1) == {"boxed": 0.0, "boxed_read_right": 0.0}
