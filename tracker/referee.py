@@ -17,7 +17,8 @@ log (bids and corrections from the page arrive there), then:
 - **Late cards** (迟读到的牌): a card that settles in a zone after its play was read, with no
   hand over the zone since, belongs to that play. While that play is still the hand's last
   event, the referee replaces it with the whole play (a ``correction``, when the rules accept
-  it); otherwise a ``late_card`` alert asks a person to check the play.
+  it); a short read the rules refused (a trio without its pair) is refereed again whole, if
+  nothing was stored since; otherwise a ``late_card`` alert asks a person to check the play.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
 - **A new deal while a hand is unfinished**: a kitty shown that shares at most one card with
   the kitty of the hand in play means the table has dealt again (the camera missed a play, so
@@ -98,6 +99,8 @@ class Referee:
     source: str = "camera"
     state: TableState = field(init=False)
     _pending_kitty: tuple[tuple[Card, ...], float | None] | None = field(default=None, init=False)
+    #: The last play refused outright (seat, its cards sorted, the store's last seq after its alert).
+    _refused: tuple[int, tuple[Card, ...], int] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.state = TableState.load(self.store, self.match_id)
@@ -169,7 +172,9 @@ class Referee:
         suggestion = self._suggest(candidate, violation)
         text = format_cards(play.cards)
         if suggestion is None:
-            return out + [self._append(Alert.of(violation, text, candidate.time))]
+            out.append(self._append(Alert.of(violation, text, candidate.time)))
+            self._refused = (candidate.seat, tuple(sorted(play.cards)), self.state.last_seq)
+            return out
         fixed = Play(candidate.seat, suggestion, time=candidate.time)
         alert = Alert("uncertain_read",
                       f"seat {candidate.seat}: read {text}, which the rules refuse ({violation.message}); "
@@ -189,6 +194,9 @@ class Referee:
         late = list(whole)
         for card in parse_cards(" ".join(before)):
             late.remove(card)
+        short = tuple(sorted(parse_cards(" ".join(before))))
+        if self._refused == (candidate.seat, short, self.state.last_seq):
+            return self.play(candidate)  # the short read was refused and nothing came after: read it whole
         last = hand.events[-1] if hand is not None and hand.events else None
         if isinstance(last, Play) and sorted(last.cards) == sorted(whole):
             return []  # already put right (on the referee page)

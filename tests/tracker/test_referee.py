@@ -275,3 +275,15 @@ def test_the_same_kitty_read_again_is_not_a_new_deal(store):
     ref.play(P(1, "2s"))
     out = ref.kitty(["BJ", "2s", "7d"])  # shown again (two of three cards the same, one misread)
     assert "end" not in kinds(out) and ref.state.hand_number == 1 and not ref.hand.finished
+
+
+def test_a_short_read_the_rules_refused_is_refereed_again_whole(store):
+    ref = referee(store)
+    assert kinds(ref.play(P(0, "9s 9h 3c"))) == ["deal", "landlord", "illegal_combination"]
+    assert kinds(ref.late_cards(P(0, "9s 9h 3c 9d", t=3.0), ("9s", "9h", "3c"))) == ["play"]
+    assert sorted(str(c) for c in ref.hand.events[-1].cards) == ["3c", "9d", "9h", "9s"]
+    # once something else was stored after the refusal, a late card only raises an alert
+    ref.play(P(1, "Js Jh Jd 4c"))
+    assert kinds(ref.play(P(2, "Qs Qh 5c"))) == ["illegal_combination"]
+    ref.play(P(0, "Ks Kh Kd 6c"))
+    assert kinds(ref.late_cards(P(2, "Qs Qh 5c Qd", t=9.0), ("Qs", "Qh", "5c"))) == ["late_card"]
