@@ -181,13 +181,13 @@ class Pipeline:
                 # A kitty read short (a card settled late) is stored once all of it is read.
                 if len(settled.cards) == self.referee.state.info.rules.kitty_size:
                     out += self.referee.kitty(settled.cards, settled.time)
-            elif settled.amends:
-                seat = self._pile_seat() if zone.name == "pile" else settled.seat
-                out += self.referee.late_cards(replace(settled, seat=seat).candidate(), settled.amends)
-            elif zone.name == "pile":
-                out += self.referee.play(replace(settled, seat=self._pile_seat()).candidate())
             else:
-                out += self.referee.play(settled.candidate())
+                if zone.name == "pile":
+                    settled = replace(settled, seat=self._pile_seat())
+                if settled.amends:
+                    out += self.referee.late_cards(settled.candidate(), settled.amends)
+                else:
+                    out += self.referee.play(settled.candidate())
             self._follow_hand()
         if out:
             self.last_records = out

@@ -43,6 +43,7 @@ log (bids and corrections from the page arrive there), then:
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
@@ -132,7 +133,7 @@ class Referee:
         kitty = tuple(parse_cards(" ".join(cards)))
         hand = self.hand
         assert hand is not None
-        if hand.phase == "play" and hand.kitty is not None and _shared(hand.kitty, kitty) <= 1:
+        if hand.phase == "play" and hand.kitty is not None and sum((Counter(hand.kitty) & Counter(kitty)).values()) <= 1:
             left = ", ".join(f"{seat}: {n}" for seat, n in enumerate(hand.cards_left))
             out.append(self._append(Alert(
                 "hand_unfinished", f"a new kitty ({format_cards(kitty)}) was shown before hand "
@@ -191,26 +192,24 @@ class Referee:
         self.refresh()
         hand = self.hand
         whole = candidate.engine_cards()
-        late = list(whole)
-        for card in parse_cards(" ".join(before)):
-            late.remove(card)
         short = tuple(sorted(parse_cards(" ".join(before))))
+        late = tuple((Counter(whole) - Counter(short)).elements())
         if self._refused == (candidate.seat, short, self.state.last_seq):
             return self.play(candidate)  # the short read was refused and nothing came after: read it whole
         last = hand.events[-1] if hand is not None and hand.events else None
         if isinstance(last, Play) and sorted(last.cards) == sorted(whole):
             return []  # already put right (on the referee page)
-        if isinstance(last, Play) and sorted(last.cards) == sorted(parse_cards(" ".join(before))):
+        if isinstance(last, Play) and tuple(sorted(last.cards)) == short:
             fix = Correction("replace", len(hand.events) - 1, Play(last.seat, whole, time=last.time),  # type: ignore[union-attr]
                              reason=f"camera: {format_cards(late)} of this play settled after it was read",
                              time=candidate.time)
             if hand.check(fix) is None:  # type: ignore[union-attr]
                 return [self._append(fix)] + self._announce_reminder(last.seat, candidate.time)
-        text, extra = format_cards(whole), format_cards(late)
+        extra = format_cards(late)
         alert = Alert("late_card", f"seat {candidate.seat}: {extra} appeared in its zone after the play "
-                      f"{format_cards(parse_cards(' '.join(before)))} was read; check the play",
-                      f"{candidate.seat} 号位出牌后又读到 {extra}，请核对这一手牌", candidate.seat, text, None, None,
-                      candidate.time)
+                      f"{format_cards(short)} was read; check the play",
+                      f"{candidate.seat} 号位出牌后又读到 {extra}，请核对这一手牌", candidate.seat,
+                      format_cards(whole), None, None, candidate.time)
         return [self._append(alert)]
 
     # ------------------------------------------------------------------ helpers
@@ -287,13 +286,3 @@ class Referee:
         options.sort(key=lambda o: -o[0])
         return options[0][1]
 
-
-def _shared(a: tuple[Card, ...], b: tuple[Card, ...]) -> int:
-    """How many cards two kitties have in common."""
-    rest = list(a)
-    n = 0
-    for card in b:
-        if card in rest:
-            rest.remove(card)
-            n += 1
-    return n

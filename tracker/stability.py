@@ -176,7 +176,7 @@ class ZoneTracker:
         self.played += Counter(s.card for s in new)
         self.motion_since_commit = False
         settled = self._settled(new, time)
-        if late and self._last is not None:
+        if late:  # the zone's last play, completed (_last is set: see above)
             last = self._last
             settled = Settled(self.seat, last.cards + settled.cards, time, last.confidences + settled.confidences,
                               last.alternatives + settled.alternatives, amends=last.cards)
