@@ -77,6 +77,10 @@ class TrainConfig:
             raise ValueError(f"unknown reader arch {self.arch!r}; choose tiny or yolo")
         if self.epochs < 1:
             raise ValueError("epochs must be at least 1")
+        if self.lr0 is not None and not self.lr0 > 0:
+            raise ValueError(f"lr0 must be above 0, got {self.lr0}")
+        if not self.warmup_epochs >= 0:
+            raise ValueError(f"warmup must be 0 or more epochs, got {self.warmup_epochs}")
         self.name = self.name or self.stage
 
 

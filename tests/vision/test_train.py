@@ -183,6 +183,10 @@ def test_cli_warmup_and_rate_reach_the_trainers(tmp_path, monkeypatch):
     given, default = (train_arguments(c) for c in configs)
     assert (given["warmup_epochs"], given["lr0"]) == (0.0, 0.003)
     assert (default["warmup_epochs"], default["lr0"]) == (1.0, 0.01)
+    for bad in (["--warmup", "-1"], ["--lr0", "0"]):  # a clear error (exit 2), nothing trained
+        args = parser.parse_args(["train", "finder", "--data", "d.yaml", *bad])
+        assert args.func(args) == 2
+    assert len(configs) == 2
 
 
 def test_the_tiny_reader_gets_the_given_rate(tmp_path, monkeypatch):
