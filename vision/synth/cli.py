@@ -17,7 +17,7 @@ def _synth(args: argparse.Namespace) -> int:
         summary = build(
             args.out, args.seed, args.train, args.val, args.test,
             imgsz=args.imgsz, reader_size=args.reader_size, workers=args.workers, progress=progress,
-            resume=args.resume, joker_p=args.joker_p,
+            resume=args.resume, joker_p=args.joker_p, generated=args.generated_decks,
         )
     except (ValueError, FileExistsError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
@@ -50,6 +50,8 @@ def register(subparsers) -> None:
     synth.add_argument("--resume", action="store_true", help="finish an interrupted build in --out")
     synth.add_argument("--joker-p", type=float, default=0.0, metavar="P",
                        help="share of scenes that deal both jokers (default 0: a plain shuffle)")
+    synth.add_argument("--generated-decks", type=int, default=0, metavar="N",
+                       help="add N procedural deck designs (proc_0 ...) to the training decks")
     synth.set_defaults(func=_synth)
     contact = sub.add_parser("contact-sheet", help="draw every deck's located corner indices")
     contact.add_argument("--out", required=True, help="PNG file to write")

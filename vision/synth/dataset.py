@@ -39,14 +39,16 @@ CROPS_PER_CORNER = 2  # differently jittered crops of each labelled index
 _DECKS: dict[str, list] = {}
 
 
-def split_decks(split: str) -> list[str]:
-    return list(HELD_OUT_DECKS) if split == "test_unseen" else training_decks()
+def split_decks(split: str, generated: int = 0) -> list[str]:
+    """Decks of a split: the held-out ones for ``test_unseen``, else the training decks plus
+    ``generated`` procedural ones."""
+    return list(HELD_OUT_DECKS) if split == "test_unseen" else training_decks(generated)
 
 
-def _decks_for(split: str) -> list:
-    key = "unseen" if split == "test_unseen" else "seen"
+def _decks_for(split: str, generated: int = 0) -> list:
+    key = "unseen" if split == "test_unseen" else f"seen+{generated}"
     if key not in _DECKS:
-        _DECKS[key] = [load_deck(d) for d in split_decks(split)]
+        _DECKS[key] = [load_deck(d) for d in split_decks(split, generated)]
     return _DECKS[key]
 
 
@@ -66,11 +68,11 @@ def _link(src: Path, dst: Path) -> None:
 
 def render_one(task: tuple) -> dict:
     """Render image ``i`` of ``split`` and write all its files; returns its truth record."""
-    out, split, i, seed, imgsz, reader_size, joker_p = task
+    out, split, i, seed, imgsz, reader_size, joker_p, generated = task
     out = Path(out)
     ss = np.random.SeedSequence([seed, _SPLIT_NO[split], i])
     rng = np.random.default_rng(ss)
-    scene = render_full(rng, _decks_for(split), imgsz, joker_p=joker_p)
+    scene = render_full(rng, _decks_for(split, generated), imgsz, joker_p=joker_p)
     stem = f"{split}_{i:06d}"
     img_path = out / "finder" / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(img_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
@@ -176,6 +178,7 @@ def build(
     progress=None,
     resume: bool = False,
     joker_p: float = 0.0,
+    generated: int = 0,
 ) -> dict:
     """Write the finder, single-stage, reader and truth sets; returns counts per split.
 
@@ -185,6 +188,8 @@ def build(
     every image has its own seed), and files beyond the new counts removed.
     ``joker_p``: the share of scenes that deal both jokers (with plain shuffles, 15% of v2's
     training scenes show a joker corner; see :func:`vision.synth.scene.render_full`).
+    ``generated``: procedural decks (:mod:`vision.synth.procedural`) added to the training
+    decks of ``train``, ``val`` and ``test_seen``; ``test_unseen`` keeps the held-out decks.
     """
     counts = {"train": n_train, "val": n_val, "test_seen": n_test, "test_unseen": n_test}
     if any(n < 0 for n in counts.values()):
@@ -197,17 +202,19 @@ def build(
         raise ValueError(f"workers must be at least 1, got {workers}")
     if not 0.0 <= joker_p <= 1.0:
         raise ValueError(f"joker_p must be between 0 and 1, got {joker_p}")
+    if not 0 <= generated <= 100_000:
+        raise ValueError(f"generated decks must be 0..100000, got {generated}")
     out = Path(out_dir).resolve()
     if (out / "finder" / "data.yaml").exists():
         raise FileExistsError(f"{out} already holds a dataset; choose a new folder")
     _prepare(out)
     kept = _finished(out, counts) if resume else {s: {} for s in SPLITS}
     for split in ("train", "test_unseen"):  # render deck caches once, before workers fork
-        _decks_for(split)
+        _decks_for(split, generated)
     preload_photos()
     started = time.time()
     tasks = [
-        (str(out), s, i, seed, imgsz, reader_size, joker_p) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
+        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
     ]
     summary: dict = {s: {"images": 0, "corners": 0, "reader_index": 0, "reader_none": 0} for s in SPLITS}
     files = {s: open(out / "truth" / f"{s}.jsonl", "w") for s in SPLITS}  # noqa: SIM115
@@ -248,7 +255,8 @@ def build(
         _write_yaml(root / "data_unseen.yaml", root, names, "test_unseen")
     settings = {
         "seed": seed, "counts": counts, "imgsz": imgsz, "reader_size": reader_size, "joker_p": joker_p,
-        "reader_margin": crops.MARGIN, "train_decks": training_decks(), "held_out_decks": list(HELD_OUT_DECKS),
+        "reader_margin": crops.MARGIN, "generated_decks": generated, "train_decks": training_decks(generated),
+        "held_out_decks": list(HELD_OUT_DECKS),
     }
     (out / "settings.json").write_text(json.dumps(settings, indent=1))
     summary["seconds"] = round(time.time() - started, 1)

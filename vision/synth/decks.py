@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.cards import CARD_IDS, JOKERS
-from vision.synth import art
+from vision.synth import art, procedural
 from vision.synth.locate import Box, fit_to_window, locate_index
 
 SHEET_DIR = art.GNOME_DIR
@@ -113,9 +113,11 @@ def list_decks(partial: bool = False) -> list[str]:
     return [d for d in (DECKS if partial else full) if _installed(d)]
 
 
-def training_decks() -> list[str]:
-    """Every installed deck that is not held out, partial ones included."""
-    return [d for d in list_decks(partial=True) if d not in HELD_OUT_DECKS]
+def training_decks(generated: int = 0) -> list[str]:
+    """Every installed deck that is not held out, partial ones included, then ``generated``
+    procedural decks (``proc_0`` ...)."""
+    real = [d for d in list_decks(partial=True) if d not in HELD_OUT_DECKS]
+    return real + [f"proc_{n}" for n in range(generated)]
 
 
 def _paper_colour(faces: dict[str, np.ndarray]) -> np.ndarray:
@@ -170,33 +172,37 @@ def _cache_dir(name: str) -> Path:
     return Path(os.environ.get("DDZ_CARD_CACHE", CACHE_DIR)) / name
 
 
-def save_deck(deck: Deck, folder: Path) -> None:
+def save_deck(deck: Deck, folder: Path, version: int | str = CACHE_VERSION) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     cards = [c for c in CARD_IDS if c in deck.faces]
     stack = np.stack([deck.faces[c] for c in cards] + [deck.back])
     tmp = folder / "faces.tmp.npy"
     np.save(tmp, stack)
     tmp.replace(folder / "faces.npy")
-    meta = {"version": CACHE_VERSION, "cards": cards, "boxes": {c: [list(b) for b in deck.boxes[c]] for c in cards}}
+    meta = {"version": version, "cards": cards, "boxes": {c: [list(b) for b in deck.boxes[c]] for c in cards}}
     (folder / "boxes.json").write_text(json.dumps(meta, indent=1))
 
 
 def load_deck(name: str, *, refresh: bool = False) -> Deck:
-    """The deck's faces, back and index boxes; rendered on first use, then cached on disk."""
-    if name not in DECKS:
-        raise DeckError(f"unknown deck {name!r}; known: {', '.join(DECKS)}")
+    """The deck's faces, back and index boxes; rendered on first use, then cached on disk.
+
+    ``proc_<n>`` names a procedural deck (:mod:`vision.synth.procedural`)."""
+    generated = procedural.is_procedural(name)
+    if name not in DECKS and not generated:
+        raise DeckError(f"unknown deck {name!r}; known: {', '.join(DECKS)}, or proc_<n>")
+    version = f"{CACHE_VERSION}.{procedural.DESIGN_VERSION}" if generated else CACHE_VERSION
     folder = _cache_dir(name)
     meta_path, faces_path = folder / "boxes.json", folder / "faces.npy"
     if not refresh and meta_path.exists() and faces_path.exists():
         try:
             meta = json.loads(meta_path.read_text())
-            if meta.get("version") == CACHE_VERSION:
+            if meta.get("version") == version:
                 stack = np.load(faces_path, mmap_mode="r")  # shared between worker processes
                 faces = {c: stack[i] for i, c in enumerate(meta["cards"])}
                 boxes = {c: tuple(tuple(int(v) for v in b) for b in meta["boxes"][c]) for c in meta["cards"]}
                 return Deck(name, faces, stack[-1], boxes)  # type: ignore[arg-type]
         except (OSError, ValueError, KeyError):
             pass  # a broken cache is rebuilt below
-    deck = build_deck(name)
-    save_deck(deck, folder)
+    deck = procedural.build_procedural(int(name[5:])) if generated else build_deck(name)
+    save_deck(deck, folder, version)
     return deck
