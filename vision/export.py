@@ -84,10 +84,15 @@ def export_onnx(weights: Path, stage: str, target: Path, imgsz: int | None = Non
     prepare_offline()
     from ultralytics import YOLO
 
-    model = YOLO(str(weights))
-    produced = Path(model.export(format="onnx", imgsz=imgsz or EXPORT_SIZES[stage], device="cpu", simplify=True,
-                                 dynamic=dynamic or stage == "reader"))
-    shutil.copyfile(produced, target)
+    with tempfile.TemporaryDirectory(prefix="ddz-onnx-") as tmp:
+        # Ultralytics writes its export beside the weights: export a copy, so that exporting
+        # models/finder.pt to another folder never overwrites the shipped models/finder.onnx.
+        copy = Path(tmp) / weights.name
+        shutil.copyfile(weights, copy)
+        model = YOLO(str(copy))
+        produced = Path(model.export(format="onnx", imgsz=imgsz or EXPORT_SIZES[stage], device="cpu",
+                                     simplify=True, dynamic=dynamic or stage == "reader"))
+        shutil.copyfile(produced, target)
     return target
 
 

@@ -135,6 +135,8 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
     with pytest.raises(ValueError, match="takes 160x160 input, not 320"):
         CardDetector(finder, reader, imgsz=320)
     (free,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path, name="free", dynamic=True)
+    # Nothing lands beside the weights (exporting models/finder.pt must not replace models/finder.onnx).
+    assert not Path(trained["finder"]).with_suffix(".onnx").exists()
     assert CardDetector(free, reader, imgsz=96).imgsz == (96, 96)
     image_path = next((trained["root"] / "finder" / "images" / "val").glob("*.png"))
     dets = detector.detect_file(image_path, conf=0.0)
