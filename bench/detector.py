@@ -114,6 +114,8 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
         "best_f1_precision": round(best["precision"], 4), "best_f1_recall": round(best["recall"], 4),
         "rank_recall": rank_recall, "ms_per_image": round(seconds * 1000, 1),
         **{k: round(v, 4) for k, v in tally.lost(conf).items()},
+        "by_index_size": [{k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
+                          for row in tally.lost_by_size(conf)],
         "recall_per_card": {CARD_IDS[c]: round(r, 3) for c, r in sorted(per_class.items())},
     }
     print(f"{name:>9} {split:<12} {tally.n_images:4d} img {tally.n_true:5d} corners | finder mAP50 "
@@ -123,6 +125,9 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
     print(f"{'':>9} worst cards: " + ", ".join(f"{CARD_IDS[c]} {r:.2f}" for c, r in worst))
     print(f"{'':>9} corners with a box @{conf:.2f}: {result['boxed']:.3f}, of them read right: "
           f"{result['boxed_read_right']:.3f} (the rest of the recall is lost to the reader)")
+    print(f"{'':>9} by index size (longer side, px: boxed / read right): " + ", ".join(
+        f"{r['from']}-{r['to'] if r['to'] < 10_000 else ''} {r['boxed']:.2f}/{r['boxed_read_right']:.2f}"
+        for r in result["by_index_size"]))
     return result
 
 

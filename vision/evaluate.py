@@ -16,6 +16,8 @@ import numpy as np
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
+#: Index sizes (longer side of the box, pixels) that :meth:`Tally.lost_by_size` groups by.
+SIZE_EDGES = (0, 12, 16, 20, 25, 32, 40, 50, 70, 10_000)
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -82,6 +84,8 @@ class Tally:
     #: and the best of one that reads the right card (where a missed card was lost).
     boxed: list = field(default_factory=list)
     read_right: list = field(default_factory=list)
+    #: Per true corner, the longer side of its box in pixels (recall by index size).
+    sizes: list = field(default_factory=list)
 
     def add(self, pred_boxes, finder_scores, pred_classes, scores, true_boxes, true_classes) -> None:
         pred_boxes = np.asarray(pred_boxes, np.float32).reshape(-1, 4)
@@ -101,6 +105,7 @@ class Tally:
             score = np.asarray(scores, np.float64).reshape(-1, 1)
             self.boxed.extend(np.where(on, score, 0.0).max(axis=0, initial=0.0).tolist())
             self.read_right.extend(np.where(on & same, score, 0.0).max(axis=0, initial=0.0).tolist())
+            self.sizes.extend(np.maximum(true_boxes[:, 2] - true_boxes[:, 0], true_boxes[:, 3] - true_boxes[:, 1]).tolist())
         hit = match(pred_boxes, scores, true_boxes, 0.5, same) >= 0
         for c, s, h in zip(pred_classes.tolist(), np.asarray(scores).tolist(), hit.tolist(), strict=True):
             self.cards[int(c)].append((s, h))
@@ -136,6 +141,19 @@ class Tally:
         boxed, right = np.asarray(self.boxed), np.asarray(self.read_right)
         n = max(len(boxed), 1)
         return {"boxed": float((boxed >= conf).sum() / n), "boxed_read_right": float((right >= conf).sum() / n)}
+
+    def lost_by_size(self, conf: float, edges=SIZE_EDGES) -> list[dict]:
+        """:meth:`lost` for true corners grouped by the longer side of their box (pixels):
+        ``[{"from": a, "to": b, "corners": n, "boxed": .., "boxed_read_right": ..}, ...]``."""
+        boxed, right, sizes = np.asarray(self.boxed), np.asarray(self.read_right), np.asarray(self.sizes)
+        out = []
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            inside = (sizes >= a) & (sizes < b)
+            n = int(inside.sum())
+            if n:
+                out.append({"from": a, "to": b, "corners": n, "boxed": float((boxed[inside] >= conf).mean()),
+                            "boxed_read_right": float((right[inside] >= conf).mean())})
+        return out
 
     def best_f1(self, grid=CONF_GRID) -> dict[str, float]:
         return max((self.at_threshold(float(c)) for c in grid), key=lambda r: r["f1"])

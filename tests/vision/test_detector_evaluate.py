@@ -51,3 +51,16 @@ def test_tally_tells_corners_the_finder_missed_from_those_the_reader_misread():
     empty = Tally()
     empty.add(np.zeros((0, 4)), [], [], [], truth[:1], [3])
     assert empty.lost(0.1) == {"boxed": 0.0, "boxed_read_right": 0.0}
+
+
+def test_lost_by_size_groups_corners_by_their_longer_side():
+    tally = Tally()
+    truth = np.array([[0, 0, 10, 8], [50, 50, 60, 64], [100, 100, 140, 110], [200, 200, 214, 210]])
+    # a 10 px corner found, a 14 px one found but misread, a 40 px one found, a 14 px one missed
+    tally.add(truth[:3], [0.9, 0.8, 0.7], [1, 9, 3], [0.9, 0.8, 0.7], truth, [1, 2, 3, 4])
+    rows = tally.lost_by_size(0.5, edges=(0, 12, 16, 50))
+    assert [(r["from"], r["to"], r["corners"]) for r in rows] == [(0, 12, 1), (12, 16, 2), (16, 50, 1)]
+    assert rows[0]["boxed"] == rows[0]["boxed_read_right"] == 1.0
+    assert rows[1]["boxed"] == 0.5 and rows[1]["boxed_read_right"] == 0.0
+    assert rows[2]["boxed_read_right"] == 1.0
+    assert Tally().lost_by_size(0.5) == []
