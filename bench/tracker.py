@@ -38,7 +38,7 @@ from engine.demo import random_hand  # noqa: E402
 from engine.events import Deal, Landlord  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from tracker.cli import load_detector  # noqa: E402
-from tracker.compare import Comparison, compare_hand  # noqa: E402
+from tracker.compare import Comparison, compare_hands  # noqa: E402
 from tracker.export import hand_keys, match_record  # noqa: E402
 from tracker.pipeline import Pipeline  # noqa: E402
 from tracker.state import TableState  # noqa: E402
@@ -105,9 +105,7 @@ def bench_sim(folder: Path, detector_spec: str, backend: str) -> dict:
         busy += time.perf_counter() - t0
         frames += 1
     read = played(match_record(TableState.load(store, mid), finished_only=False)["hands"])
-    comparison = Comparison()
-    for i, hand in enumerate(truth):
-        compare_hand(hand, read[i] if i < len(read) else None, comparison)
+    comparison = compare_hands(truth, read)
     return report(str(folder), comparison, frames, busy)
 
 
@@ -146,9 +144,7 @@ def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
             action["time"] = t
         truth.append(keys)
     read = played(match_record(TableState.load(store, mid), finished_only=False)["hands"])
-    comparison = Comparison()
-    for i, hand in enumerate(truth):
-        compare_hand(hand, read[i] if i < len(read) else None, comparison)
+    comparison = compare_hands(truth, read)
     return report(f"toy x{hands} at {size[0]}x{size[1]}", comparison, frames, busy)
 
 

@@ -2,8 +2,10 @@
 
 Both sides are records with the plain hand keys of :mod:`tracker.export` (``landlord``,
 ``bid``, ``actions``, ``result``); ``truth.json`` of the synthetic table has the same keys.
-Plays are aligned in order by (seat, cards): a play in both is exact, one only read is a
-phantom, one only in the truth is missed. Passes are not compared (they are inferred).
+Hands are paired in order by the plays they share (a hand the tracker swallowed does not
+shift the rest); within a hand, plays are aligned in order by (seat, cards): a play in both
+is exact, one only read is a phantom, one only in the truth is missed. Passes are not
+compared (they are inferred).
 
 >>> t = {"hands": [{"landlord": 0, "actions": [{"seat": 0, "kind": "play", "cards": ["3s"]}],
 ...                 "result": {"points": [2, -1, -1]}}]}
@@ -76,12 +78,59 @@ def compare_hand(truth: dict[str, Any], read: dict[str, Any] | None, out: Compar
     return out
 
 
-def compare_records(truth: dict[str, Any], read: dict[str, Any]) -> Comparison:
-    """Hand ``i`` of the truth against hand ``i`` read (a hand not read at all: all missed)."""
-    out = Comparison()
-    read_hands = read.get("hands", [])
-    for i, hand in enumerate(truth.get("hands", [])):
-        compare_hand(hand, read_hands[i] if i < len(read_hands) else None, out)
-    for extra in read_hands[len(truth.get("hands", [])):]:
-        out.phantom += len(_plays(extra))
+def _common_plays(truth: dict[str, Any], read: dict[str, Any]) -> int:
+    matcher = difflib.SequenceMatcher(a=[p[:2] for p in _plays(truth)], b=[p[:2] for p in _plays(read)],
+                                      autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks())
+
+
+def align_hands(truth_hands: list[dict[str, Any]], read_hands: list[dict[str, Any]]) -> list[int | None]:
+    """For each truth hand, the read hand that is it (or None), keeping both in order and
+    pairing the most plays in common. A hand the tracker swallowed or split shifts the read
+    list; pairing by position would then blame every later hand for it."""
+    n, m = len(truth_hands), len(read_hands)
+    common = [[_common_plays(t, r) for r in read_hands] for t in truth_hands]
+    best = [[0] * (m + 1) for _ in range(n + 1)]  # best[i][j]: most plays paired among the first i and j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + common[i - 1][j - 1])
+    pairs: list[int | None] = [None] * n
+    i, j = n, m
+    while i and j:
+        if best[i][j] == best[i - 1][j - 1] + common[i - 1][j - 1] and common[i - 1][j - 1]:
+            pairs[i - 1] = j - 1
+            i, j = i - 1, j - 1
+        elif best[i][j] == best[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    # Hands with nothing in common (e.g. every play misread) still pair up by position when
+    # the neighbours leave exactly that read hand free.
+    used = {j for j in pairs if j is not None}
+    for i in range(n):
+        if pairs[i] is None and i < m and i not in used:
+            before = max((j for j in pairs[:i] if j is not None), default=-1)
+            after = min((j for j in pairs[i + 1:] if j is not None), default=m)
+            if before < i < after:
+                pairs[i] = i
+                used.add(i)
+    return pairs
+
+
+def compare_hands(truth_hands: list[dict[str, Any]], read_hands: list[dict[str, Any]],
+                  out: Comparison | None = None) -> Comparison:
+    """Each truth hand against the read hand :func:`align_hands` pairs it with (none: all
+    missed); read hands paired with none count their plays as phantoms."""
+    out = out or Comparison()
+    pairs = align_hands(truth_hands, read_hands)
+    for hand, j in zip(truth_hands, pairs, strict=True):
+        compare_hand(hand, read_hands[j] if j is not None else None, out)
+    for j, extra in enumerate(read_hands):
+        if j not in pairs:
+            out.phantom += len(_plays(extra))
     return out
+
+
+def compare_records(truth: dict[str, Any], read: dict[str, Any]) -> Comparison:
+    """The truth's hands against the hands read, paired by :func:`align_hands`."""
+    return compare_hands(truth.get("hands", []), read.get("hands", []))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracker.compare import compare_records
+from tracker.compare import align_hands, compare_records
 
 
 def play(seat, cards, t=None):
@@ -37,3 +37,27 @@ def test_unread_hand_is_all_missed_and_extra_hands_are_phantoms():
     assert (c.missed, c.hands, c.hands_exact_points) == (3, 1, 0)
     extra = {"hands": TRUTH["hands"] + [hand([play(1, "4d")])]}
     assert compare_records(TRUTH, extra).phantom == 1
+
+
+H1 = hand([play(0, "3s"), play(1, "5d")])
+H2 = hand([play(2, "7c"), play(0, "9c")], points=(-2, 1, 1))
+H3 = hand([play(1, "Jd"), play(2, "Qd"), play(0, "2h")])
+
+
+def test_a_hand_never_read_does_not_shift_the_hands_after_it():
+    c = compare_records({"hands": [H1, H2, H3]}, {"hands": [H1, H3]})
+    assert (c.hands, c.exact, c.missed, c.phantom, c.hands_exact_points) == (3, 5, 2, 0, 2)
+    assert align_hands([H1, H2, H3], [H1, H3]) == [0, None, 1]
+
+
+def test_an_extra_read_hand_counts_as_phantom_plays_only():
+    junk = hand([play(1, "4h"), play(2, "4h")])
+    c = compare_records({"hands": [H1, H3]}, {"hands": [H1, junk, H3]})
+    assert (c.exact, c.missed, c.phantom, c.hands_exact_points) == (5, 0, 2, 2)
+
+
+def test_a_hand_read_all_wrong_still_pairs_with_its_place():
+    wrong = hand([play(2, "8c"), play(0, "10c")], points=(-2, 1, 1))
+    assert align_hands([H1, H2, H3], [H1, wrong, H3]) == [0, 1, 2]
+    c = compare_records({"hands": [H1, H2, H3]}, {"hands": [H1, wrong, H3]})
+    assert (c.exact, c.missed, c.phantom, c.hands_exact_points) == (5, 2, 2, 3)
