@@ -40,7 +40,6 @@ FONTS = (
 #: Fonts whose suit glyphs (U+2660..2666) differ enough to be worth drawing.
 GLYPH_FONTS = ("DejaVu Sans", "DejaVu Serif", "Noto Sans CJK SC", "Liberation Sans")
 SUIT_GLYPHS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
-RANK_TEXT = {r: r for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")}
 
 # Pip centres for number cards, in the pip area's unit square (x, y); y > 0.5 is drawn turned.
 _SIDES = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
@@ -78,7 +77,7 @@ class _Design:
         self.paper = _hex(tone - rng.uniform(0, 25, 3) * (rng.random() < 0.4))
         self.border = _hex(rng.uniform(0, 160, 3)) if rng.random() < 0.5 else None
         self.font = FONTS[rng.integers(len(FONTS))]
-        self.bold = rng.random() < 0.45
+        self.weight = "bold" if rng.random() < 0.45 else "normal"
         self.rank_size = WIDTH * rng.uniform(0.12, 0.2)
         self.narrow_ten = rng.random() < 0.6  # "10" squeezed to about one glyph's width
         self.suit_size = self.rank_size * rng.uniform(0.55, 0.95)
@@ -146,15 +145,14 @@ class _Design:
             return self._joker_index(card)
         rank, suit = card[:-1], card[-1]
         colour = self.ink[suit]
-        weight = "bold" if self.bold else "normal"
         size = self.rank_size
         x, top = self.margin_x, self.margin_y
         width = size * (0.62 if rank != "10" else 1.15)
         squeeze = (f' textLength="{width * 0.95:.1f}" lengthAdjust="spacingAndGlyphs"'
                    if rank == "10" and self.narrow_ten else "")
         cx = x + width / 2
-        text = (f'<text x="{cx:.1f}" y="{top + size * 0.74:.1f}" font-family="{self.font}" font-weight="{weight}" '
-                f'font-size="{size:.1f}" text-anchor="middle" fill="{colour}"{squeeze}>{RANK_TEXT[rank]}</text>')
+        text = (f'<text x="{cx:.1f}" y="{top + size * 0.74:.1f}" font-family="{self.font}" font-weight="{self.weight}" '
+                f'font-size="{size:.1f}" text-anchor="middle" fill="{colour}"{squeeze}>{rank}</text>')
         half = self.suit_size / 2
         if self.suit_beside:
             return text + self._symbol(suit, x + width + self.gap + half, top + size * 0.37, half)
@@ -162,7 +160,6 @@ class _Design:
 
     def _joker_index(self, card: str) -> str:
         colour = self.joker_colour[card]
-        weight = "bold" if self.bold else "normal"
         x, top = self.margin_x, self.margin_y
         if self.joker_style == "star":
             r = self.rank_size * 0.6
@@ -175,10 +172,10 @@ class _Design:
         size = self.rank_size * (0.55 if self.joker_style == "stacked" else 0.5)
         if self.joker_style == "sideways":
             return (f'<text transform="translate({x + size * 0.75:.1f},{top:.1f}) rotate(90)" x="0" y="0" '
-                    f'font-family="{self.font}" font-weight="{weight}" font-size="{size:.1f}" fill="{colour}">'
+                    f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" fill="{colour}">'
                     f'JOKER</text>')
         lines = "".join(f'<text x="{x + size * 0.4:.1f}" y="{top + size * (0.74 + 0.95 * i):.1f}" '
-                        f'font-family="{self.font}" font-weight="{weight}" font-size="{size:.1f}" '
+                        f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" '
                         f'text-anchor="middle" fill="{colour}">{ch}</text>' for i, ch in enumerate("JOKER"))
         return lines
 
