@@ -13,7 +13,9 @@ The reader alone on the labelled index crops, per deck::
 
     python bench/detector.py reader --data datasets/generated/v2
 
-Latency at 640, reading every index, median of 30 runs, one backend per process::
+Latency at 640, reading every index, median of 30 runs, one backend per process, on a square
+640 image and on a 16:9 cut of it (a camera frame, letterboxed to 640x384 when the finder takes
+any input size)::
 
     ddz-table export-model finder models/finder.onnx --format ncnn --format openvino   # once
     ddz-table export-model reader models/reader.onnx --format ncnn --format openvino
@@ -44,6 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.backends import BACKEND_CHOICES  # noqa: E402
+from vision.boxes import rect_size  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
 from vision.detector import DEFAULT_CONF, DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
 from vision.evaluate import Tally, iou_matrix  # noqa: E402
@@ -170,9 +173,17 @@ def latency_one(args) -> None:
     finder = [_time(lambda: detector.find(image)) for _ in range(args.runs)]
     boxes = detector.find(image)[0]
     reader = [_time(lambda: detector.read(image, boxes)) for _ in range(args.runs)]
+    # A camera frame is 16:9: the same table cut to 16:9 goes in as 640x384 when the finder
+    # takes any size (``rect``), as 640x640 when it does not.
+    h, w = image.shape[:2]
+    frame = np.ascontiguousarray(image[(h - w * 9 // 16) // 2:][: w * 9 // 16])
+    detector.detect(frame)
+    wide = [_time(lambda: detector.detect(frame, conf=DEFAULT_CONF)) for _ in range(args.runs)]
     print(json.dumps({"backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
                       "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
+                      "frame_16x9_ms": _median(wide), "frame_16x9_input": list(
+                          rect_size(*frame.shape[:2], detector.imgsz) if detector.rect else detector.imgsz),
                       "threads": args.threads, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
 
@@ -216,10 +227,12 @@ def latency(args) -> None:
             why = (done.stderr.strip().splitlines() or ["no output"])[-1]
             print(f"{backend}: failed: {why}", flush=True)
     if results:
-        print(f"\n{'backend':>9} {'detect ms':>10} {'p90':>7} {'finder':>7} {'reader':>7} {'indices':>7} {'load':>5}")
+        print(f"\n{'backend':>9} {'detect ms':>10} {'p90':>7} {'finder':>7} {'reader':>7} {'indices':>7} "
+              f"{'16:9 ms':>8} {'16:9 in':>8} {'load':>5}")
         for r in results:
             print(f"{r['backend']:>9} {r['median_ms']:>10} {r['p90_ms']:>7} {r['finder_only_ms']:>7} "
-                  f"{r['reader_ms']:>7} {r['indices_read']:>7} {r['load_avg_1m']:>5}")
+                  f"{r['reader_ms']:>7} {r['indices_read']:>7} {r['frame_16x9_ms']:>8} "
+                  f"{'x'.join(map(str, r['frame_16x9_input'][::-1])):>8} {r['load_avg_1m']:>5}")
 
 
 def _rank(card: str) -> str:

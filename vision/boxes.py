@@ -7,6 +7,7 @@ resized with bilinear filtering), because a model only reads well what it was fe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -53,6 +54,18 @@ def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarra
     padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT,
                                 value=(PAD_VALUE,) * 3)
     return padded, Letterbox(ratio, float(left), float(top), w, h)
+
+
+def rect_size(height: int, width: int, size: int | tuple[int, int], stride: int = 32) -> tuple[int, int]:
+    """The (h, w) input for an image of ``height`` x ``width`` on a network that takes any size:
+    the image scaled to fit ``size`` as :func:`letterbox` scales it, padded only up to the
+    next multiple of ``stride``. A 1280x720 camera frame goes in as 640x384 instead of
+    640x640: 40 % fewer pixels, so the finder runs about that much faster."""
+    out_h, out_w = (size, size) if isinstance(size, int) else size
+    ratio = min(out_h / height, out_w / width)
+    # Rounded up, so that the short side never binds the scale that the long side sets.
+    fit_h, fit_w = (math.ceil(height * ratio / stride - 1e-9) * stride, math.ceil(width * ratio / stride - 1e-9) * stride)
+    return min(out_h, max(stride, fit_h)), min(out_w, max(stride, fit_w))
 
 
 def to_blob(images: list[np.ndarray] | np.ndarray) -> np.ndarray:

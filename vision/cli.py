@@ -63,7 +63,9 @@ def register(subparsers) -> None:
     export.add_argument("--imgsz", type=int, default=None)
     export.add_argument("--out", default=None, help="output folder (default models/)")
     export.add_argument("--name", default=None, help="file stem (default: the stage)")
-    export.add_argument("--dynamic", action="store_true", help="ONNX finder with a free input size")
+    export.add_argument("--fixed", action="store_true",
+                        help="ONNX finder that takes only a square input (default: any size, so frames "
+                             "are letterboxed to their own shape)")
     export.set_defaults(func=run_export)
 
 
@@ -133,7 +135,7 @@ def run_export(args) -> int:
 
     try:
         written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz,
-                         args.out or MODELS_DIR, args.name, args.dynamic)
+                         args.out or MODELS_DIR, args.name, args.fixed)
     except (TrainingError, ValueError) as exc:
         print(f"ddz-table export-model: {exc}", file=sys.stderr)
         return 2

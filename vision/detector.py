@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from vision.backends import ModelFileError, load_backend
-from vision.boxes import crop_squares, decode_yolo, letterbox, nms, to_blob
+from vision.boxes import crop_squares, decode_yolo, letterbox, nms, rect_size, to_blob
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 
@@ -75,12 +75,15 @@ class CardDetector:
     reader: path of the index reader, or None when ``finder`` is a single-stage card model.
     conf: default threshold on the final confidence; iou: NMS overlap limit.
     top_k: how many alternatives each detection carries.
+    rect: letterbox each image only to the next multiple of 32 (a 16:9 frame goes in as
+    640x384, not 640x640). Needs a finder exported with a free input size (the default
+    export); None uses it whenever the finder allows it. Square images read the same either way.
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
-                 reader_pad: float = READER_PAD, imgsz: int | None = None):
+                 reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
         self.conf, self.iou, self.top_k, self.reader_pad = conf, iou, top_k, reader_pad
@@ -94,12 +97,16 @@ class CardDetector:
                 raise ValueError(f"imgsz must be a positive multiple of 32, got {imgsz}")
             if fixed and tuple(fixed) != (imgsz, imgsz):
                 raise ValueError(f"{finder} takes {fixed[0]}x{fixed[1]} input, not {imgsz}; "
-                                 "export it with that imgsz (or dynamic) to run at another size")
+                                 "export it again without --fixed to run at another size")
             self.imgsz = (imgsz, imgsz)
         elif self.finder.imgsz is None:
             raise ModelFileError(f"{finder} has no input size; pass imgsz or export it with one")
         else:
             self.imgsz = self.finder.imgsz
+        if rect and fixed:
+            raise ValueError(f"{finder} takes only {fixed[0]}x{fixed[1]} input; export it again "
+                             "(ddz-table export-model) to letterbox frames to their own shape")
+        self.rect = fixed is None if rect is None else rect
         finder_names = self.finder.names
         if self.reader is None:
             missing = [n for n in finder_names.values() if n not in CARD_INDEX]
@@ -132,7 +139,8 @@ class CardDetector:
     def find(self, image: np.ndarray, floor: float = FINDER_FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Index boxes (image pixels), finder scores and finder classes above ``floor``."""
         image = check_image(image)
-        padded, fit = letterbox(image, self.imgsz)
+        size = rect_size(*image.shape[:2], self.imgsz) if self.rect else self.imgsz
+        padded, fit = letterbox(image, size)
         raw = self.finder(to_blob(padded))
         boxes, scores, classes = decode_yolo(raw, floor)
         keep = nms(boxes, scores, self.iou, classes if self._finder_cards is not None else None)

@@ -9,9 +9,11 @@ the checkpoint: ``ddz-table export-model finder models/finder.onnx --format ncnn
   ``<name>_ncnn_model/model.ncnn.param|bin``; ``metadata.yaml`` carries names and input size.
 - OpenVINO: ``openvino.convert_model`` writes ``<name>_openvino_model/<name>.xml|bin``.
 
-The finder is exported at a fixed 640 input (inference size, whatever size it trained at:
-the network is convolutional); the reader keeps a dynamic batch axis in ONNX and OpenVINO so
-that all index crops of a frame are read in one call.
+The ONNX finder takes any input size (640 is its working size, whatever size it trained at:
+the network is convolutional), so the detector letterboxes a 16:9 frame to 640x384 rather
+than 640x640 and the finder runs in 60 % of the time; ``fixed`` pins it to a square (NCNN is
+always converted at the square size). The reader keeps a dynamic batch axis in ONNX and
+OpenVINO so that all index crops of a frame are read in one call.
 """
 
 from __future__ import annotations
@@ -36,12 +38,12 @@ class ExportError(TrainingError):
 
 
 def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",), imgsz: int | None = None,
-           out_dir: str | Path = MODELS_DIR, name: str | None = None, dynamic: bool = False) -> list[Path]:
+           out_dir: str | Path = MODELS_DIR, name: str | None = None, fixed: bool = False) -> list[Path]:
     """Export ``weights`` (a ``.pt``, or an exported ``.onnx``) to ``out_dir/<name>.onnx``,
     ``<name>_ncnn_model/`` and ``<name>_openvino_model/``, as ``formats`` ask.
 
-    Returns the written paths. ``name`` defaults to the stage. ``dynamic`` lets an ONNX
-    finder run at any input size (``CardDetector(imgsz=...)``) at some cost in speed.
+    Returns the written paths. ``name`` defaults to the stage. ``fixed`` exports an ONNX
+    finder that takes only the square ``imgsz`` (every frame letterboxed to a square).
     """
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
@@ -65,7 +67,7 @@ def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",)
                 written.append(onnx_path)
         else:
             target = out_dir if "onnx" in formats else Path(tmp)
-            onnx_path = export_onnx(weights, stage, target / f"{name}.onnx", imgsz, dynamic)
+            onnx_path = export_onnx(weights, stage, target / f"{name}.onnx", imgsz, fixed)
             if "onnx" in formats:
                 written.append(onnx_path)
         if "ncnn" in formats:
@@ -75,7 +77,7 @@ def export(weights: str | Path, stage: str, formats: tuple[str, ...] = ("onnx",)
     return written
 
 
-def export_onnx(weights: Path, stage: str, target: Path, imgsz: int | None = None, dynamic: bool = False) -> Path:
+def export_onnx(weights: Path, stage: str, target: Path, imgsz: int | None = None, fixed: bool = False) -> Path:
     """A ``.pt`` checkpoint (Ultralytics or the tiny reader) as ONNX at ``target``."""
     if is_tiny_reader(weights):
         from vision.reader_net import export_reader
@@ -91,7 +93,7 @@ def export_onnx(weights: Path, stage: str, target: Path, imgsz: int | None = Non
         shutil.copyfile(weights, copy)
         model = YOLO(str(copy))
         produced = Path(model.export(format="onnx", imgsz=imgsz or EXPORT_SIZES[stage], device="cpu",
-                                     simplify=True, dynamic=dynamic or stage == "reader"))
+                                     simplify=True, dynamic=not fixed or stage == "reader"))
         shutil.copyfile(produced, target)
     return target
 

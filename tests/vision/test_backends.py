@@ -92,7 +92,10 @@ def test_models_carry_their_names_and_size(exported):
     assert ncnn.names == {0: "index"} and ncnn.imgsz == (640, 640) and ncnn.path.name == "finder_ncnn_model"
     reader = NcnnBackend(exported / "reader_ncnn_model")
     assert reader.names[0] == "10c" and reader.names[54] == "none" and reader.imgsz == (96, 96)
-    assert OpenVinoBackend(exported / "finder.onnx").input_shape == (1, 3, 640, 640)
+    finder = OpenVinoBackend(exported / "finder.onnx")
+    assert finder.input_shape == (None, 3, None, None) and finder.imgsz == (640, 640)  # any size, 640 by default
+    wide = np.random.default_rng(5).random((1, 3, 384, 640), dtype=np.float32)  # a 16:9 frame's input
+    np.testing.assert_allclose(finder(wide), OnnxBackend(exported / "finder.onnx")(wide), atol=2e-3)
     assert OpenVinoBackend(exported / "reader.onnx").input_shape == (None, 3, 96, 96)  # dynamic batch kept
 
 

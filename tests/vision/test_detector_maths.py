@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.boxes import PAD_VALUE, box_iou, crop_squares, decode_yolo, letterbox, nms, square_boxes, to_blob
+from vision.boxes import (PAD_VALUE, box_iou, crop_squares, decode_yolo, letterbox, nms, rect_size, square_boxes,
+                          to_blob)
 from vision.cards import CARD_INDEX
 from vision.detections import Detections
 
@@ -29,6 +30,24 @@ def test_letterbox_fits_the_image_centred_and_maps_boxes_back(shape):
     x1, y1, x2, y2 = np.round(model_box[0]).astype(int)
     assert padded[(y1 + y2) // 2, (x1 + x2) // 2].min() > 200  # the block landed where the maths says
     np.testing.assert_allclose(fit.to_image(model_box), box, atol=1e-3)
+
+
+@given(st.integers(8, 4000), st.integers(8, 4000), st.sampled_from([320, 640]))
+@settings(max_examples=200, deadline=None)
+def test_rect_size_scales_like_the_square_letterbox_and_pads_at_most_a_stride(h, w, size):
+    out_h, out_w = rect_size(h, w, size)
+    assert out_h % 32 == 0 and out_w % 32 == 0 and out_h <= size and out_w <= size
+    _, square = letterbox(np.zeros((h, w, 3), np.uint8), size)
+    padded, rect = letterbox(np.zeros((h, w, 3), np.uint8), (out_h, out_w))
+    assert padded.shape == (out_h, out_w, 3)
+    assert rect.ratio == pytest.approx(square.ratio)  # the cards are as big as in the square input
+    assert out_h - round(h * rect.ratio) <= 32 and out_w - round(w * rect.ratio) <= 32
+
+
+def test_rect_size_of_camera_frames():
+    assert rect_size(720, 1280, 640) == (384, 640)  # 16:9: 40 % fewer pixels than 640x640
+    assert rect_size(480, 640, 640) == (480, 640)
+    assert rect_size(640, 640, 640) == (640, 640)
 
 
 def test_letterbox_clips_boxes_to_the_image():

@@ -61,6 +61,21 @@ def test_shipped_models_read_an_unseen_deck(detector, tables):
     assert read_right / max(n_pred, 1) >= PRECISION_FLOOR, f"right reads {read_right}/{n_pred}"
 
 
+def test_a_wide_frame_reads_the_same_letterboxed_to_its_own_shape(detector, tables):
+    """The shipped finder takes any input size: a 16:9 frame goes in as 640x384, not 640x640,
+    and reads the same cards in the same places."""
+    image = tables[0][0]
+    wide = np.full((360, 640, 3), 90, np.uint8)
+    wide[20:340, 160:480] = image[::2, ::2]
+    squared = CardDetector(DEFAULT_FINDER, DEFAULT_READER, rect=False)
+    assert detector.rect and not squared.rect
+    a, b = detector.detect(wide), squared.detect(wide)
+    assert len(a) >= 2
+    assert sorted(a.cards) == sorted(b.cards)
+    order_a, order_b = np.lexsort(a.boxes.T[::-1]), np.lexsort(b.boxes.T[::-1])
+    np.testing.assert_allclose(a.boxes[order_a], b.boxes[order_b], atol=3)
+
+
 def test_an_empty_table_yields_few_detections(detector):
     rng = np.random.default_rng(5)
     felt = np.clip(rng.normal((60, 110, 40), 8, (640, 640, 3)), 0, 255).astype(np.uint8)

@@ -126,7 +126,7 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
     from vision.detector import CardDetector
     from vision.export import export
 
-    (finder,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path)
+    (finder,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path, fixed=True)
     (reader,) = export(trained["reader"], "reader", imgsz=32, out_dir=tmp_path)
     (yolo_reader,) = export(trained["reader_yolo"], "reader", imgsz=32, out_dir=tmp_path, name="reader_yolo")
     assert CardDetector(finder, yolo_reader).read_size == 32
@@ -134,10 +134,14 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
     assert detector.imgsz == (160, 160) and detector.read_size == 32
     with pytest.raises(ValueError, match="takes 160x160 input, not 320"):
         CardDetector(finder, reader, imgsz=320)
-    (free,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path, name="free", dynamic=True)
+    (free,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path, name="free")
     # Nothing lands beside the weights (exporting models/finder.pt must not replace models/finder.onnx).
     assert not Path(trained["finder"]).with_suffix(".onnx").exists()
     assert CardDetector(free, reader, imgsz=96).imgsz == (96, 96)
+    # The default export takes any size: frames are letterboxed to their own shape.
+    assert CardDetector(free, reader).rect and not detector.rect
+    with pytest.raises(ValueError, match="takes only 160x160 input"):
+        CardDetector(finder, reader, rect=True)
     image_path = next((trained["root"] / "finder" / "images" / "val").glob("*.png"))
     dets = detector.detect_file(image_path, conf=0.0)
     # Two epochs learn little, but whatever comes out is well formed.
