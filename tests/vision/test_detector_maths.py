@@ -7,8 +7,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.boxes import (PAD_VALUE, box_iou, crop_squares, decode_yolo, letterbox, nms, rect_size, square_boxes,
-                          to_blob)
+from vision.boxes import (
+    PAD_VALUE,
+    box_iou,
+    crop_squares,
+    decode_yolo,
+    letterbox,
+    nms,
+    rect_size,
+    square_boxes,
+    to_blob,
+)
 from vision.cards import CARD_INDEX
 from vision.detections import Detections
 
