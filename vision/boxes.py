@@ -18,7 +18,7 @@ PAD_VALUE = 114
 
 @dataclass(frozen=True)
 class Letterbox:
-    """How an image was fitted into the model's square input: ``model = image * ratio + pad``."""
+    """How an image was fitted into the model's input: ``model = image * ratio + pad``."""
 
     ratio: float
     pad_x: float
