@@ -170,6 +170,13 @@ def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
         assert set(det) == {"card", "rank", "suit", "box", "confidence", "alternatives"}
         assert det["card"] == det["rank"] + det["suit"]
     assert (tmp_path / "seen" / (Path(image).stem + ".jpg")).is_file()
+    # The default export takes any input size; --fixed pins it to the square imgsz.
+    from vision.backends import OnnxBackend
+
+    assert OnnxBackend(tmp_path / "finder.onnx").input_shape[2:] == (None, None)
+    assert main(["export-model", "finder", str(trained["finder"]), "--imgsz", "160", "--out", str(tmp_path),
+                 "--name", "square", "--fixed"]) == 0
+    assert OnnxBackend(tmp_path / "square.onnx").input_shape[2:] == (160, 160)
 
 
 def test_cli_warmup_and_rate_reach_the_trainers(tmp_path, monkeypatch):
