@@ -46,7 +46,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.backends import BACKEND_CHOICES  # noqa: E402
-from vision.boxes import rect_size  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
 from vision.detector import DEFAULT_CONF, DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
 from vision.evaluate import Tally, iou_matrix  # noqa: E402
@@ -182,8 +181,7 @@ def latency_one(args) -> None:
     print(json.dumps({"backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
                       "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
-                      "frame_16x9_ms": _median(wide), "frame_16x9_input": list(
-                          rect_size(*frame.shape[:2], detector.imgsz) if detector.rect else detector.imgsz),
+                      "frame_16x9_ms": _median(wide), "frame_16x9_input": list(detector.input_size(*frame.shape[:2])),
                       "threads": args.threads, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
 

@@ -64,7 +64,7 @@ def rect_size(height: int, width: int, size: int | tuple[int, int], stride: int 
     out_h, out_w = (size, size) if isinstance(size, int) else size
     ratio = min(out_h / height, out_w / width)
     # Rounded up, so that the short side never binds the scale that the long side sets.
-    fit_h, fit_w = (math.ceil(height * ratio / stride - 1e-9) * stride, math.ceil(width * ratio / stride - 1e-9) * stride)
+    fit_h, fit_w = (math.ceil(side * ratio / stride - 1e-9) * stride for side in (height, width))
     return min(out_h, max(stride, fit_h)), min(out_w, max(stride, fit_w))
 
 

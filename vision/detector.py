@@ -136,11 +136,14 @@ class CardDetector:
         return np.array(cards, np.int64)
 
     # -- stage 1 -------------------------------------------------------------------------
+    def input_size(self, height: int, width: int) -> tuple[int, int]:
+        """The finder's (h, w) input for an image of this size: its own shape (``rect``) or the square."""
+        return rect_size(height, width, self.imgsz) if self.rect else self.imgsz
+
     def find(self, image: np.ndarray, floor: float = FINDER_FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Index boxes (image pixels), finder scores and finder classes above ``floor``."""
         image = check_image(image)
-        size = rect_size(*image.shape[:2], self.imgsz) if self.rect else self.imgsz
-        padded, fit = letterbox(image, size)
+        padded, fit = letterbox(image, self.input_size(*image.shape[:2]))
         raw = self.finder(to_blob(padded))
         boxes, scores, classes = decode_yolo(raw, floor)
         keep = nms(boxes, scores, self.iou, classes if self._finder_cards is not None else None)

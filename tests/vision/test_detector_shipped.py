@@ -69,6 +69,7 @@ def test_a_wide_frame_reads_the_same_letterboxed_to_its_own_shape(detector, tabl
     wide[20:340, 160:480] = image[::2, ::2]
     squared = CardDetector(DEFAULT_FINDER, DEFAULT_READER, rect=False)
     assert detector.rect and not squared.rect
+    assert detector.input_size(360, 640) == (384, 640) and squared.input_size(360, 640) == (640, 640)
     a, b = detector.detect(wide), squared.detect(wide)
     assert len(a) >= 2
     assert sorted(a.cards) == sorted(b.cards)
