@@ -49,19 +49,16 @@ from vision.backends import BACKEND_CHOICES  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
 from vision.detector import DEFAULT_CONF, DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
 from vision.evaluate import Tally, iou_matrix  # noqa: E402
+from vision.evaluate import load_truth as load_labelled  # noqa: E402
 
 SPLITS = ("test_seen", "test_unseen")
 
 
 def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
-    path = data / "truth" / f"{split}.jsonl"
-    if not path.is_file():
-        raise SystemExit(f"no truth file {path}")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    for row in rows:
-        image = Path(row["image"])
-        row["image"] = str(image if image.is_absolute() else data / image)
-    return rows[:limit] if limit else rows
+    try:
+        return load_labelled(data, split, limit)
+    except FileNotFoundError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float, dict[str, Tally]]:

@@ -9,8 +9,10 @@ AP uses COCO's 101-point interpolated precision. Two views of the same detection
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +20,18 @@ IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
 #: Index sizes (longer side of the box, pixels) that :meth:`Tally.lost_by_size` groups by.
 SIZE_EDGES = (0, 12, 16, 20, 25, 32, 40, 50, 70, 10_000)
+
+
+def load_truth(data: Path, split: str, limit: int | None = None) -> list[dict]:
+    """The labelled scenes of a generated set's split (``truth/<split>.jsonl``), image paths absolute."""
+    path = Path(data) / "truth" / f"{split}.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no truth file {path}")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for row in rows:
+        image = Path(row["image"])
+        row["image"] = str(image if image.is_absolute() else Path(data) / image)
+    return rows[:limit] if limit else rows
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""``ddz-table dataset synth`` and ``ddz-table dataset contact-sheet``."""
+"""``ddz-table dataset synth``, ``ddz-table dataset mine`` and ``ddz-table dataset contact-sheet``."""
 
 from __future__ import annotations
 
@@ -35,6 +35,26 @@ def _contact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mine(args: argparse.Namespace) -> int:
+    from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ModelFileError
+    from vision.synth.mine import mine_crops
+
+    def progress(done: int, total: int) -> None:
+        if done % 50 == 0 or done == total:
+            print(f"\r{done}/{total} scenes", end="", file=sys.stderr, flush=True)
+
+    try:
+        detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER, threads=args.threads)
+        counts = mine_crops(detector, args.data, args.split, args.out, floor=args.floor, prefix=args.prefix,
+                            limit=args.limit, progress=progress)
+    except (ValueError, FileNotFoundError, ModelFileError) as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 2
+    print(file=sys.stderr)
+    print(json.dumps(dict(sorted(counts.items())), indent=1))
+    return 0
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser("dataset", help="synthetic card-table datasets / 合成训练数据")
     sub = parser.add_subparsers(dest="dataset_command", metavar="ACTION")
@@ -53,6 +73,17 @@ def register(subparsers) -> None:
     synth.add_argument("--generated-decks", type=int, default=0, metavar="N",
                        help="add N procedural deck designs (proc_0 ...) to the training decks")
     synth.set_defaults(func=_synth)
+    mine = sub.add_parser("mine", help="reader crops cut from the finder's own boxes on a labelled set")
+    mine.add_argument("--data", required=True, help="a generated set (with truth/<split>.jsonl)")
+    mine.add_argument("--split", default="train")
+    mine.add_argument("--out", required=True, help="folder for <card or none>/*.png crops")
+    mine.add_argument("--finder", default=None, help="finder model (default: the shipped one)")
+    mine.add_argument("--reader", default=None, help="reader model: only its crop size is used (default: shipped)")
+    mine.add_argument("--floor", type=float, default=0.05, help="lowest finder score kept")
+    mine.add_argument("--prefix", default="m", help="file-name prefix, to tell sets apart in one folder")
+    mine.add_argument("--limit", type=int, default=None, help="first N scenes only")
+    mine.add_argument("--threads", type=int, default=None)
+    mine.set_defaults(func=_mine)
     contact = sub.add_parser("contact-sheet", help="draw every deck's located corner indices")
     contact.add_argument("--out", required=True, help="PNG file to write")
     contact.add_argument("--deck", action="append", help="only this deck (repeatable)")
