@@ -57,7 +57,7 @@ SPLITS = ("test_seen", "test_unseen")
 def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
     try:
         return load_labelled(data, split, limit)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
 
 

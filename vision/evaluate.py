@@ -27,7 +27,17 @@ def load_truth(data: Path, split: str, limit: int | None = None) -> list[dict]:
     path = Path(data) / "truth" / f"{split}.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"no truth file {path}")
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line {number} is not JSON: {exc.msg}") from None
+        if not isinstance(row, dict) or "image" not in row or not isinstance(row.get("corners"), list):
+            raise ValueError(f"{path} line {number} has no image and corners")
+        rows.append(row)
     for row in rows:
         image = Path(row["image"])
         row["image"] = str(image if image.is_absolute() else Path(data) / image)

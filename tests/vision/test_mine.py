@@ -69,3 +69,22 @@ def test_mine_cli_says_what_is_missing(tmp_path, capsys):
     assert "no truth file" in capsys.readouterr().err
     with pytest.raises(ValueError, match="floor"):
         mine_crops(None, tmp_path, "train", tmp_path / "o", floor=0)
+
+
+def _truth(folder: Path, *lines: str) -> Path:
+    (folder / "truth").mkdir(parents=True)
+    (folder / "truth" / "train.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@pytest.mark.parametrize("lines, said", [
+    (['{"image": "a.jpg", "corners": []}', '{"image": "b.jpg", "corn'], "line 2 is not JSON"),
+    (['{"image": "a.jpg"}'], "line 1 has no image and corners"),
+    (['{"image": "gone.jpg", "corners": []}'], "image not found"),
+])
+def test_a_broken_truth_file_or_a_missing_scene_is_named_and_writes_nothing(tmp_path, capsys, lines, said):
+    data = _truth(tmp_path / "set", *lines)
+    out = tmp_path / "out"
+    assert cli_main(["dataset", "mine", "--data", str(data), "--out", str(out)]) == 2
+    assert said in capsys.readouterr().err
+    assert not out.exists()

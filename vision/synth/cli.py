@@ -47,7 +47,7 @@ def _mine(args: argparse.Namespace) -> int:
         detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER, threads=args.threads)
         counts = mine_crops(detector, args.data, args.split, args.out, floor=args.floor, prefix=args.prefix,
                             limit=args.limit, progress=progress)
-    except (ValueError, FileNotFoundError, ModelFileError) as exc:
+    except (ValueError, OSError, ModelFileError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
     print(file=sys.stderr)

@@ -7,9 +7,11 @@ it will be shown: the finder's offsets, its loose and tight boxes on small indic
 false alarms (a big pip, a court card's face, a chip), which become ``none`` crops.
 
 A box is labelled with the card of the visible corner it overlaps (IoU >= ``match_iou``),
-``none`` when it overlaps no corner at all (visible or hidden, IoU < ``none_iou``), and
-skipped in between (a rank-only box, half a hidden corner): a wrong label would teach
-more harm than the crop is worth.
+``none`` when it overlaps no labelled corner at all (IoU < ``none_iou``), and skipped in
+between (a rank-only box, a box half on an index): a wrong label would teach more harm than
+the crop is worth. The generated sets label only corners at least 70 % visible, so a box on a
+more covered index is cut as ``none``, as the benchmark would count it a false alarm; corners
+given with ``visible`` 0 are never matched but keep their boxes out of ``none``.
 
 >>> counts = mine_crops(CardDetector(), "datasets/generated/v2", "train", "runs/mined")  # doctest: +SKIP
 >>> counts["none"], counts["skipped"]  # doctest: +SKIP
@@ -26,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision.boxes import crop_squares
+from vision.detector import read_image
 from vision.evaluate import iou_matrix, load_truth
 from vision.synth.crops import NONE_CLASS
 
@@ -70,9 +73,7 @@ def mine_crops(detector, data: str | os.PathLike, split: str, out: str | os.Path
     rows = load_truth(Path(data), split, limit)
     counts: Counter = Counter()
     for n, row in enumerate(rows):
-        image = cv2.imread(row["image"], cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"cannot read scene {row['image']} listed in {data}/truth/{split}.jsonl")
+        image = read_image(row["image"])
         boxes, _, _ = detector.find(image, floor)
         labels = label_boxes(boxes, row["corners"])
         keep = [i for i, label in enumerate(labels) if label is not None]
@@ -82,7 +83,9 @@ def mine_crops(detector, data: str | os.PathLike, split: str, out: str | os.Path
         for crop, i in zip(crops, keep, strict=True):
             folder = out / labels[i]
             folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{prefix}{stem}_{i}.png"), crop)
+            target = folder / f"{prefix}{stem}_{i}.png"
+            if not cv2.imwrite(str(target), crop):
+                raise OSError(f"could not write {target}")
             counts[labels[i]] += 1
         if progress:
             progress(n + 1, len(rows))
