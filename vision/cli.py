@@ -66,6 +66,9 @@ def register(subparsers) -> None:
     export.add_argument("--fixed", action="store_true",
                         help="ONNX finder that takes only a square input (default: any size, so frames "
                              "are letterboxed to their own shape)")
+    export.add_argument("--with-weights", action="store_true",
+                        help="also copy the checkpoint to <out>/<name>.pt without its optimiser state "
+                             "(how models/finder.pt and models/reader.pt are shipped)")
     export.set_defaults(func=run_export)
 
 
@@ -130,12 +133,16 @@ def run_train(args) -> int:
 
 
 def run_export(args) -> int:
-    from vision.export import MODELS_DIR, export
+    from vision.export import MODELS_DIR, export, ship_weights
     from vision.train import TrainingError
 
     try:
+        if args.with_weights and not str(args.weights).endswith(".pt"):
+            raise ValueError(f"--with-weights needs a .pt checkpoint, got {args.weights}")
         written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz,
                          args.out or MODELS_DIR, args.name, args.fixed)
+        if args.with_weights:
+            written.append(ship_weights(args.weights, args.stage, args.out or MODELS_DIR, args.name))
     except (TrainingError, ValueError) as exc:
         print(f"ddz-table export-model: {exc}", file=sys.stderr)
         return 2

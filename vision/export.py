@@ -248,13 +248,17 @@ def ship_weights(weights: str | Path, stage: str, out_dir: str | Path = MODELS_D
     prepare_offline()
     from ultralytics.utils.torch_utils import strip_optimizer
 
-    target = Path(out_dir) / f"{name or stage}.pt"
-    if is_tiny_reader(Path(weights)):
+    weights, target = Path(weights), Path(out_dir) / f"{name or stage}.pt"
+    if not weights.is_file():
+        raise TrainingError(f"weights not found: {weights}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if is_tiny_reader(weights):
         import torch
 
         ckpt = torch.load(weights, map_location="cpu", weights_only=False)
         torch.save({**ckpt, "optimizer": None}, target)
         return target
-    shutil.copyfile(weights, target)
+    if weights.resolve() != target.resolve():
+        shutil.copyfile(weights, target)
     strip_optimizer(str(target))
     return target

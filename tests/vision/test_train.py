@@ -179,6 +179,35 @@ def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
     assert OnnxBackend(tmp_path / "square.onnx").input_shape[2:] == (160, 160)
 
 
+def test_cli_ships_the_checkpoint_beside_the_onnx_without_optimiser_state(trained, tmp_path, capsys):
+    import torch
+
+    from webui.cli import main
+
+    last = trained["runs"] / "reader" / "weights" / "last.pt"
+    assert torch.load(last, weights_only=False)["optimizer"] is not None
+    out = tmp_path / "models"
+    assert main(["export-model", "reader", str(last), "--imgsz", "32", "--out", str(out), "--with-weights"]) == 0
+    assert capsys.readouterr().out.split() == [str(out / "reader.onnx"), str(out / "reader.pt")]
+    shipped = torch.load(out / "reader.pt", weights_only=False)
+    assert shipped["optimizer"] is None
+    original = torch.load(last, weights_only=False)["model"]
+    assert all(torch.equal(shipped["model"][k], v) for k, v in original.items())
+    assert (out / "reader.pt").stat().st_size < last.stat().st_size
+    # Shipping the finder over its own file strips it in place and still loads.
+    finder = out / "finder.pt"
+    finder.write_bytes(Path(trained["finder"]).read_bytes())
+    assert main(["export-model", "finder", str(finder), "--imgsz", "160", "--out", str(out), "--with-weights"]) == 0
+    assert torch.load(finder, weights_only=False)["optimizer"] is None
+    assert (out / "finder.onnx").is_file()
+    # An ONNX file has no checkpoint to ship: a clear error, nothing written.
+    capsys.readouterr()
+    assert main(["export-model", "reader", str(out / "reader.onnx"), "--out", str(tmp_path / "x"),
+                 "--with-weights"]) == 2
+    assert "--with-weights needs a .pt checkpoint" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
 def test_cli_warmup_and_rate_reach_the_trainers(tmp_path, monkeypatch):
     import argparse
 
