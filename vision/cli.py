@@ -139,10 +139,11 @@ def run_export(args) -> int:
     try:
         if args.with_weights and not str(args.weights).endswith(".pt"):
             raise ValueError(f"--with-weights needs a .pt checkpoint, got {args.weights}")
-        written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz,
-                         args.out or MODELS_DIR, args.name, args.fixed)
+        out = args.out or MODELS_DIR
+        written = export(args.weights, args.stage, tuple(args.formats or ("onnx",)), args.imgsz, out,
+                         args.name, args.fixed)
         if args.with_weights:
-            written.append(ship_weights(args.weights, args.stage, args.out or MODELS_DIR, args.name))
+            written.append(ship_weights(args.weights, args.stage, out, args.name))
     except (TrainingError, ValueError) as exc:
         print(f"ddz-table export-model: {exc}", file=sys.stderr)
         return 2

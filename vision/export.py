@@ -239,23 +239,25 @@ def is_tiny_reader(weights: Path) -> bool:
     """A checkpoint of :mod:`vision.reader_net` (a plain dict with class names), not Ultralytics'."""
     import torch
 
-    ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    return _is_tiny_checkpoint(torch.load(weights, map_location="cpu", weights_only=False))
+
+
+def _is_tiny_checkpoint(ckpt) -> bool:
     return isinstance(ckpt, dict) and "names" in ckpt and isinstance(ckpt.get("model"), dict)
 
 
 def ship_weights(weights: str | Path, stage: str, out_dir: str | Path = MODELS_DIR, name: str | None = None) -> Path:
     """Copy a checkpoint to ``models/<name>.pt`` without its optimiser state (smaller, loads the same)."""
     prepare_offline()
+    import torch
     from ultralytics.utils.torch_utils import strip_optimizer
 
     weights, target = Path(weights), Path(out_dir) / f"{name or stage}.pt"
     if not weights.is_file():
         raise TrainingError(f"weights not found: {weights}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    if is_tiny_reader(weights):
-        import torch
-
-        ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    if _is_tiny_checkpoint(ckpt):
         torch.save({**ckpt, "optimizer": None}, target)
         return target
     if weights.resolve() != target.resolve():
