@@ -52,6 +52,9 @@ def register(subparsers) -> None:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--arch", choices=("tiny", "yolo"), default="tiny",
                        help="reader network: tiny CNN (default) or YOLO11n-cls")
+    train.add_argument("--blocks", type=int, default=None,
+                       help="tiny reader: residual blocks at each of its last three grids (default: as the "
+                            "--weights it starts from, else 0); a deeper reader starts from a shallower one's weights")
     train.add_argument("--cache", action="store_true", help="keep decoded images in RAM")
     train.set_defaults(func=run_train)
 
@@ -122,7 +125,8 @@ def run_train(args) -> int:
                              batch=args.batch, device=str(args.device), workers=args.workers,
                              project=args.project, name=args.name, resume=args.resume, weights=args.weights,
                              hours=args.hours, seed=args.seed, lr0=args.lr0, warmup_epochs=args.warmup, threads=args.threads,
-                             cache="ram" if args.cache else False, arch=args.arch)
+                             cache="ram" if args.cache else False, arch=args.arch,
+                             blocks=args.blocks)
         print(f"training {describe(config)}", file=sys.stderr)
         best = train(config)
     except (TrainingError, ValueError) as exc:

@@ -50,20 +50,48 @@ def split_name(name: str) -> tuple[int, int]:
     return RANK_CLASSES.index(rank), SUIT_CLASSES.index(suit)
 
 
-class IndexReader(nn.Module):
-    """96 px crop -> per-class log-probabilities (``softmax=True``: probabilities, as exported)."""
+class Residual(nn.Module):
+    """Two 3x3 convolutions added to their input; the last norm starts at zero, so a new block
+    passes its input through unchanged and a trained reader gains it without losing what it reads."""
 
-    def __init__(self, names: list[str], imgsz: int = 96, width: int = 32):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.body = nn.Sequential(conv(channels, channels), nn.Conv2d(channels, channels, 3, 1, 1, bias=False),
+                                  nn.BatchNorm2d(channels))
+        nn.init.zeros_(self.body[2].weight)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.body(x)
+
+
+#: Where ``blocks`` residual blocks go: after these layers of ``features`` (the 24, 12 and 6 px
+#: grids of a 96 px crop), with their channel counts as multiples of ``width``.
+BLOCK_AFTER = {2: 1, 4: 2, 6: 4}
+
+
+class IndexReader(nn.Module):
+    """96 px crop -> per-class log-probabilities (``softmax=True``: probabilities, as exported).
+
+    ``blocks`` adds that many residual blocks at each of the three last grids (0: the
+    original, shallower reader; its checkpoints load into a deeper one, see
+    :func:`load_weights`)."""
+
+    def __init__(self, names: list[str], imgsz: int = 96, width: int = 32, blocks: int = 0):
         super().__init__()
         if imgsz % 16:
             raise ValueError(f"imgsz must be a multiple of 16, got {imgsz}")
+        if blocks < 0:
+            raise ValueError(f"blocks must be 0 or more, got {blocks}")
         w = width
+        self.blocks = blocks
         self.features = nn.Sequential(
             conv(3, w // 2, 2), conv(w // 2, w, 2), conv(w, w),
             conv(w, 2 * w, 2), conv(2 * w, 2 * w),
             conv(2 * w, 4 * w, 2), conv(4 * w, 4 * w),
             nn.Flatten(), nn.Dropout(0.2),
         )
+        self.extra = nn.ModuleDict({str(at): nn.Sequential(*(Residual(m * w) for _ in range(blocks)))
+                                    for at, m in BLOCK_AFTER.items()} if blocks else {})
         features = 4 * w * (imgsz // 16) ** 2
         self.rank_head = nn.Linear(features, len(RANK_CLASSES))
         self.suit_head = nn.Linear(features, len(SUIT_CLASSES))
@@ -81,7 +109,11 @@ class IndexReader(nn.Module):
         self.softmax = False
 
     def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        f = self.features(x)
+        f = x
+        for i, layer in enumerate(self.features):
+            f = layer(f)
+            if str(i) in self.extra:
+                f = self.extra[str(i)](f)
         return self.rank_head(f), self.suit_head(f)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -98,6 +130,16 @@ class IndexReader(nn.Module):
         if not has_suit.any():
             return rank_loss
         return rank_loss + nn.functional.cross_entropy(suit[has_suit], suits[has_suit], label_smoothing=smoothing)
+
+
+def load_weights(model: IndexReader, ckpt: dict) -> None:
+    """A checkpoint's weights into ``model``, which may have more residual blocks than it:
+    those keep their identity start. Any other mismatch is an error."""
+    result = model.load_state_dict(ckpt["model"], strict=False)
+    missing = [k for k in result.missing_keys if not k.startswith("extra.")]
+    if result.unexpected_keys or missing or ckpt.get("blocks", 0) > model.blocks:
+        raise ValueError(f"checkpoint does not fit a reader with {model.blocks} blocks a grid "
+                         f"(has {ckpt.get('blocks', 0)}; missing {missing[:3]}, unexpected {result.unexpected_keys[:3]})")
 
 
 def load_split(folder: Path, names: list[str] | None = None, imgsz: int = 96) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -162,11 +204,13 @@ def evaluate(model: IndexReader, images: np.ndarray, labels: np.ndarray, device,
 def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz: int = 96, batch: int = 128,
                  lr: float = 3e-3, device: str = "cpu", seed: int = 0, resume: bool = False,
                  hours: float | None = None, threads: int | None = None, width: int = 32,
-                 init: str | Path | None = None, log=print) -> Path:
+                 init: str | Path | None = None, blocks: int | None = None, log=print) -> Path:
     """Train on ``data/train`` and pick the best epoch on ``data/val``; returns ``best.pt``.
 
     ``init`` starts a new run from another run's weights (same classes), e.g. to go on
-    training the shipped reader on a larger data set with a fresh schedule.
+    training the shipped reader on a larger data set with a fresh schedule. ``blocks``
+    (default: ``init``'s, else 0) may be more than ``init``'s: the new blocks start as
+    identities (:class:`Residual`), so the run starts from what ``init`` reads.
 
     Every epoch writes ``weights/last.pt`` (model, optimiser, schedule, epoch) so that a
     run stopped at any point continues with ``resume=True`` (and a finished one goes on to
@@ -183,20 +227,24 @@ def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz:
     train_x, train_y, names = load_split(data / "train", imgsz=imgsz)
     val_x, val_y, _ = load_split(data / "val", names, imgsz)
     log(f"reader: {len(train_x)} train / {len(val_x)} val crops, {len(names)} classes, {imgsz} px")
-    model = IndexReader(names, imgsz, width).to(dev)
+    start = torch.load(init, map_location=dev, weights_only=False) if init and not resume else None
+    ckpt = torch.load(weights / "last.pt", map_location=dev, weights_only=False) if resume else None
+    if blocks is None:
+        blocks = (ckpt or start or {}).get("blocks", 0)
+    model = IndexReader(names, imgsz, width, blocks).to(dev)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     steps_per_epoch = math.ceil(len(train_x) / batch)
     start_epoch, best_acc = 0, -1.0
-    if init and not resume:
-        start = torch.load(init, map_location=dev, weights_only=False)
+    if start is not None:
         if start.get("names") != names or start.get("width", width) != width:
             raise ValueError(f"{init}: its classes or width differ from this run's")
-        model.load_state_dict(start["model"])
+        load_weights(model, start)
         log(f"starting from {init}")
-    if resume:
-        ckpt = torch.load(weights / "last.pt", map_location=dev, weights_only=False)
+    if ckpt is not None:
         if ckpt["names"] != names:
             raise ValueError("the dataset's classes differ from the checkpoint's")
+        if ckpt.get("blocks", 0) != blocks:
+            raise ValueError(f"the checkpoint has {ckpt.get('blocks', 0)} blocks a grid, not {blocks}")
         model.load_state_dict(ckpt["model"])
         optimiser.load_state_dict(ckpt["optimizer"])
         start_epoch, best_acc = ckpt["epoch"] + 1, ckpt["best_acc"]
@@ -235,7 +283,8 @@ def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz:
         log(f"epoch {epoch + 1}/{epochs} loss {running / steps_per_epoch:.4f} val top1 {acc:.4f} "
             f"({time.time() - t0:.0f} s)")
         ckpt = {"model": model.state_dict(), "optimizer": optimiser.state_dict(), "epoch": epoch, "epochs": epochs,
-                "best_acc": max(best_acc, acc), "names": names, "imgsz": imgsz, "width": width}
+                "best_acc": max(best_acc, acc), "names": names, "imgsz": imgsz, "width": width,
+                "blocks": blocks}
         torch.save(ckpt, weights / "last.pt")
         if acc > best_acc:
             best_acc = acc
@@ -253,7 +302,7 @@ def export_reader(weights: str | Path, target: str | Path) -> Path:
     import onnx
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
-    model = IndexReader(ckpt["names"], ckpt["imgsz"], ckpt.get("width", 32))
+    model = IndexReader(ckpt["names"], ckpt["imgsz"], ckpt.get("width", 32), ckpt.get("blocks", 0))
     model.load_state_dict(ckpt["model"])
     model.eval()
     model.softmax = True

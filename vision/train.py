@@ -67,6 +67,7 @@ class TrainConfig:
     fraction: float = 1.0
     extra: dict = field(default_factory=dict)
     arch: str = "tiny"  # reader only: "tiny" (vision.reader_net) or "yolo" (YOLO11n-cls)
+    blocks: int | None = None  # tiny reader only: residual blocks per grid (None: the start weights' or 0)
     #: (event, function) pairs handed to Ultralytics, e.g. ("on_fit_epoch_end", log).
     callbacks: list = field(default_factory=list)
 
@@ -75,6 +76,8 @@ class TrainConfig:
             raise ValueError(f"unknown stage {self.stage!r}; choose one of {', '.join(STAGES)}")
         if self.arch not in ("tiny", "yolo"):
             raise ValueError(f"unknown reader arch {self.arch!r}; choose tiny or yolo")
+        if self.blocks is not None and (self.blocks < 0 or self.stage != "reader" or self.arch != "tiny"):
+            raise ValueError("blocks is for the tiny reader only, and 0 or more")
         if self.epochs < 1:
             raise ValueError("epochs must be at least 1")
         if self.lr0 is not None and not self.lr0 > 0:
@@ -210,7 +213,8 @@ def _train_tiny_reader(config: TrainConfig) -> Path:
         raise TrainingError(f"nothing to resume: {last_checkpoint(config)} does not exist")
     return train_reader(config.data, run_dir(config), epochs=config.epochs, imgsz=config.imgsz or 96,
                         batch=config.batch or 128, lr=config.lr0 or 3e-3, device=config.device, seed=config.seed, resume=config.resume,
-                        hours=config.hours, threads=config.threads or os.cpu_count(), init=config.weights)
+                        hours=config.hours, threads=config.threads or os.cpu_count(), init=config.weights,
+                        blocks=config.blocks)
 
 
 def _add_callbacks(model, config: TrainConfig) -> None:

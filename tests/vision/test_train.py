@@ -109,6 +109,48 @@ def test_the_tiny_reader_starts_from_given_weights_and_refuses_other_classes(tra
                      log=lambda *_: None)
 
 
+def test_a_deeper_reader_starts_reading_what_the_shallower_one_read_and_exports(trained, tmp_path):
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    from vision.export import export_onnx
+    from vision.reader_net import IndexReader, load_weights, to_tensor, train_reader
+
+    start = torch.load(trained["reader"], weights_only=False)
+    shallow = IndexReader(start["names"], 32)
+    shallow.load_state_dict(start["model"])
+    deep = IndexReader(start["names"], 32, blocks=2)
+    load_weights(deep, start)
+    crops = np.random.default_rng(0).integers(0, 255, (6, 32, 32, 3), dtype=np.uint8)
+    shallow.eval(), deep.eval()
+    with torch.no_grad():
+        assert torch.allclose(shallow(to_tensor(crops)), deep(to_tensor(crops)), atol=1e-6)
+    assert sum(p.numel() for p in deep.parameters()) > sum(p.numel() for p in shallow.parameters())
+    # ...and a shallower reader cannot take a deeper one's weights.
+    with pytest.raises(ValueError, match="does not fit a reader with 0 blocks"):
+        load_weights(IndexReader(start["names"], 32), {**start, "model": deep.state_dict(), "blocks": 2})
+
+    best = train_reader(trained["data"]["reader"], tmp_path / "deeper", epochs=1, imgsz=32, batch=8,
+                        init=trained["reader"], blocks=1, log=lambda *_: None)
+    ckpt = torch.load(best, weights_only=False)
+    assert ckpt["blocks"] == 1 and any(k.startswith("extra.") for k in ckpt["model"])
+    with pytest.raises(ValueError, match="has 1 blocks a grid, not 0"):
+        train_reader(trained["data"]["reader"], tmp_path / "deeper", epochs=2, imgsz=32, batch=8, resume=True,
+                     blocks=0, log=lambda *_: None)
+    onnx_path = export_onnx(best, "reader", tmp_path / "deeper.onnx")
+    model = IndexReader(ckpt["names"], 32, blocks=1)
+    model.load_state_dict(ckpt["model"])
+    model.eval(), setattr(model, "softmax", True)
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    blob = to_tensor(crops)
+    with torch.no_grad():
+        expected = model(blob).numpy()
+    assert np.allclose(session.run(None, {"images": blob.numpy()})[0], expected, atol=1e-5)
+    with pytest.raises(ValueError, match="tiny reader only"):
+        TrainConfig("finder", "x.yaml", blocks=1)
+
+
 def test_resume_without_a_checkpoint_is_a_clear_error(tmp_path, trained):
     config = TrainConfig("finder", str(trained["data"]["finder"]), project=str(tmp_path), resume=True)
     with pytest.raises(TrainingError, match="nothing to resume"):
