@@ -47,7 +47,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.backends import BACKEND_CHOICES  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
-from vision.detector import DEFAULT_CONF, DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
+from vision.detector import (  # noqa: E402
+    DEFAULT_CONF,
+    DEFAULT_FINDER,
+    DEFAULT_READER,
+    DEFAULT_TURNS,
+    TURNS,
+    CardDetector,
+    read_image,
+)
 from vision.evaluate import Tally, iou_matrix  # noqa: E402
 from vision.evaluate import load_truth as load_labelled  # noqa: E402
 
@@ -139,9 +147,11 @@ def _rank_recall(per_class: dict[int, float], tally: Tally) -> dict[str, float]:
 
 
 def accuracy(args) -> None:
-    models = [("two-stage", lambda: CardDetector(args.finder, args.reader, backend=args.backend, imgsz=args.imgsz))]
+    models = [("two-stage", lambda: CardDetector(args.finder, args.reader, backend=args.backend, imgsz=args.imgsz,
+                                                 turns=args.turns))]
     if args.single:
         models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend, imgsz=args.imgsz)))
+    print(f"# finder {args.finder}, reader {args.reader}, each index read at {args.turns} quarter-turn(s)")
     results = []
     for name, make in models:
         detector = make()
@@ -157,7 +167,7 @@ def accuracy(args) -> None:
 
 def latency_one(args) -> None:
     """One backend in this process: detect() on one image, median of ``runs``."""
-    detector = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads)
+    detector = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads, turns=args.turns)
     image = read_image(args.image) if args.image else _demo_image()
     detector.detect(image)  # warm-up: first runs allocate and compile
     detector.detect(image)
@@ -179,7 +189,7 @@ def latency_one(args) -> None:
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
                       "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
                       "frame_16x9_ms": _median(wide), "frame_16x9_input": list(detector.input_size(*frame.shape[:2])),
-                      "threads": args.threads, "load_avg_1m": round(os.getloadavg()[0], 2),
+                      "threads": args.threads, "turns": args.turns, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
 
 
@@ -208,7 +218,7 @@ def latency(args) -> None:
     results = []
     for backend in args.backends:
         cmd = [sys.executable, __file__, "latency-one", "--backend", backend, "--runs", str(args.runs),
-               "--finder", str(args.finder), "--reader", str(args.reader)]
+               "--finder", str(args.finder), "--reader", str(args.reader), "--turns", str(args.turns)]
         if args.image:
             cmd += ["--image", args.image]
         if args.threads:
@@ -222,7 +232,8 @@ def latency(args) -> None:
             why = (done.stderr.strip().splitlines() or ["no output"])[-1]
             print(f"{backend}: failed: {why}", flush=True)
     if results:
-        print(f"\n{'backend':>9} {'detect ms':>10} {'p90':>7} {'finder':>7} {'reader':>7} {'indices':>7} "
+        print(f"\nreading each index at {args.turns} quarter-turn(s)")
+        print(f"{'backend':>9} {'detect ms':>10} {'p90':>7} {'finder':>7} {'reader':>7} {'indices':>7} "
               f"{'16:9 ms':>8} {'16:9 in':>8} {'load':>5}")
         for r in results:
             print(f"{r['backend']:>9} {r['median_ms']:>10} {r['p90_ms']:>7} {r['finder_only_ms']:>7} "
@@ -289,6 +300,9 @@ def main() -> None:
         p.add_argument("--finder", default=str(DEFAULT_FINDER))
         p.add_argument("--reader", default=str(DEFAULT_READER))
         p.add_argument("--threads", type=int, default=None)
+        if name != "reader":
+            p.add_argument("--turns", type=int, choices=TURNS, default=DEFAULT_TURNS,
+                           help="quarter-turns each index crop is read at (CardDetector's turns)")
         if name == "reader":
             p.add_argument("--data", required=True, help="dataset folder with reader/<split>/ and truth/")
             p.add_argument("--splits", nargs="+", default=list(SPLITS))

@@ -28,6 +28,8 @@ def register(subparsers) -> None:
                         help="auto: NCNN on ARM boards when its export is there, else ONNX Runtime")
     detect.add_argument("--imgsz", type=int, default=None,
                         help="finder input size (default: the model's own, 640)")
+    detect.add_argument("--turns", type=int, choices=(1, 2, 4), default=None,
+                        help="read each index at this many quarter-turns and average (default 4; 1 is fastest)")
     detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")
     detect.set_defaults(func=run_detect)
 
@@ -86,7 +88,8 @@ def run_detect(args) -> int:
             detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou, imgsz=args.imgsz)
         else:
             detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
-                                    backend=args.backend, iou=args.iou, imgsz=args.imgsz)
+                                    backend=args.backend, iou=args.iou, imgsz=args.imgsz,
+                                    **({"turns": args.turns} if args.turns else {}))
     except (ModelFileError, ValueError) as exc:
         print(f"ddz-table detect: {exc}", file=sys.stderr)
         return 2

@@ -35,6 +35,11 @@ DEFAULT_CONF = 0.17
 #: Boxes the finder keeps before reading: low, since the reader's probability still multiplies in.
 FINDER_FLOOR = 0.1
 READER_PAD = 0.15
+#: Quarter-turns each index crop is read at (probabilities averaged): a corner lies at any
+#: angle on a table, and the reader, trained on every rotation, errs differently at each
+#: (models/README.md: reading four turns is worth more than a sitting of training).
+DEFAULT_TURNS = 4
+TURNS = (1, 2, 4)
 NOT_AN_INDEX = "none"
 
 __all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
@@ -75,6 +80,7 @@ class CardDetector:
     reader: path of the index reader, or None when ``finder`` is a single-stage card model.
     conf: default threshold on the final confidence; iou: NMS overlap limit.
     top_k: how many alternatives each detection carries.
+    turns: read each crop at 1, 2 (0 and 90 degrees) or 4 quarter-turns and average.
     rect: letterbox each image only to the next multiple of 32 (a 16:9 frame goes in as
     640x384, not 640x640). Needs a finder exported with a free input size (the default
     export); None uses it whenever the finder allows it. Square images read the same either way.
@@ -83,9 +89,13 @@ class CardDetector:
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
-                 reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None):
+                 reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None,
+                 turns: int = DEFAULT_TURNS):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
+        if turns not in TURNS:
+            raise ValueError(f"turns must be one of {', '.join(map(str, TURNS))}, got {turns}")
+        self.turns = turns
         self.conf, self.iou, self.top_k, self.reader_pad = conf, iou, top_k, reader_pad
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
@@ -154,15 +164,18 @@ class CardDetector:
 
     # -- stage 2 -------------------------------------------------------------------------
     def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Reader probabilities (N, reader classes) of the index in each box, one batch."""
+        """Reader probabilities (N, reader classes) of the index in each box, one batch
+        (``turns`` quarter-turns of each crop, averaged)."""
         crops = crop_squares(check_image(image), boxes, self.read_size, self.reader_pad)
         if not len(crops):
             return np.zeros((0, len(self._reader_cards)), np.float32)
+        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
         if self.reader.input_shape[0] is None:
-            probs = self.reader(to_blob(crops))
+            probs = self.reader(to_blob(np.ascontiguousarray(turned)))
         else:  # a fixed-batch export reads one crop at a time
-            probs = np.concatenate([self.reader(to_blob(c)) for c in crops])
-        return np.asarray(probs, np.float32).reshape(len(crops), -1)
+            probs = np.concatenate([self.reader(to_blob(np.ascontiguousarray(c))) for c in turned])
+        probs = np.asarray(probs, np.float32).reshape(self.turns, len(crops), -1)
+        return probs.mean(axis=0)
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """All corner indices of one BGR image with their cards, above ``conf``."""
@@ -174,6 +187,9 @@ class CardDetector:
             dets = Detections(boxes, finder_scores, cards, finder_scores,
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
             return dets[dets.scores >= conf]
+        # A box the finder scores under ``conf`` stays under it whatever it reads: not read.
+        readable = finder_scores >= conf
+        boxes, finder_scores = boxes[readable], finder_scores[readable]
         probs = self.read(image, boxes)
         card_probs = probs[:, self._reader_cards >= 0]
         card_ids = self._reader_cards[self._reader_cards >= 0]
