@@ -40,6 +40,10 @@ READER_PAD = 0.15
 #: (models/README.md: reading four turns is worth more than a sitting of training).
 DEFAULT_TURNS = 4
 TURNS = (1, 2, 4)
+#: A crop whose best card the reader gives at least this probability at the first turn keeps
+#: that read; the others are read at the remaining turns (a third of a table's crops: half
+#: the cost of turning them all, and the same cards read, models/README.md).
+SURE = 0.8
 NOT_AN_INDEX = "none"
 
 __all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
@@ -80,7 +84,8 @@ class CardDetector:
     reader: path of the index reader, or None when ``finder`` is a single-stage card model.
     conf: default threshold on the final confidence; iou: NMS overlap limit.
     top_k: how many alternatives each detection carries.
-    turns: read each crop at 1, 2 (0 and 90 degrees) or 4 quarter-turns and average.
+    turns: read each crop at 1, 2 (0 and 90 degrees) or 4 quarter-turns and average;
+    sure: crops read at least this sure at the first turn are not turned (1.0: all are).
     rect: letterbox each image only to the next multiple of 32 (a 16:9 frame goes in as
     640x384, not 640x640). Needs a finder exported with a free input size (the default
     export); None uses it whenever the finder allows it. Square images read the same either way.
@@ -90,12 +95,14 @@ class CardDetector:
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
                  reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None,
-                 turns: int = DEFAULT_TURNS):
+                 turns: int = DEFAULT_TURNS, sure: float = SURE):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
         if turns not in TURNS:
             raise ValueError(f"turns must be one of {', '.join(map(str, TURNS))}, got {turns}")
-        self.turns = turns
+        if not 0 < sure <= 1:
+            raise ValueError(f"sure must be in (0, 1], got {sure}")
+        self.turns, self.sure = turns, sure
         self.conf, self.iou, self.top_k, self.reader_pad = conf, iou, top_k, reader_pad
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
@@ -164,18 +171,28 @@ class CardDetector:
 
     # -- stage 2 -------------------------------------------------------------------------
     def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Reader probabilities (N, reader classes) of the index in each box, one batch
-        (``turns`` quarter-turns of each crop, averaged)."""
+        """Reader probabilities (N, reader classes) of the index in each box: one batch, then
+        the crops read less than ``sure`` again at the other quarter-turns, averaged."""
         crops = crop_squares(check_image(image), boxes, self.read_size, self.reader_pad)
         if not len(crops):
             return np.zeros((0, len(self._reader_cards)), np.float32)
-        turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(self.turns)])
+        probs = self._read_crops(crops)
+        if self.turns > 1:
+            best = probs[:, self._reader_cards >= 0].max(axis=1)
+            unsure = np.ones(len(crops), bool) if self.sure >= 1 else best < self.sure
+            if unsure.any():
+                again = crops[unsure]
+                turned = np.concatenate([np.rot90(again, k, axes=(1, 2)) for k in range(1, self.turns)])
+                more = self._read_crops(turned).reshape(self.turns - 1, len(again), -1)
+                probs[unsure] = (probs[unsure] + more.sum(axis=0)) / self.turns
+        return probs
+
+    def _read_crops(self, crops: np.ndarray) -> np.ndarray:
         if self.reader.input_shape[0] is None:
-            probs = self.reader(to_blob(np.ascontiguousarray(turned)))
+            probs = self.reader(to_blob(np.ascontiguousarray(crops)))
         else:  # a fixed-batch export reads one crop at a time
-            probs = np.concatenate([self.reader(to_blob(np.ascontiguousarray(c))) for c in turned])
-        probs = np.asarray(probs, np.float32).reshape(self.turns, len(crops), -1)
-        return probs.mean(axis=0)
+            probs = np.concatenate([self.reader(to_blob(np.ascontiguousarray(c))) for c in crops])
+        return np.asarray(probs, np.float32).reshape(len(crops), -1)
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """All corner indices of one BGR image with their cards, above ``conf``."""

@@ -79,6 +79,8 @@ def test_cli_refuses_a_threshold_outside_zero_to_one(capsys):
 def test_a_number_of_turns_the_reader_cannot_average_is_refused(capsys):
     with pytest.raises(ValueError, match="turns must be one of 1, 2, 4"):
         CardDetector(turns=3)
+    with pytest.raises(ValueError, match="sure must be in"):
+        CardDetector(sure=0.0)
     with pytest.raises(SystemExit) as exit_:
         main(["detect", "x.png", "--turns", "3"])
     assert exit_.value.code == 2 and "--turns" in capsys.readouterr().err

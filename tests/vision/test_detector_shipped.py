@@ -90,21 +90,30 @@ def test_an_empty_table_yields_few_detections(detector):
 
 
 def test_each_crop_is_read_at_its_quarter_turns_and_averaged(tables):
-    """turns=4 averages, per box, the reader's probabilities for that crop turned 0, 90, 180
-    and 270 degrees (not another box's); turns=2 the first two."""
+    """With ``sure=1`` every crop is read at 0, 90, 180 and 270 degrees (turns=4) or the first
+    two (turns=2), and each box gets the mean of its own crop's reads (not another box's).
+    By default only crops read less than ``sure`` at the first turn are turned."""
     from vision.boxes import crop_squares, to_blob
 
     image, corners = tables[1]
     boxes = np.array([c["box"] for c in corners], np.float32)
-    four = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=4)
+    four = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=4, sure=1.0)
     crops = crop_squares(image, boxes, four.read_size, four.reader_pad)
     each = [np.asarray(four.reader(to_blob(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))))) for k in range(4)]
     assert len(boxes) >= 3 and np.abs(each[0] - each[1]).max() > 0.01  # the turns really differ
-    np.testing.assert_allclose(four.read(image, boxes), np.mean(each, axis=0), atol=1e-5)
-    two = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=2)
+    mean = np.mean(each, axis=0)
+    np.testing.assert_allclose(four.read(image, boxes), mean, atol=1e-5)
+    two = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=2, sure=1.0)
     np.testing.assert_allclose(two.read(image, boxes), (each[0] + each[1]) / 2, atol=1e-5)
     one = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=1)
     np.testing.assert_allclose(one.read(image, boxes), each[0], atol=1e-5)
+
+    cards = one._reader_cards >= 0
+    sure = float(np.median(each[0][:, cards].max(axis=1)))  # half the crops are sure of themselves
+    some = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=4, sure=sure)
+    unsure = each[0][:, cards].max(axis=1) < sure
+    assert 0 < unsure.sum() < len(boxes)
+    np.testing.assert_allclose(some.read(image, boxes), np.where(unsure[:, None], mean, each[0]), atol=1e-5)
 
 
 def test_boxes_the_finder_scores_under_the_threshold_are_not_read(detector, tables, monkeypatch):
