@@ -189,24 +189,23 @@ class CardDetector:
 
     def _read_crops(self, crops: np.ndarray) -> np.ndarray:
         if self.reader.input_shape[0] is None:
-            probs = self.reader(to_blob(np.ascontiguousarray(crops)))
+            probs = self.reader(to_blob(crops))
         else:  # a fixed-batch export reads one crop at a time
-            probs = np.concatenate([self.reader(to_blob(np.ascontiguousarray(c))) for c in crops])
+            probs = np.concatenate([self.reader(to_blob(c)) for c in crops])
         return np.asarray(probs, np.float32).reshape(len(crops), -1)
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """All corner indices of one BGR image with their cards, above ``conf``."""
         conf = self.conf if conf is None else conf
         image = check_image(image)
-        boxes, finder_scores, classes = self.find(image, min(FINDER_FLOOR, conf) if conf > 0 else 1e-3)
+        # A read multiplies the finder's score by a probability, so a box the finder scores
+        # under ``conf`` never reaches it: the finder keeps only boxes at ``conf`` or more.
+        boxes, finder_scores, classes = self.find(image, conf if conf > 0 else 1e-3)
         if self.reader is None:
             cards = self._finder_cards[classes]
             dets = Detections(boxes, finder_scores, cards, finder_scores,
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
             return dets[dets.scores >= conf]
-        # A box the finder scores under ``conf`` stays under it whatever it reads: not read.
-        readable = finder_scores >= conf
-        boxes, finder_scores = boxes[readable], finder_scores[readable]
         probs = self.read(image, boxes)
         card_probs = probs[:, self._reader_cards >= 0]
         card_ids = self._reader_cards[self._reader_cards >= 0]
