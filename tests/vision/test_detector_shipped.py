@@ -130,3 +130,23 @@ def test_boxes_the_finder_scores_under_the_threshold_are_not_read(detector, tabl
     np.testing.assert_allclose(kept.boxes, expected.boxes)
     np.testing.assert_allclose(kept.scores, expected.scores, rtol=1e-6)
     assert kept.cards == expected.cards
+
+
+def test_detect_turns_reaches_the_detector(tables, tmp_path, capsys):
+    """`ddz-table detect --turns N --json` prints what CardDetector(turns=N) reads."""
+    import json
+
+    import cv2
+
+    from webui.cli import main
+
+    image, _ = tables[3]
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), image)
+    for turns in (1, 4):
+        capsys.readouterr()
+        assert main(["detect", str(path), "--json", "--conf", "0.05", "--turns", str(turns)]) == 0
+        printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["detections"]
+        expected = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=turns).detect(image, conf=0.05)
+        assert len(printed) == len(expected) >= 2
+        np.testing.assert_allclose([d["confidence"] for d in printed], expected.scores, atol=1e-3)
