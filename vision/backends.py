@@ -146,7 +146,10 @@ class OpenVinoBackend:
         try:
             core = ov.Core()
             model = core.read_model(str(xml))
-            config = {"PERFORMANCE_HINT": "LATENCY", **({"INFERENCE_NUM_THREADS": threads} if threads else {})}
+            # f32: on CPUs with bfloat16 (AVX512_BF16, AMX) OpenVINO otherwise computes in bf16,
+            # and its scores then differ from ONNX Runtime's by a few hundredths.
+            config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_PRECISION_HINT": "f32",
+                      **({"INFERENCE_NUM_THREADS": threads} if threads else {})}
             self.compiled = core.compile_model(model, "CPU", config)
         except Exception as exc:  # OpenVINO raises RuntimeError subclasses with the parser's message
             raise ModelFileError(f"cannot load model {xml} with OpenVINO: {exc}") from exc

@@ -183,3 +183,12 @@ def test_onnx_pools_do_not_spin_between_runs():
     backend = OnnxBackend(DEFAULT_READER)
     options = backend.session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+def test_openvino_computes_in_float32_on_every_cpu(exported):
+    # Where the CPU has bfloat16 units OpenVINO would otherwise pick bf16 on its own, and read
+    # differently from ONNX Runtime (scores a few hundredths off).
+    import openvino as ov
+
+    backend = OpenVinoBackend(exported / "finder.onnx", threads=1)
+    assert backend.compiled.get_property("INFERENCE_PRECISION_HINT") == ov.Type.f32
