@@ -11,7 +11,15 @@ import pytest
 
 from vision.cards import CARD_IDS
 from vision.synth import crops
-from vision.synth.decks import HELD_OUT_DECKS, SHEET_DIR, DeckError, list_decks, load_deck, training_decks
+from vision.synth.decks import (
+    HELD_OUT_DECKS,
+    SHEET_DIR,
+    DeckError,
+    list_decks,
+    load_deck,
+    training_decks,
+    write_atomically,
+)
 from vision.synth.layout import CardPose
 from vision.synth.locate import REGION, ink_mask
 from vision.synth.scene import render_full, render_scene
@@ -298,3 +306,30 @@ def test_build_rejects_a_joker_share_outside_0_1(tmp_path):
 
     with pytest.raises(ValueError, match="joker_p"):
         build(tmp_path / "j", seed=0, n_train=1, n_val=0, n_test=0, joker_p=1.5)
+
+
+def test_cache_writers_racing_for_one_file_each_keep_their_own_temporary(tmp_path):
+    # Two processes caching the same file at once (a dataset build beside a test run) once
+    # shared one temporary name: the second rename found the file gone. Here the rival
+    # writer runs inside the first one's write, the tightest interleaving there is.
+    target = tmp_path / "cache" / "felt.png"
+
+    def rival(tmp):
+        tmp.write_bytes(b"first")
+        write_atomically(target, lambda other: other.write_bytes(b"second"))
+
+    write_atomically(target, rival)
+    assert target.read_bytes() == b"first"  # the last rename wins, whole
+    assert [p.name for p in target.parent.iterdir()] == ["felt.png"]  # no temporary left behind
+
+
+def test_a_failed_cache_write_leaves_no_file_and_no_temporary(tmp_path):
+    target = tmp_path / "faces.npy"
+
+    def broken(tmp):
+        tmp.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_atomically(target, broken)
+    assert list(tmp_path.iterdir()) == []

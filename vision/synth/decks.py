@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,15 +174,30 @@ def _cache_dir(name: str) -> Path:
     return Path(os.environ.get("DDZ_CARD_CACHE", CACHE_DIR)) / name
 
 
+def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Have ``write(tmp)`` fill a temporary file beside ``path``, then rename it into place.
+
+    A reader never sees half a file, and each writer has a temporary file of its own, so
+    processes caching the same file at once (dataset workers, a test beside a running build)
+    do not rename one another's away.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def save_deck(deck: Deck, folder: Path, version: int | str = CACHE_VERSION) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
     cards = [c for c in CARD_IDS if c in deck.faces]
     stack = np.stack([deck.faces[c] for c in cards] + [deck.back])
-    tmp = folder / "faces.tmp.npy"
-    np.save(tmp, stack)
-    tmp.replace(folder / "faces.npy")
+    write_atomically(folder / "faces.npy", lambda tmp: np.save(tmp, stack))
     meta = {"version": version, "cards": cards, "boxes": {c: [list(b) for b in deck.boxes[c]] for c in cards}}
-    (folder / "boxes.json").write_text(json.dumps(meta, indent=1))
+    write_atomically(folder / "boxes.json", lambda tmp: tmp.write_text(json.dumps(meta, indent=1)))
 
 
 def load_deck(name: str, *, refresh: bool = False) -> Deck:

@@ -123,11 +123,15 @@ def _load_photo(path: Path) -> np.ndarray | None:
         return cv2.imread(str(cached), cv2.IMREAD_COLOR)
     img = _decode_photo(path)
     if img is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp.png")
-        cv2.imwrite(str(tmp), img)
-        tmp.replace(cached)
+        from vision.synth.decks import write_atomically
+
+        write_atomically(cached, lambda tmp: _write_png(tmp, img))
     return img
+
+
+def _write_png(path: Path, img: np.ndarray) -> None:
+    if not cv2.imwrite(str(path), img):
+        raise OSError(f"could not write {path}")
 
 
 def preload_photos() -> int:
