@@ -22,7 +22,10 @@ any input size)::
     python bench/detector.py latency --backends onnx openvino ncnn
 
 (NCNN and OpenVINO find their exports beside the ``.onnx`` files; ``--finder`` and
-``--reader`` point at other ones.) ``--threads`` fixes every runtime's thread count.
+``--reader`` point at other ones.) ``--threads`` fixes every runtime's thread count. The
+rendered image holds few indices; ``--data datasets/generated/t640`` also times ``detect()``
+once on each of the first ``--runs`` scenes of ``--split`` (test_unseen), busy tables of up to
+twenty cards, and reports how many indices each read.
 
 Targets (issue 3): mAP50 >= 0.95 on unseen decks; card recall >= 0.95 and precision >= 0.98
 at the default threshold; <= 50 ms per 640 image with ONNX Runtime on this machine.
@@ -185,12 +188,29 @@ def latency_one(args) -> None:
     frame = np.ascontiguousarray(image[(h - w * 9 // 16) // 2:][: w * 9 // 16])
     detector.detect(frame)
     wide = [_time(lambda: detector.detect(frame, conf=DEFAULT_CONF)) for _ in range(args.runs)]
-    print(json.dumps({"backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
+    scenes = _time_scenes(detector, args) if args.data else {}
+    print(json.dumps({**scenes, "backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
                       "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
                       "frame_16x9_ms": _median(wide), "frame_16x9_input": list(detector.input_size(*frame.shape[:2])),
                       "threads": args.threads, "turns": args.turns, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
+
+
+def _time_scenes(detector: CardDetector, args) -> dict:
+    """detect() once on each of the first ``runs`` scenes of a test split: busy tables, not one image."""
+    rows = load_truth(Path(args.data), args.split, args.runs)
+    images = [read_image(row["image"]) for row in rows]
+    detector.detect(images[0])
+    times, read = [], []
+    for image in images:
+        start = time.perf_counter()
+        read.append(len(detector.detect(image, conf=DEFAULT_CONF)))
+        times.append((time.perf_counter() - start) * 1000)
+    return {"scenes": f"{args.data}:{args.split}", "scenes_n": len(images), "scenes_median_ms": _median(times),
+            "scenes_p90_ms": round(float(np.percentile(times, 90)), 1),
+            "scenes_indices_mean": round(float(np.mean(read)), 1), "scenes_indices_max": max(read),
+            "scenes_shape": list(images[0].shape)}
 
 
 def _median(values: list[float]) -> float:
@@ -221,6 +241,8 @@ def latency(args) -> None:
                "--finder", str(args.finder), "--reader", str(args.reader), "--turns", str(args.turns)]
         if args.image:
             cmd += ["--image", args.image]
+        if args.data:
+            cmd += ["--data", args.data, "--split", args.split]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
         done = subprocess.run(cmd, capture_output=True, text=True)
@@ -239,6 +261,12 @@ def latency(args) -> None:
             print(f"{r['backend']:>9} {r['median_ms']:>10} {r['p90_ms']:>7} {r['finder_only_ms']:>7} "
                   f"{r['reader_ms']:>7} {r['indices_read']:>7} {r['frame_16x9_ms']:>8} "
                   f"{'x'.join(map(str, r['frame_16x9_input'][::-1])):>8} {r['load_avg_1m']:>5}")
+        if args.data:
+            print(f"\n{args.data} {args.split}: detect() once on each scene")
+            print(f"{'backend':>9} {'scenes':>7} {'median ms':>10} {'p90':>7} {'indices mean':>13} {'max':>5}")
+            for r in results:
+                print(f"{r['backend']:>9} {r['scenes_n']:>7} {r['scenes_median_ms']:>10} {r['scenes_p90_ms']:>7} "
+                      f"{r['scenes_indices_mean']:>13} {r['scenes_indices_max']:>5}")
 
 
 def _rank(card: str) -> str:
@@ -320,6 +348,9 @@ def main() -> None:
         else:
             p.add_argument("--image", default=None, help="image to time (default: a rendered unseen-deck table)")
             p.add_argument("--runs", type=int, default=30)
+            p.add_argument("--data", default=None,
+                           help="also time detect() once on each of the first --runs scenes of this dataset's --split")
+            p.add_argument("--split", default="test_unseen", choices=SPLITS)
             if name == "latency":
                 p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"],
                                choices=BACKEND_CHOICES)
