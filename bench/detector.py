@@ -213,6 +213,19 @@ def _time_scenes(detector: CardDetector, args) -> dict:
             "scenes_shape": list(images[0].shape)}
 
 
+def _cpu() -> str:
+    """The processor and the vector units that decide these timings (this machine's model changed between sittings)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.machine()
+    model = re.search(r"^model name\s*:\s*(.+)$", info, re.M)
+    flags_line = re.search(r"^flags\s*:\s*(.+)$", info, re.M)
+    flags = set(flags_line.group(1).split()) if flags_line else set()
+    units = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile") if f in flags]
+    return f"{platform.machine()} {model.group(1).strip() if model else ''} ({' '.join(units) or 'no AVX2'})"
+
+
 def _median(values: list[float]) -> float:
     return round(statistics.median(values), 1)
 
@@ -233,7 +246,7 @@ def _demo_image() -> np.ndarray:
 
 def latency(args) -> None:
     """Each backend in its own process (their thread pools and allocators never meet), one after another."""
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
+    print(f"# {_cpu()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
           f"finder {args.finder}, reader {args.reader}", flush=True)
     results = []
     for backend in args.backends:
