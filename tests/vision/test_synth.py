@@ -320,6 +320,7 @@ def test_cache_writers_racing_for_one_file_each_keep_their_own_temporary(tmp_pat
 
     write_atomically(target, rival)
     assert target.read_bytes() == b"first"  # the last rename wins, whole
+    assert target.stat().st_mode & 0o777 == 0o644
     assert [p.name for p in target.parent.iterdir()] == ["felt.png"]  # no temporary left behind
 
 

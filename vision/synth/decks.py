@@ -187,6 +187,7 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     tmp = Path(name)
     try:
         write(tmp)
+        tmp.chmod(0o644)  # mkstemp makes it private; a cache file is for every user
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
