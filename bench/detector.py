@@ -200,6 +200,8 @@ def latency_one(args) -> None:
 def _time_scenes(detector: CardDetector, args) -> dict:
     """detect() once on each of the first ``runs`` scenes of a test split: busy tables, not one image."""
     rows = load_truth(Path(args.data), args.split, args.runs)
+    if not rows:
+        raise SystemExit(f"{args.data} has no {args.split} scenes to time")
     images = [read_image(row["image"]) for row in rows]
     detector.detect(images[0])
     times, read = [], []
