@@ -133,6 +133,8 @@ class CardDetector:
         else:
             self._finder_cards = None
             self._reader_cards = self._reader_classes(self.reader.names, reader)
+            #: The reader's columns that are cards (not ``none``), worked out once, not per frame.
+            self._card_columns = self._reader_cards >= 0
             shape = self.reader.input_shape
             self.read_size = self.reader.imgsz[0] if self.reader.imgsz else 96
             if shape[2] is not None and shape[2] != shape[3]:
@@ -178,7 +180,7 @@ class CardDetector:
             return np.zeros((0, len(self._reader_cards)), np.float32)
         probs = self._read_crops(crops)
         if self.turns > 1:
-            best = probs[:, self._reader_cards >= 0].max(axis=1)
+            best = probs[:, self._card_columns].max(axis=1)
             unsure = np.ones(len(crops), bool) if self.sure >= 1 else best < self.sure
             if unsure.any():
                 again = crops[unsure]
@@ -207,8 +209,8 @@ class CardDetector:
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
             return dets[dets.scores >= conf]
         probs = self.read(image, boxes)
-        card_probs = probs[:, self._reader_cards >= 0]
-        card_ids = self._reader_cards[self._reader_cards >= 0]
+        card_probs = probs[:, self._card_columns]
+        card_ids = self._reader_cards[self._card_columns]
         order = np.argsort(-card_probs, axis=1)[:, : self.top_k + 1]
         ranked = np.take_along_axis(card_probs, order, axis=1)
         best = ranked[:, 0] if len(boxes) else np.zeros(0, np.float32)
