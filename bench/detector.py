@@ -59,7 +59,7 @@ from vision.detector import (  # noqa: E402
     CardDetector,
     read_image,
 )
-from vision.evaluate import Tally, iou_matrix  # noqa: E402
+from vision.evaluate import TableTally, Tally, iou_matrix, table_cards  # noqa: E402
 from vision.evaluate import load_truth as load_labelled  # noqa: E402
 
 SPLITS = ("test_seen", "test_unseen")
@@ -72,9 +72,10 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
         raise SystemExit(str(exc)) from None
 
 
-def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float, dict[str, Tally]]:
-    """The split's tally, seconds per image, and a tally per deck (images of one deck only)."""
-    tally = Tally()
+def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float, dict[str, Tally], TableTally]:
+    """The split's tally, seconds per image, a tally per deck (images of one deck only) and
+    the cards-on-the-table tally."""
+    tally, table = Tally(), TableTally()
     by_deck: dict[str, Tally] = {}
     seconds = 0.0
     for row in rows:
@@ -82,6 +83,7 @@ def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float,
         start = time.perf_counter()
         dets = detector.detect(image, conf=0.01)
         seconds += time.perf_counter() - start
+        table.add(dets.boxes, dets.class_ids, dets.scores, table_cards(row))
         visible = [c for c in row["corners"] if c.get("visible", True)]
         hidden = [c for c in row["corners"] if not c.get("visible", True)]
         if hidden and len(dets):
@@ -94,7 +96,7 @@ def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float,
         if len(decks) == 1:
             by_deck.setdefault(decks[0], Tally()).add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores,
                                                       *truth)
-    return tally, seconds / max(len(rows), 1), by_deck
+    return tally, seconds / max(len(rows), 1), by_deck, table
 
 
 def report_decks(by_deck: dict[str, Tally], conf: float) -> dict[str, dict]:
@@ -141,6 +143,14 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
     return result
 
 
+def report_table(table: TableTally, conf: float) -> dict:
+    at = table.at_threshold(conf)
+    out = {k: round(v, 4) if isinstance(v, float) else v for k, v in at.items()}
+    print(f"{'':>9} cards on the table @{conf:.2f}: {at['named']:.3f} of {at['cards']} readable cards named, "
+          f"{at['false_names']} false names (precision {at['precision']:.3f})")
+    return out
+
+
 def _rank_recall(per_class: dict[int, float], tally: Tally) -> dict[str, float]:
     out: dict[str, list[float]] = {}
     for c, r in per_class.items():
@@ -159,8 +169,9 @@ def accuracy(args) -> None:
     for name, make in models:
         detector = make()
         for split in args.splits:
-            tally, seconds, by_deck = score_split(detector, load_truth(Path(args.data), split, args.limit))
+            tally, seconds, by_deck, table = score_split(detector, load_truth(Path(args.data), split, args.limit))
             results.append(report(name, split, tally, seconds, args.conf))
+            results[-1]["table"] = report_table(table, args.conf)
             if split == "test_unseen":
                 results[-1]["by_deck"] = report_decks(by_deck, args.conf)
     if args.json:

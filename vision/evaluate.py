@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.cards import CARD_INDEX
+
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
 #: Index sizes (longer side of the box, pixels) that :meth:`Tally.lost_by_size` groups by.
@@ -188,3 +190,66 @@ class Tally:
             scores, hits = self._card_rows(c)
             out[c] = float((hits & (scores >= conf)).sum() / n)
         return out
+
+
+def inside_quad(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Which points (N, 2) lie inside a convex quadrilateral (4, 2), corners in either turning order."""
+    edges = np.roll(quad, -1, axis=0) - quad  # (4, 2)
+    rel = points[:, None, :] - quad[None, :, :]  # (N, 4, 2)
+    cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+
+
+def table_cards(row: dict) -> list[tuple[int, np.ndarray, bool]]:
+    """A labelled scene's face-up cards for :class:`TableTally`: readable when a visible
+    labelled corner of the same card sits on it."""
+    visible = [c for c in row["corners"] if c.get("visible", True)]
+    out = []
+    for card in row.get("cards", []):
+        if not card.get("face_up", True):
+            continue
+        quad = np.asarray(card["quad"], np.float64)
+        centres = np.array([[(c["box"][0] + c["box"][2]) / 2, (c["box"][1] + c["box"][3]) / 2]
+                            for c in visible if c["card"] == card["card"]]).reshape(-1, 2)
+        out.append((CARD_INDEX[card["card"]], quad, bool(inside_quad(centres, quad).any())))
+    return out
+
+
+@dataclass
+class TableTally:
+    """Cards on the table, not corners: what a referee reads off a frame.
+
+    A face-up card with at least one visible labelled corner is *named* when a detection of
+    its id has its box centre on the card, at any place: a joker's emblem read as that joker
+    counts even where the deck's labelled corner box is its word. A *false name* is an id a
+    detection gives that no face-up card under its centre has, counted once per image and id
+    (the same misread in both corners of a card is one wrong card for the referee).
+    """
+
+    named: list = field(default_factory=list)  # per readable card: best score of a detection naming it
+    false: list = field(default_factory=list)  # (image, id, score) of detections on no card of their id
+    n_images: int = 0
+
+    def add(self, pred_boxes, pred_classes, scores, cards) -> None:
+        """``cards``: ``[(class, quad (4, 2), readable)]`` for every card in the image, face-up
+        ones only; ``readable`` when at least one of its corners is labelled visible."""
+        boxes = np.asarray(pred_boxes, np.float64).reshape(-1, 4)
+        classes, scores = np.asarray(pred_classes).reshape(-1), np.asarray(scores, np.float64).reshape(-1)
+        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        on_own_card = np.zeros(len(boxes), bool)
+        for card, quad, readable in cards:
+            mine = (classes == card) & inside_quad(centres, np.asarray(quad, np.float64).reshape(4, 2))
+            on_own_card |= mine
+            if readable:
+                self.named.append(float(scores[mine].max(initial=0.0)))
+        self.false.extend((self.n_images, int(c), float(s))
+                          for c, s in zip(classes[~on_own_card], scores[~on_own_card], strict=True))
+        self.n_images += 1
+
+    def at_threshold(self, conf: float) -> dict[str, float]:
+        """Share of readable cards named, false names, and their precision, at ``conf``."""
+        named = int((np.asarray(self.named) >= conf).sum())
+        false = len({(i, c) for i, c, s in self.false if s >= conf})
+        cards = len(self.named)
+        return {"cards": cards, "named": named / cards if cards else float("nan"), "false_names": false,
+                "precision": named / (named + false) if named + false else 1.0}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.evaluate import Tally, average_precision, iou_matrix, match
+from vision.cards import CARD_INDEX
+from vision.evaluate import TableTally, Tally, average_precision, inside_quad, iou_matrix, match, table_cards
 
 
 def test_iou_of_identical_half_and_disjoint_boxes():
@@ -64,3 +65,50 @@ def test_lost_by_size_groups_corners_by_their_longer_side():
     assert rows[1]["boxed"] == 0.5 and rows[1]["boxed_read_right"] == 0.0
     assert rows[2]["boxed_read_right"] == 1.0
     assert Tally().lost_by_size(0.5) == []
+
+
+def test_inside_quad_takes_tilted_quads_in_either_turning_order():
+    diamond = np.array([[5, 0], [10, 5], [5, 10], [0, 5]])
+    points = np.array([[5, 5], [1, 1], [9, 5], [11, 5]])
+    assert inside_quad(points, diamond).tolist() == [True, False, True, False]
+    assert inside_quad(points, diamond[::-1]).tolist() == [True, False, True, False]
+
+
+def test_table_tally_names_a_card_anywhere_on_it_and_counts_a_misread_once_per_image():
+    card_a = (3, [[0, 0], [60, 0], [60, 90], [0, 90]], True)
+    card_b = (5, [[100, 0], [160, 0], [160, 90], [100, 90]], True)
+    hidden = (9, [[200, 0], [260, 0], [260, 90], [200, 90]], False)  # face up, no corner in view
+    table = TableTally()
+    boxes = np.array([
+        [20, 35, 40, 55],     # card 3 read at its middle (a joker's emblem, say): named
+        [105, 5, 115, 20],    # card 5 misread as 7 in one corner ...
+        [145, 70, 155, 85],   # ... and in the other: one false name, not two
+        [210, 5, 220, 20],    # the card without a readable corner, read right: neither
+        [300, 300, 310, 310],  # on the bare table: a false name
+    ])
+    table.add(boxes, [3, 7, 7, 9, 4], [0.9, 0.8, 0.6, 0.7, 0.3], [card_a, card_b, hidden])
+    at = table.at_threshold(0.5)
+    assert at["cards"] == 2 and at["named"] == 0.5 and at["false_names"] == 1
+    assert at["precision"] == 0.5
+    assert table.at_threshold(0.2)["false_names"] == 2
+    assert table.at_threshold(0.95)["named"] == 0.0
+
+
+def test_table_tally_keeps_false_names_of_different_images_apart():
+    table = TableTally()
+    for _ in range(2):
+        table.add(np.array([[0, 0, 10, 10]]), [7], [0.9], [])
+    assert table.at_threshold(0.5)["false_names"] == 2
+    assert table.at_threshold(0.5)["precision"] == 0.0
+
+
+def test_table_cards_keeps_face_up_cards_and_marks_those_with_a_visible_corner():
+    square = [[0, 0], [60, 0], [60, 90], [0, 90]]
+    row = {"corners": [{"card": "3s", "box": [2, 2, 12, 20], "visible": 1.0},
+                       {"card": "5h", "box": [2, 2, 12, 20], "visible": 0},  # under another card
+                       {"card": "3s", "box": [300, 300, 310, 320], "visible": 1.0}],  # another 3s
+           "cards": [{"card": "3s", "face_up": True, "quad": square},
+                     {"card": "5h", "face_up": True, "quad": square},
+                     {"card": "7d", "face_up": False, "quad": square}]}
+    cards = table_cards(row)
+    assert [(c, readable) for c, _, readable in cards] == [(CARD_INDEX["3s"], True), (CARD_INDEX["5h"], False)]
