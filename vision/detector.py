@@ -54,7 +54,10 @@ class ImageError(ValueError):
 
 
 def read_image(path: str | os.PathLike) -> np.ndarray:
-    """A BGR image from disk, or :class:`ImageError` saying why not."""
+    """A BGR image from disk, or :class:`ImageError` saying why not.
+
+    A JPEG's Exif orientation is applied (OpenCV does it on decoding): a phone photo comes out
+    the way up it is shown, and boxes are in that picture's pixels."""
     path = Path(path)
     if not path.is_file():
         raise ImageError(f"image not found: {path}")

@@ -64,6 +64,27 @@ def test_reading_a_written_image_round_trips(tmp_path):
     np.testing.assert_array_equal(read_image(tmp_path / "a.png"), image)
 
 
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an APP1 Exif segment whose one tag is the orientation (big-endian TIFF)."""
+    ifd = (b"\x00\x01" + b"\x01\x12" + b"\x00\x03" + b"\x00\x00\x00\x01"
+           + orientation.to_bytes(2, "big") + b"\x00\x00" + b"\x00\x00\x00\x00")
+    body = b"Exif\x00\x00" + b"MM\x00\x2a\x00\x00\x00\x08" + ifd
+    return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]
+
+
+def test_a_phone_photo_is_read_the_way_up_it_is_shown(tmp_path):
+    # Phones store the sensor's pixels and an Exif orientation tag; boxes and the reported
+    # width and height must be those of the picture as shown (6: turn 90 degrees clockwise).
+    stored = np.zeros((40, 80, 3), np.uint8)
+    stored[:, :20] = 255  # a white band down the stored picture's left side
+    ok, jpeg = cv2.imencode(".jpg", stored)
+    assert ok
+    (tmp_path / "phone.jpg").write_bytes(_with_exif_orientation(jpeg.tobytes(), 6))
+    shown = read_image(tmp_path / "phone.jpg")
+    assert shown.shape == (80, 40, 3)
+    assert shown[:15].mean() > 200 and shown[25:].mean() < 50  # the band is now along the top
+
+
 def test_cli_reports_a_missing_model_without_a_traceback(tmp_path, capsys):
     code = main(["detect", "x.jpg", "--finder", str(tmp_path / "none.onnx"), "--reader", str(tmp_path / "r.onnx")])
     assert code == 2
