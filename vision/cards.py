@@ -27,3 +27,18 @@ def split_card(card: str) -> tuple[str, str]:
     if card not in CARD_INDEX:
         raise ValueError(f"unknown card id {card!r}")
     return card[:-1], card[-1]
+
+
+#: Suit symbols and the jokers' Chinese names, as a Chinese table writes cards (黑桃3 is ♠3).
+SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+JOKER_NAMES = {"BJ": "小王", "RJ": "大王"}
+
+
+def card_label(card: str) -> str:
+    """How a player writes the card: suit symbol then rank, or the joker's Chinese name.
+
+    >>> card_label("10h"), card_label("Qs"), card_label("RJ")
+    ('♥10', '♠Q', '大王')
+    """
+    rank, suit = split_card(card)
+    return JOKER_NAMES[card] if card in JOKERS else SUIT_SYMBOLS[suit] + rank

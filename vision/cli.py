@@ -78,6 +78,7 @@ def register(subparsers) -> None:
 
 
 def run_detect(args) -> int:
+    from vision.cards import card_label
     from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image
 
     if args.conf is not None and not 0 <= args.conf <= 1:
@@ -107,12 +108,12 @@ def run_detect(args) -> int:
             record = {"image": path, "width": width, "height": height, "detections": detections.to_records()}
             print(json.dumps(record, ensure_ascii=False), flush=True)
         else:
-            print(f"{path}: {width}x{height}, {len(detections)} indices")
+            print(f"{path}: {width}x{height}, {len(detections)} 个牌角 / indices")
             for rec in detections.to_records():
-                alts = ", ".join(f"{a['card']} {a['p']:.2f}" for a in rec["alternatives"])
+                alts = ", ".join(f"{card_label(a['card'])} {a['p']:.2f}" for a in rec["alternatives"])
                 x1, y1, x2, y2 = rec["box"]
-                print(f"  {rec['card']:>3}  {rec['confidence']:.2f}  at ({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})"
-                      + (f"  or {alts}" if alts else ""))
+                print(f"  {card_label(rec['card']):<4} {rec['card']:>3}  {rec['confidence']:.2f}  "
+                      f"({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})" + (f"  或 / or {alts}" if alts else ""))
         if args.save:
             from vision.annotate import draw_detections, save_annotated
 

@@ -150,3 +150,33 @@ def test_detect_turns_reaches_the_detector(tables, tmp_path, capsys):
         expected = CardDetector(DEFAULT_FINDER, DEFAULT_READER, turns=turns).detect(image, conf=0.05)
         assert len(printed) == len(expected) >= 2
         np.testing.assert_allclose([d["confidence"] for d in printed], expected.scores, atol=1e-3)
+
+
+def test_detect_without_json_lists_each_card_as_players_write_it(tables, tmp_path, capsys):
+    """The readable list: one line per index, suit symbol and rank (jokers 大王/小王) beside the id."""
+    import cv2
+
+    from vision.cards import card_label
+    from webui.cli import main
+
+    image, _ = tables[3]
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), image)
+    expected = CardDetector(DEFAULT_FINDER, DEFAULT_READER).detect(image)
+    capsys.readouterr()
+    assert main(["detect", str(path)]) == 0
+    header, *lines = capsys.readouterr().out.strip().splitlines()
+    assert header.endswith(f"640x640, {len(expected)} 个牌角 / indices")
+    assert len(lines) == len(expected) >= 2
+    for line, card in zip(lines, expected.cards, strict=True):
+        assert line.split()[:2] == [card_label(card), card]
+
+
+def test_card_labels_cover_every_card_once():
+    from vision.cards import card_label
+
+    labels = [card_label(c) for c in CARD_IDS]
+    assert len(set(labels)) == 54
+    assert card_label("BJ") == "小王" and card_label("RJ") == "大王" and card_label("10c") == "♣10"
+    with pytest.raises(ValueError, match="unknown card"):
+        card_label("1x")
