@@ -192,6 +192,12 @@ class Tally:
         return out
 
 
+def box_centres(boxes) -> np.ndarray:
+    """Centres (N, 2) of boxes (N, 4) given as x1, y1, x2, y2."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return (boxes[:, :2] + boxes[:, 2:]) / 2
+
+
 def inside_quad(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """Which points (N, 2) lie inside a convex quadrilateral (4, 2), corners in either turning order."""
     edges = np.roll(quad, -1, axis=0) - quad  # (4, 2)
@@ -209,8 +215,7 @@ def table_cards(row: dict) -> list[tuple[int, np.ndarray, bool]]:
         if not card.get("face_up", True):
             continue
         quad = np.asarray(card["quad"], np.float64)
-        centres = np.array([[(c["box"][0] + c["box"][2]) / 2, (c["box"][1] + c["box"][3]) / 2]
-                            for c in visible if c["card"] == card["card"]]).reshape(-1, 2)
+        centres = box_centres([c["box"] for c in visible if c["card"] == card["card"]])
         out.append((CARD_INDEX[card["card"]], quad, bool(inside_quad(centres, quad).any())))
     return out
 
@@ -233,10 +238,9 @@ class TableTally:
     def add(self, pred_boxes, pred_classes, scores, cards) -> None:
         """``cards``: ``[(class, quad (4, 2), readable)]`` for every card in the image, face-up
         ones only; ``readable`` when at least one of its corners is labelled visible."""
-        boxes = np.asarray(pred_boxes, np.float64).reshape(-1, 4)
+        centres = box_centres(pred_boxes)
         classes, scores = np.asarray(pred_classes).reshape(-1), np.asarray(scores, np.float64).reshape(-1)
-        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-        on_own_card = np.zeros(len(boxes), bool)
+        on_own_card = np.zeros(len(centres), bool)
         for card, quad, readable in cards:
             mine = (classes == card) & inside_quad(centres, np.asarray(quad, np.float64).reshape(4, 2))
             on_own_card |= mine

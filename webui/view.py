@@ -23,17 +23,16 @@ from engine.rules import RuleSet
 from engine.scoring import settle
 from tracker.records import Alert
 from tracker.state import TableState
+from vision.cards import JOKER_NAMES, SUIT_SYMBOLS
 
 
 def card_parts(card: Card) -> dict[str, str]:
     """A card for display: rank text, suit symbol and colour (red/black/joker)."""
-    symbols = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
     if card.is_joker:
-        big = card.rank_text == "RJ"
-        return {"rank": "大王" if big else "小王", "suit": "", "colour": "red" if big else "black",
+        return {"rank": JOKER_NAMES[card.rank_text], "suit": "", "colour": "red" if card.rank_text == "RJ" else "black",
                 "text": str(card)}
     colour = "red" if card.suit in ("h", "d") else "black"
-    return {"rank": card.rank_text, "suit": symbols.get(card.suit or "", ""), "colour": colour, "text": str(card)}
+    return {"rank": card.rank_text, "suit": SUIT_SYMBOLS.get(card.suit or "", ""), "colour": colour, "text": str(card)}
 
 
 def card_list(text: str | None) -> list[dict[str, str]]:
