@@ -160,11 +160,14 @@ def _rank_recall(per_class: dict[int, float], tally: Tally) -> dict[str, float]:
 
 
 def accuracy(args) -> None:
+    zoom = not args.no_zoom
     models = [("two-stage", lambda: CardDetector(args.finder, args.reader, backend=args.backend, imgsz=args.imgsz,
-                                                 turns=args.turns))]
+                                                 turns=args.turns, zoom=zoom))]
     if args.single:
-        models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend, imgsz=args.imgsz)))
-    print(f"# finder {args.finder}, reader {args.reader}, each index read at {args.turns} quarter-turn(s)")
+        models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend, imgsz=args.imgsz,
+                                                      zoom=zoom)))
+    print(f"# finder {args.finder}, reader {args.reader}, each index read at {args.turns} quarter-turn(s), "
+          f"{'a closer look where indices come out small' if zoom else 'one look'}")
     results = []
     for name, make in models:
         detector = make()
@@ -181,7 +184,8 @@ def accuracy(args) -> None:
 
 def latency_one(args) -> None:
     """One backend in this process: detect() on one image, median of ``runs``."""
-    detector = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads, turns=args.turns)
+    detector = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads, turns=args.turns,
+                            imgsz=args.imgsz, zoom=not args.no_zoom)
     image = read_image(args.image) if args.image else _demo_image()
     detector.detect(image)  # warm-up: first runs allocate and compile
     detector.detect(image)
@@ -204,6 +208,7 @@ def latency_one(args) -> None:
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
                       "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
                       "frame_16x9_ms": _median(wide), "frame_16x9_input": list(detector.input_size(*frame.shape[:2])),
+                      "input": list(detector.input_size(*image.shape[:2])),
                       "threads": args.threads, "turns": args.turns, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
 
@@ -271,6 +276,10 @@ def latency(args) -> None:
             cmd += ["--data", args.data, "--split", args.split]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
+        if args.imgsz:
+            cmd += ["--imgsz", str(args.imgsz)]
+        if args.no_zoom:
+            cmd += ["--no-zoom"]
         done = subprocess.run(cmd, capture_output=True, text=True)
         line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
         if done.returncode == 0 and line.startswith("{"):
@@ -355,6 +364,8 @@ def main() -> None:
         p.add_argument("--reader", default=str(DEFAULT_READER))
         p.add_argument("--threads", type=int, default=None)
         if name != "reader":
+            p.add_argument("--no-zoom", action="store_true",
+                           help="one look at the finder's input size, never a closer one (CardDetector's zoom)")
             p.add_argument("--turns", type=int, choices=TURNS, default=DEFAULT_TURNS,
                            help="quarter-turns each index crop is read at (CardDetector's turns)")
         if name == "reader":
@@ -377,6 +388,7 @@ def main() -> None:
             p.add_argument("--data", default=None,
                            help="also time detect() once on each of the first --runs scenes of this dataset's --split")
             p.add_argument("--split", default="test_unseen", choices=SPLITS)
+            p.add_argument("--imgsz", type=int, default=None, help="finder input size (default: the model's own)")
             if name == "latency":
                 p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"],
                                choices=BACKEND_CHOICES)

@@ -98,14 +98,19 @@ def decode_yolo(output: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray
 
 def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """IoU of one box against many."""
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area + areas - inter, 1e-9)
+    return iou_matrix(np.asarray(box)[None], boxes)[0]
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every box in ``a`` against every box in ``b``: an (len(a), len(b)) matrix."""
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    tl = np.maximum(a[:, None, :2], b[None, :, :2])
+    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(br - tl, 0, None).prod(axis=2)
+    area_a = (a[:, 2:] - a[:, :2]).prod(axis=1)
+    area_b = (b[:, 2:] - b[:, :2]).prod(axis=1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, class_ids: np.ndarray | None = None,

@@ -30,6 +30,9 @@ def register(subparsers) -> None:
                         help="finder input size (default: the model's own, 640)")
     detect.add_argument("--turns", type=int, choices=(1, 2, 4), default=None,
                         help="read each index at this many quarter-turns and average (default 4; 1 is fastest)")
+    detect.add_argument("--no-zoom", action="store_true",
+                        help="one look at the finder's input size: no closer look at a large photo whose "
+                             "indices come out small")
     detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")
     detect.set_defaults(func=run_detect)
 
@@ -86,11 +89,12 @@ def run_detect(args) -> int:
         return 2
     try:
         if args.single:
-            detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou, imgsz=args.imgsz)
+            detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou, imgsz=args.imgsz,
+                                    zoom=not args.no_zoom)
         else:
             detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
                                     backend=args.backend, iou=args.iou, imgsz=args.imgsz,
-                                    **({"turns": args.turns} if args.turns else {}))
+                                    zoom=not args.no_zoom, **({"turns": args.turns} if args.turns else {}))
     except (ModelFileError, ValueError) as exc:
         print(f"ddz-table detect: {exc}", file=sys.stderr)
         return 2

@@ -16,6 +16,7 @@ A single-stage model (one class per card) also works: give it as the finder and 
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.backends import ModelFileError, load_backend
-from vision.boxes import crop_squares, decode_yolo, letterbox, nms, rect_size, to_blob
+from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, nms, rect_size, to_blob
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 
@@ -45,6 +46,20 @@ TURNS = (1, 2, 4)
 #: the cost of turning them all, and the same cards read, models/README.md).
 SURE = 0.8
 NOT_AN_INDEX = "none"
+#: A closer look: when an image has more pixels than the finder's input and the indices found
+#: at that input are under ``ZOOM_BELOW`` px (their median long side; the finder reads indices
+#: of 20 px and more far better than smaller ones, models/README.md), the finder looks again at
+#: a size that brings them to about ``ZOOM_TARGET`` px, never past the image's own pixels nor a
+#: ``ZOOM_MAX`` px long side. A large image where nothing sure was found is looked at closely too.
+ZOOM_BELOW = 20.0
+ZOOM_TARGET = 30.0
+ZOOM_MAX = 1600
+#: Finder scores that count as found when measuring the indices' size.
+ZOOM_SURE = 0.3
+#: A second look that would enlarge the image by less than this is not worth its time.
+ZOOM_GAIN = 1.2
+#: A first look's box is kept beside the closer look's when it overlaps none of them this much.
+ZOOM_ALONE = 0.1
 
 __all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
 
@@ -92,13 +107,16 @@ class CardDetector:
     rect: letterbox each image only to the next multiple of 32 (a 16:9 frame goes in as
     640x384, not 640x640). Needs a finder exported with a free input size (the default
     export); None uses it whenever the finder allows it. Square images read the same either way.
+    zoom: look again at a larger size when an image larger than the input showed its indices
+    small (:meth:`zoom_size`), and keep its boxes (and the first look's where it found nothing).
+    Needs a free input size.
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
                  reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None,
-                 turns: int = DEFAULT_TURNS, sure: float = SURE):
+                 turns: int = DEFAULT_TURNS, sure: float = SURE, zoom: bool = True):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
         if turns not in TURNS:
@@ -127,6 +145,7 @@ class CardDetector:
             raise ValueError(f"{finder} takes only {fixed[0]}x{fixed[1]} input; export it again "
                              "(ddz-table export-model) to letterbox frames to their own shape")
         self.rect = fixed is None if rect is None else rect
+        self.zoom = zoom and fixed is None
         finder_names = self.finder.names
         if self.reader is None:
             missing = [n for n in finder_names.values() if n not in CARD_INDEX]
@@ -163,9 +182,48 @@ class CardDetector:
         return rect_size(height, width, self.imgsz) if self.rect else self.imgsz
 
     def find(self, image: np.ndarray, floor: float = FINDER_FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Index boxes (image pixels), finder scores and finder classes above ``floor``."""
+        """Index boxes (image pixels), finder scores and finder classes above ``floor``; with
+        ``zoom``, a second look at a larger size where the indices came out small (:meth:`zoom_size`)."""
         image = check_image(image)
-        padded, fit = letterbox(image, self.input_size(*image.shape[:2]))
+        size = self.input_size(*image.shape[:2])
+        found = self._find_at(image, size, floor)
+        closer = self.zoom_size(image.shape[:2], size, found[0], found[1])
+        if closer is None:
+            return found
+        near = self._find_at(image, closer, floor)
+        # The closer look's boxes, and the first look's where the closer look found nothing
+        # (an index near the camera may come out too large to find at the closer size).
+        alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < ZOOM_ALONE
+        return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found))
+
+    def zoom_size(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
+                  scores: np.ndarray) -> tuple[int, int] | None:
+        """The (h, w) input of a closer look at an image of ``shape`` whose look at ``size``
+        found ``boxes``, or None when one look is enough: the image is no larger than the
+        input, its indices came out at ``ZOOM_BELOW`` px or more, or the most a closer look
+        may enlarge it is not worth it."""
+        if not self.zoom:
+            return None
+        h, w = shape
+        ratio = min(size[0] / h, size[1] / w)
+        if ratio >= 1:
+            return None
+        sure = scores >= ZOOM_SURE
+        if sure.any():
+            index_px = float(np.median((boxes[sure, 2:] - boxes[sure, :2]).max(axis=1))) * ratio
+            if index_px >= ZOOM_BELOW:
+                return None
+            want = ratio * ZOOM_TARGET / max(index_px, 1.0)
+        else:
+            want = 1.0
+        long_side = min(max(h, w) * min(want, 1.0), ZOOM_MAX)
+        if long_side < max(h, w) * ratio * ZOOM_GAIN:
+            return None
+        side = math.ceil(long_side / 32) * 32
+        return rect_size(h, w, side) if self.rect else (side, side)
+
+    def _find_at(self, image: np.ndarray, size: tuple[int, int], floor: float):
+        padded, fit = letterbox(image, size)
         raw = self.finder(to_blob(padded))
         boxes, scores, classes = decode_yolo(raw, floor)
         keep = nms(boxes, scores, self.iou, classes if self._finder_cards is not None else None)

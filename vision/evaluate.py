@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.boxes import iou_matrix
 from vision.cards import CARD_INDEX
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
@@ -44,17 +45,6 @@ def load_truth(data: Path, split: str, limit: int | None = None) -> list[dict]:
         image = Path(row["image"])
         row["image"] = str(image if image.is_absolute() else Path(data) / image)
     return rows[:limit] if limit else rows
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = np.asarray(a, np.float32).reshape(-1, 4)
-    b = np.asarray(b, np.float32).reshape(-1, 4)
-    tl = np.maximum(a[:, None, :2], b[None, :, :2])
-    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.clip(br - tl, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).prod(axis=1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
 def match(pred_boxes, pred_scores, true_boxes, iou: float, same: np.ndarray | None = None) -> np.ndarray:

@@ -1,0 +1,118 @@
+"""A closer look: a large photo whose indices come out small at the finder's input is looked
+at again at a larger size (``CardDetector.zoom_size``), and reads more of its cards."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.cards import CARD_INDEX
+from vision.detector import (DEFAULT_FINDER, DEFAULT_READER, ZOOM_BELOW, ZOOM_MAX, ZOOM_TARGET, CardDetector)
+from vision.evaluate import match
+from vision.synth import decks, scene
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return CardDetector(DEFAULT_FINDER, DEFAULT_READER)
+
+
+def _boxes(side: float, n: int = 5, score: float = 0.9):
+    boxes = np.array([[10 + 40 * i, 10, 10 + 40 * i + side * 0.7, 10 + side] for i in range(n)], np.float32)
+    return boxes, np.full(n, score, np.float32)
+
+
+def test_an_image_no_larger_than_the_input_gets_one_look(detector):
+    boxes, scores = _boxes(6)  # tiny indices, but there are no more pixels to look at
+    assert detector.zoom_size((640, 640), (640, 640), boxes, scores) is None
+    assert detector.zoom_size((360, 640), (384, 640), boxes, scores) is None
+
+
+def test_large_indices_get_one_look(detector):
+    # 2560 px photo at 640: a quarter of its pixels; indices 100 px in the photo come out 25 px
+    boxes, scores = _boxes(100)
+    assert (100 / 4) >= ZOOM_BELOW
+    assert detector.zoom_size((1920, 2560), (480, 640), boxes, scores) is None
+
+
+def test_small_indices_are_looked_at_closer_up_to_the_target_size(detector):
+    # indices 40 px in a 1600x1200 photo come out 16 px at 640: look again at about 1200 x 900
+    boxes, scores = _boxes(40)
+    h, w = detector.zoom_size((1200, 1600), (480, 640), boxes, scores)
+    ratio = w / 1600
+    assert ZOOM_TARGET <= 40 * ratio <= ZOOM_TARGET + 1  # the indices now come out at the target
+    assert w < 1600 and w % 32 == 0 and h % 32 == 0
+    assert h == pytest.approx(1200 * ratio, abs=32)  # the photo's own shape, not a square
+
+
+def test_a_closer_look_never_passes_the_photos_own_pixels_nor_the_cap(detector):
+    boxes, scores = _boxes(12)  # 12 px in a 1280 photo: 6 px at 640, 30 px would need 3200
+    h, w = detector.zoom_size((720, 1280), (384, 640), boxes, scores)
+    assert (h, w) == (736, 1280)
+    boxes, scores = _boxes(20)  # 20 px in a 6000 px photo: the cap binds
+    h, w = detector.zoom_size((4500, 6000), (480, 640), boxes, scores)
+    assert w == ZOOM_MAX and h <= ZOOM_MAX
+
+
+def test_nothing_sure_found_on_a_large_photo_looks_closer(detector):
+    boxes, scores = _boxes(8, score=0.15)  # only unsure boxes
+    assert detector.zoom_size((1200, 1600), (480, 640), boxes, scores) == (1216, 1600)
+    empty = np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    assert detector.zoom_size((1200, 1600), (480, 640), *empty) == (1216, 1600)
+
+
+def test_a_gain_too_small_is_not_worth_a_second_look(detector):
+    boxes, scores = _boxes(16)  # 700 px image at 640: at most 1.09 times larger
+    assert detector.zoom_size((700, 700), (640, 640), boxes, scores) is None
+
+
+def test_zoom_off_and_fixed_size_finders_get_one_look():
+    boxes, scores = _boxes(10)
+    off = CardDetector(DEFAULT_FINDER, DEFAULT_READER, zoom=False)
+    assert not off.zoom and off.zoom_size((1920, 2560), (480, 640), boxes, scores) is None
+
+
+@pytest.fixture(scope="module")
+def photo():
+    """A 1280 px table of an unseen deck whose indices are 14 px: 7 px at the finder's 640."""
+    rng = np.random.default_rng(77)
+    image, corners = scene.render_scene(rng, [decks.HELD_OUT_DECKS[1]], imgsz=1280, n_cards=12,
+                                        index_px=14.0, hands_p=0.0, clutter_p=0.0)
+    return image, [c for c in corners if c["visible"] >= 0.7]
+
+
+def _read_right(dets, corners) -> int:
+    truth = np.array([c["box"] for c in corners]).reshape(-1, 4)
+    cards = np.array([CARD_INDEX[c["card"]] for c in corners])
+    same = dets.class_ids[:, None] == cards[None, :]
+    return int((match(dets.boxes, dets.scores, truth, 0.5, same) >= 0).sum())
+
+
+def test_a_large_photo_with_small_indices_reads_more_cards_with_a_closer_look(detector, photo):
+    image, corners = photo
+    assert len(corners) >= 12
+    one = CardDetector(DEFAULT_FINDER, DEFAULT_READER, zoom=False).detect(image)
+    two = detector.detect(image)
+    assert _read_right(two, corners) >= _read_right(one, corners) + 4
+    assert _read_right(two, corners) >= 0.6 * len(corners)
+    # boxes stay in the photo's own pixels
+    assert (two.boxes[:, 2] <= 1280 + 1).all() and (two.boxes[:, 3] <= 1280 + 1).all()
+
+
+def test_detect_no_zoom_reaches_the_detector(detector, photo, tmp_path, capsys):
+    """`ddz-table detect --json` takes the closer look; `--no-zoom` prints the single look."""
+    import cv2
+
+    from webui.cli import main
+
+    path = tmp_path / "photo.png"
+    cv2.imwrite(str(path), photo[0])
+    single = CardDetector(DEFAULT_FINDER, DEFAULT_READER, zoom=False)
+    for extra, expected in (([], detector.detect(photo[0])), (["--no-zoom"], single.detect(photo[0]))):
+        capsys.readouterr()
+        assert main(["detect", str(path), "--json", *extra]) == 0
+        printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["detections"]
+        assert len(printed) == len(expected)
+        np.testing.assert_allclose([d["box"] for d in printed], expected.boxes, atol=0.5)
