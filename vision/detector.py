@@ -1,7 +1,8 @@
 """``CardDetector``: find corner indices, read each into a card.
 
 Stage 1 (finder) is a YOLO detector over the whole image at its input size (letterbox,
-decode, NMS, boxes back to image pixels). Stage 2 (reader) classifies a square crop
+decode, NMS, boxes back to image pixels); a larger image whose indices come out small there
+is looked at again closer up (``zoom``). Stage 2 (reader) classifies a square crop
 around every found index, all crops in one batch, into a card or ``none`` (not an index).
 A detection's confidence is the finder's score times the reader's probability of its
 card, so a box the reader calls ``none`` fades below the threshold by itself.
@@ -53,7 +54,7 @@ NOT_AN_INDEX = "none"
 #: ``ZOOM_MAX`` px long side. A large image where nothing sure was found is looked at closely too.
 ZOOM_BELOW = 20.0
 ZOOM_TARGET = 30.0
-ZOOM_MAX = 1600
+ZOOM_MAX = 1920
 #: Finder scores that count as found when measuring the indices' size.
 ZOOM_SURE = 0.3
 #: A second look that would enlarge the image by less than this is not worth its time.
@@ -194,7 +195,7 @@ class CardDetector:
         # The closer look's boxes, and the first look's where the closer look found nothing
         # (an index near the camera may come out too large to find at the closer size).
         alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < ZOOM_ALONE
-        return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found))
+        return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found, strict=True))
 
     def zoom_size(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
                   scores: np.ndarray) -> tuple[int, int] | None:

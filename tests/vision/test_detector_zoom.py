@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.cards import CARD_INDEX
-from vision.detector import (DEFAULT_FINDER, DEFAULT_READER, ZOOM_BELOW, ZOOM_MAX, ZOOM_TARGET, CardDetector)
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, ZOOM_BELOW, ZOOM_MAX, ZOOM_TARGET, CardDetector
 from vision.evaluate import match
 from vision.synth import decks, scene
 
