@@ -158,7 +158,7 @@ class Pipeline:
         self._follow_hand()
         if self.watcher is not None:
             self.watcher.update(frame.image, frame.time)
-        out: list[Record] = []
+        out: list[Record] = self.referee.retry_held()  # a play held until the page enters a missed one
         for zone in self.zones:
             # Motion is judged on a coarse crop (cheap); the full crop is made only to read it.
             small = _small_grey(self.calibration.crop(frame.image, zone.name, MOTION_PX_PER_MM).image)

@@ -23,6 +23,7 @@ ALERT_KINDS_ZH: dict[str, str] = {
     "uncertain_read": "看不清的牌",
     "seen_twice": "同一张牌出现两次",
     "late_card": "出牌后才读到的牌",
+    "missed_play": "可能漏读了一手牌",
     "hand_unfinished": "上一局没打完",
     "unknown_zone": "牌放在了区域外",
     "rejected_on_replay": "记录中的事件无效",

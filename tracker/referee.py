@@ -19,6 +19,12 @@ log (bids and corrections from the page arrive there), then:
   event, the referee replaces it with the whole play (a ``correction``, when the rules accept
   it); a short read the rules refused (a trio without its pair) is refereed again whole, if
   nothing was stored since; otherwise a ``late_card`` alert asks a person to check the play.
+- **A missed play** (漏读): a play that does not beat the trick on record and is of another
+  kind or length than the play it should beat is a lead, not a weak follow: the seat most
+  likely took the trick with a play the camera did not read (or a card of this play was not
+  read). The ``missed_play`` alert says so, and names the play on record, instead of a bare
+  ``does_not_beat``. The play is held: once the page has entered something (the missed play),
+  it is stored by itself (:meth:`Referee.retry_held`, every frame), if the rules then accept it.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
 - **A new deal while a hand is unfinished**: a kitty shown that shares at most one card with
   the kitty of the hand in play means the table has dealt again (the camera missed a play, so
@@ -47,6 +53,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
+from engine.combos import classify
 from engine.events import Correction, Deal, End, Event, Kitty, Landlord, Pass, Play
 from engine.hand import Hand
 from engine.violations import Violation
@@ -102,6 +109,8 @@ class Referee:
     _pending_kitty: tuple[tuple[Card, ...], float | None] | None = field(default=None, init=False)
     #: The last play refused outright (seat, its cards sorted, the store's last seq after its alert).
     _refused: tuple[int, tuple[Card, ...], int] | None = field(default=None, init=False)
+    #: A play held back by a ``missed_play`` alert, and the store's last seq after the alert.
+    _held: tuple[PlayCandidate, int] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.state = TableState.load(self.store, self.match_id)
@@ -152,7 +161,7 @@ class Referee:
     def play(self, candidate: PlayCandidate) -> list[Record]:
         """Referee one committed play; returns the records stored, in order."""
         self.refresh()
-        out: list[Record] = []
+        out: list[Record] = self._retry_held()
         if self._hand_over():
             out += self.new_hand(candidate.time)
         hand = self.hand
@@ -173,8 +182,10 @@ class Referee:
         suggestion = self._suggest(candidate, violation)
         text = format_cards(play.cards)
         if suggestion is None:
-            out.append(self._append(Alert.of(violation, text, candidate.time)))
+            missed = self._missed_play(candidate, violation, text)
+            out.append(self._append(missed or Alert.of(violation, text, candidate.time)))
             self._refused = (candidate.seat, tuple(sorted(play.cards)), self.state.last_seq)
+            self._held = (candidate, self.state.last_seq) if missed else None
             return out
         fixed = Play(candidate.seat, suggestion, time=candidate.time)
         alert = Alert("uncertain_read",
@@ -259,6 +270,60 @@ class Referee:
         if trial.turn != seat:
             return []
         return [self._append(p) for p in passes]
+
+    def retry_held(self) -> list[Record]:
+        """Store the play a ``missed_play`` alert held back, if the page has entered something
+        since and the rules now accept it (the pipeline asks every frame; cheap when none is held)."""
+        if self._held is None:
+            return []
+        self.refresh()
+        return self._retry_held()
+
+    def _retry_held(self) -> list[Record]:
+        """The play a ``missed_play`` alert held back, once the page has entered something since:
+        stored (with the passes before it) if the rules now accept it, else dropped quietly."""
+        if self._held is None or self._held[1] == self.state.last_seq:
+            return []
+        candidate, _ = self._held
+        self._held = None
+        hand = self.hand
+        if hand is None or hand.finished or hand.phase != "play" or candidate.seat >= hand.players:
+            return []
+        trial = copy.deepcopy(hand)
+        while trial.turn is not None and trial.turn != candidate.seat:
+            step = Pass(trial.turn, time=candidate.time)
+            if trial.check(step) is not None:
+                return []
+            trial.apply(step)
+        if trial.check(Play(candidate.seat, candidate.engine_cards(), time=candidate.time)) is not None:
+            return []
+        out = self._infer_passes(candidate.seat, candidate.time)
+        out.append(self._append(Play(candidate.seat, candidate.engine_cards(), time=candidate.time)))
+        return out + self._announce_reminder(candidate.seat, candidate.time)
+
+    def _missed_play(self, candidate: PlayCandidate, violation: Violation, text: str) -> Alert | None:
+        """A ``missed_play`` alert when a refused play reads as a lead (see the module doc)."""
+        hand = self.hand
+        if violation.kind != "does_not_beat" or hand is None or hand.top is None:
+            return None
+        beaten = hand.plays[hand.top]
+        if beaten.seat == candidate.seat:
+            return None
+        shapes = {(r.type, r.length) for r in beaten.readings}
+        readings = classify(candidate.engine_cards(), hand.rules)  # type: ignore[arg-type]
+        if not readings:
+            return None
+        if any((r.type, r.length) in shapes for r in readings):
+            return None  # the same kind, only lower: a weak follow or a misread card
+        seat, other, on_record = candidate.seat, beaten.seat, format_cards(beaten.cards)
+        return Alert(
+            "missed_play",
+            f"seat {seat}: {text} does not beat {on_record} (seat {other}) but reads as a lead: a play of "
+            f"seat {seat} that took the trick, or a card of this play, was probably not read; enter the "
+            "missed play and this one is recorded after it",
+            f"{seat} 号位的 {text} 管不上 {other} 号位的 {on_record}，像是新一轮首出：可能漏读了 {seat} "
+            "号位压过它的一手牌（或这一手中的一张牌）；补录漏读的牌后，这一手会自动记上",
+            seat, text, None, violation.event_index, candidate.time)
 
     def _suggest(self, candidate: PlayCandidate, violation: Violation) -> tuple[Card, ...] | None:
         """The likeliest one-card change of a low-confidence card that the rules accept."""

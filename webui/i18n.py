@@ -49,7 +49,7 @@ _ZH: dict[str, str] = {
     "to_pass": "改为不出", "to_play": "改为出牌", "was_a_play": "其实出了：牌",
     "insert_at": "插在", "at_end": "最后", "auto_seat": "轮到的人", "play": "出牌",
     "open_hand_button": "{name} 明牌 ×{n}", "announce_button": "报牌（剩 {n} 张或更少）", "escape_button": "逃跑",
-    "end": "结束本局", "announced": "已报牌", "record_as": "改正后记录",
+    "end": "结束本局", "announced": "已报牌", "record_as": "改正后记录", "missed_cards": "漏读的牌",
     "join": "手机扫码看比分", "join_big": "放大二维码",
     "join_local": "这个地址只有本机能打开。要让手机加入，请用 --host 0.0.0.0 启动（同一 Wi-Fi）。",
     # history
@@ -95,7 +95,7 @@ _EN: dict[str, str] = {
     "to_pass": "Was a pass", "to_play": "Was a play", "was_a_play": "cards actually played",
     "insert_at": "Insert at", "at_end": "the end", "auto_seat": "seat to play", "play": "play",
     "open_hand_button": "{name} opens the hand ×{n}", "announce_button": "Announce ({n} cards or fewer)",
-    "escape_button": "Escape", "end": "hand closed", "announced": "announced", "record_as": "Record as", "join": "Follow on your phone", "join_big": "Show the code full size",
+    "escape_button": "Escape", "end": "hand closed", "announced": "announced", "record_as": "Record as", "missed_cards": "the missed cards", "join": "Follow on your phone", "join_big": "Show the code full size",
     "join_local": "Only this machine can open this address. Start with --host 0.0.0.0 so phones on the "
                   "same Wi-Fi can join.",
     "matches": "Matches", "hands": "hands", "started": "Started", "replay": "Replay", "step": "Step {n} of {m}",
@@ -118,10 +118,10 @@ _ALERTS_EN: dict[str, str] = {
     "too_many_cards": "more cards than in hand", "duplicate_card": "duplicate card", "not_held": "card not held",
     "bomb_quota": "bomb quota used", "cannot_pass": "the leader cannot pass", "uncertain_read": "uncertain read",
     "not_announced": "did not announce", "source_lost": "camera lost", "bad_correction": "correction refused",
-    "late_card": "card read late", "hand_unfinished": "hand left unfinished",
+    "late_card": "card read late", "hand_unfinished": "hand left unfinished", "missed_play": "a play probably missed",
 }
 _ALERTS_ZH: dict[str, str] = {**KINDS_ZH, "uncertain_read": "读牌不确定", "source_lost": "摄像头中断",
-                               "late_card": "迟读到的牌", "hand_unfinished": "上一局未打完"}
+                               "late_card": "迟读到的牌", "hand_unfinished": "上一局未打完", "missed_play": "可能漏读"}
 
 
 def normal_lang(value: str | None) -> str | None:

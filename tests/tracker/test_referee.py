@@ -80,6 +80,58 @@ def test_does_not_beat(store):
     assert kinds(ref.play(P(1, "5h"))) == ["does_not_beat"]
 
 
+def test_a_lead_that_does_not_beat_the_trick_on_record_is_a_missed_play(store):
+    """Seat 0's red joker over 1's 4c was not read; 1 and 2 passed; 0 leads a pair. The alert
+    says a play was probably missed and names the play on record, in both languages."""
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    ref.play(P(1, "4c"))
+    passed, alert = ref.play(P(0, "Jh Jd", t=9.0))  # seat 2's pass is inferred as before
+    assert passed.kind == "pass" and alert.alert == "missed_play" and alert.seat == 0 and alert.cards == "Jh Jd" and alert.time == 9.0
+    assert "4c" in alert.message and "seat 1" in alert.message and "not read" in alert.message
+    assert "4c" in alert.zh and "漏读" in alert.zh
+    assert ref.hand.cards_left == [19, 16, 17]  # nothing played: the page enters the missed play first
+
+
+def test_a_weaker_play_of_the_same_kind_stays_does_not_beat(store):
+    ref = referee(store)
+    ref.play(P(0, "9s 9h"))
+    assert kinds(ref.play(P(1, "5h 5d"))) == ["does_not_beat"]
+    ref2 = referee(store)
+    ref2.play(P(0, "3s 4h 5s 6h 7c"))
+    assert kinds(ref2.play(P(1, "3h 4s 5d 6c 7d"))) == ["does_not_beat"]
+
+
+def test_a_straight_of_another_length_reads_as_a_lead(store):
+    ref = referee(store)
+    ref.play(P(0, "3s 4h 5s 6h 7c"))
+    assert kinds(ref.play(P(1, "8s 9h 10s Jh Qc Kd"))) == ["missed_play"]
+
+
+def test_the_missed_play_entered_on_the_page_lets_the_lead_through(store):
+    from engine.events import Play
+
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    ref.play(P(1, "4c"))
+    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    assert ref.retry_held() == []  # nothing entered yet: still held
+    store.append(ref.match_id, 1, Play(0, ("RJ",)))  # what the referee types in
+    assert kinds(ref.retry_held()) == ["pass", "pass", "play"]
+    assert ref.hand.cards_left == [16, 16, 17] and ref.hand.turn == 1
+    assert ref.retry_held() == []  # stored once
+
+
+def test_a_held_play_the_rules_still_refuse_is_dropped_quietly(store):
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    ref.play(P(1, "4c"))
+    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    store.append(ref.match_id, 1, Pass(0))  # the page says seat 0 passed: seat 1 leads now
+    assert ref.retry_held() == [] and ref.hand.turn == 1
+    assert kinds(ref.play(P(1, "6h"))) == ["play"]  # and the table goes on
+
+
 def test_out_of_turn_at_a_lead(store):
     ref = referee(store)
     ref.play(P(0, "9s"))

@@ -187,3 +187,21 @@ def test_the_judge_takes_one_field_with_the_play_to_beat(client, referee):
     assert client.get("/api/judge", query_string={"cards": "3s >"}).status_code == 400
     page = referee.get("/referee", query_string={"cards": "3s 3h > 4s 4h", "lang": "en"}).get_data(as_text=True)
     assert "does not beat" in page
+
+
+def test_a_missed_play_is_entered_on_the_page_and_the_held_play_follows(referee, store, client):
+    """The camera missed seat 0's RJ over seat 1's 4c, then read 0's lead Jh Jd: a missed_play
+    alert, an empty field for the missed cards; once they are entered the tracker stores Jh Jd."""
+    from tracker.referee import PlayCandidate, Referee
+
+    mid = new_match(store, "classic")
+    table = Referee(store, mid)
+    table.play(PlayCandidate(0, ("3s",)))
+    table.play(PlayCandidate(1, ("4c",)))
+    assert [r.alert for r in table.play(PlayCandidate(0, ("Jh", "Jd"))) if r.kind == "alert"] == ["missed_play"]
+    page = referee.get("/referee").get_data(as_text=True)
+    assert "可能漏读" in page and 'placeholder="漏读的牌"' in page and 'value="Jh Jd"' not in page
+    assert act(referee, "play", seat=0, cards="RJ").status_code == 303
+    assert [r.kind for r in table.retry_held()] == ["pass", "pass", "play"]
+    hand = _state(client)["hand"]
+    assert hand["seats"][0]["last"]["cards"] == "Jh Jd" and [s["cards_left"] for s in hand["seats"]] == [16, 16, 17]
