@@ -23,8 +23,9 @@ log (bids and corrections from the page arrive there), then:
   kind or length than the play it should beat is a lead, not a weak follow: the seat most
   likely took the trick with a play the camera did not read (or a card of this play was not
   read). The ``missed_play`` alert says so, and names the play on record, instead of a bare
-  ``does_not_beat``. The play is held: once the page has entered something (the missed play),
-  it is stored by itself (:meth:`Referee.retry_held`, every frame), if the rules then accept it.
+  ``does_not_beat``. The play is held: once the page has entered something in that hand (the
+  missed play), it is stored by itself (:meth:`Referee.retry_held`, every frame), if the rules
+  then accept it. The next play read, or a new hand, ends the hold.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
 - **A new deal while a hand is unfinished**: a kitty shown that shares at most one card with
   the kitty of the hand in play means the table has dealt again (the camera missed a play, so
@@ -109,8 +110,9 @@ class Referee:
     _pending_kitty: tuple[tuple[Card, ...], float | None] | None = field(default=None, init=False)
     #: The last play refused outright (seat, its cards sorted, the store's last seq after its alert).
     _refused: tuple[int, tuple[Card, ...], int] | None = field(default=None, init=False)
-    #: A play held back by a ``missed_play`` alert, and the store's last seq after the alert.
-    _held: tuple[PlayCandidate, int] | None = field(default=None, init=False)
+    #: A play held back by a ``missed_play`` alert: it, its hand's number and the store's last
+    #: seq after the alert. The next play read ends the hold (after one last try).
+    _held: tuple[PlayCandidate, int, int] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.state = TableState.load(self.store, self.match_id)
@@ -162,6 +164,7 @@ class Referee:
         """Referee one committed play; returns the records stored, in order."""
         self.refresh()
         out: list[Record] = self._retry_held()
+        self._held = None  # a later play is read: a held play not stored by now is the page's to fix
         if self._hand_over():
             out += self.new_hand(candidate.time)
         hand = self.hand
@@ -185,7 +188,7 @@ class Referee:
             missed = self._missed_play(candidate, violation, text)
             out.append(self._append(missed or Alert.of(violation, text, candidate.time)))
             self._refused = (candidate.seat, tuple(sorted(play.cards)), self.state.last_seq)
-            self._held = (candidate, self.state.last_seq) if missed else None
+            self._held = (candidate, self.state.hand_number, self.state.last_seq) if missed else None
             return out
         fixed = Play(candidate.seat, suggestion, time=candidate.time)
         alert = Alert("uncertain_read",
@@ -282,12 +285,12 @@ class Referee:
     def _retry_held(self) -> list[Record]:
         """The play a ``missed_play`` alert held back, once the page has entered something since:
         stored (with the passes before it) if the rules now accept it, else dropped quietly."""
-        if self._held is None or self._held[1] == self.state.last_seq:
+        if self._held is None or self._held[2] == self.state.last_seq:
             return []
-        candidate, _ = self._held
+        candidate, number, _ = self._held
         self._held = None
         hand = self.hand
-        if hand is None or hand.finished or hand.phase != "play" or candidate.seat >= hand.players:
+        if number != self.state.hand_number or hand is None or hand.finished or hand.phase != "play" or candidate.seat >= hand.players:
             return []
         trial = copy.deepcopy(hand)
         while trial.turn is not None and trial.turn != candidate.seat:

@@ -339,3 +339,28 @@ def test_a_short_read_the_rules_refused_is_refereed_again_whole(store):
     assert kinds(ref.play(P(2, "Qs Qh 5c"))) == ["illegal_combination"]
     ref.play(P(0, "Ks Kh Kd 6c"))
     assert kinds(ref.late_cards(P(2, "Qs Qh 5c Qd", t=9.0), ("Qs", "Qh", "5c"))) == ["late_card"]
+
+
+def test_a_held_play_never_moves_to_the_next_hand(store):
+    from engine.events import Deal, Landlord
+
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    ref.play(P(1, "4c"))
+    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    mid = ref.match_id
+    for event in (Deal(counts=(17, 17, 17)), Landlord(0, 1)):  # the page deals the next hand
+        store.append(mid, 2, event)
+    assert ref.retry_held() == [] and ref.refresh().hand.cards_left == [20, 17, 17]
+
+
+def test_the_next_play_read_ends_the_hold(store):
+    from engine.events import Play
+
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    ref.play(P(1, "4c"))
+    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    assert kinds(ref.play(P(1, "5c"))) == ["pass", "play"]  # read before anyone fixed anything
+    store.append(ref.match_id, 1, Play(2, ("6c",)))
+    assert ref.retry_held() == []
