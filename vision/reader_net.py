@@ -143,23 +143,33 @@ def load_weights(model: IndexReader, ckpt: dict) -> None:
 
 
 def load_split(folder: Path, names: list[str] | None = None, imgsz: int = 96) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """All crops of one split folder (``<class>/*.png``) as uint8 BGR images and labels."""
+    """All crops of one split folder (``<class>/*.png``) as uint8 BGR images and labels.
+
+    The images go straight into one array sized from the file count: stacking a list of them
+    held every crop twice, and a training run on 397k crops was killed for memory at 21.8 GB
+    (models/README.md)."""
     classes = names or sorted(p.name for p in folder.iterdir() if p.is_dir())
-    images, labels = [], []
+    paths, labels = [], []
     for label, name in enumerate(classes):
         for path in sorted((folder / name).glob("*")) if (folder / name).is_dir() else []:
-            if path.suffix.lower() not in IMAGE_SUFFIXES:
-                continue
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None:
-                continue
-            if image.shape[:2] != (imgsz, imgsz):
-                image = cv2.resize(image, (imgsz, imgsz), interpolation=cv2.INTER_AREA)
-            images.append(image)
-            labels.append(label)
-    if not images:
+            if path.suffix.lower() in IMAGE_SUFFIXES:
+                paths.append(path)
+                labels.append(label)
+    images = np.empty((len(paths), imgsz, imgsz, 3), np.uint8)
+    kept = np.zeros(len(paths), bool)
+    for i, path in enumerate(paths):
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        if image.shape[:2] != (imgsz, imgsz):
+            image = cv2.resize(image, (imgsz, imgsz), interpolation=cv2.INTER_AREA)
+        images[i] = image
+        kept[i] = True
+    if not kept.any():
         raise ValueError(f"no crops under {folder}")
-    return np.stack(images), np.array(labels, np.int64), classes
+    if kept.all():
+        return images, np.array(labels, np.int64), classes
+    return images[kept], np.array(labels, np.int64)[kept], classes
 
 
 def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:

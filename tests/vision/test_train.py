@@ -283,3 +283,27 @@ def test_the_tiny_reader_gets_the_given_rate(tmp_path, monkeypatch):
     for lr0 in (None, 1e-3):
         train(TrainConfig("reader", str(tmp_path), epochs=1, lr0=lr0))
     assert rates == [3e-3, 1e-3]
+
+
+def test_reader_crops_load_into_one_array_skipping_what_is_not_a_crop(tmp_path):
+    """``load_split``: every class folder's crops in one uint8 array, wrong-size crops resized,
+    an unreadable file and a non-image left out, labels in class order."""
+    import cv2
+    import numpy as np
+
+    from vision.reader_net import load_split
+
+    for name, shade in (("3s", 40), ("none", 200)):
+        (tmp_path / name).mkdir()
+        for i in range(3):
+            cv2.imwrite(str(tmp_path / name / f"{i}.png"), np.full((32, 32, 3), shade + i, np.uint8))
+    cv2.imwrite(str(tmp_path / "3s" / "big.png"), np.full((50, 40, 3), 90, np.uint8))
+    (tmp_path / "3s" / "broken.png").write_bytes(b"not a png")
+    (tmp_path / "none" / "notes.txt").write_text("ignored")
+    images, labels, classes = load_split(tmp_path, imgsz=32)
+    assert classes == ["3s", "none"] and images.shape == (7, 32, 32, 3) and images.dtype == np.uint8
+    assert labels.tolist() == [0, 0, 0, 0, 1, 1, 1]
+    assert sorted({int(im[0, 0, 0]) for im in images[labels == 1]}) == [200, 201, 202]
+    assert 90 in {int(im[0, 0, 0]) for im in images[labels == 0]}
+    with pytest.raises(ValueError, match="no crops"):
+        load_split(tmp_path, names=["9h"], imgsz=32)
