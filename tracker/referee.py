@@ -258,21 +258,25 @@ class Referee:
 
     def _infer_passes(self, seat: int, time: float | None) -> list[Record]:
         """Passes for the seats between the turn and ``seat``, if each is a legal pass."""
+        found = self._passes_before(seat, time)
+        return [self._append(p) for p in found[0]] if found else []
+
+    def _passes_before(self, seat: int, time: float | None) -> tuple[list[Pass], Hand] | None:
+        """The passes that bring the turn to ``seat``, each legal, and a copy of the hand with
+        them applied; None when there are none such (not the play phase, or a pass is refused)."""
         hand = self.hand
         assert hand is not None
         if hand.phase != "play" or seat >= hand.players:
-            return []
+            return None
         trial = copy.deepcopy(hand)
         passes: list[Pass] = []
         while trial.turn is not None and trial.turn != seat and len(passes) < hand.players:
             step = Pass(trial.turn, time=time)
             if trial.check(step) is not None:
-                return []
+                return None
             trial.apply(step)
             passes.append(step)
-        if trial.turn != seat:
-            return []
-        return [self._append(p) for p in passes]
+        return (passes, trial) if trial.turn == seat else None
 
     def retry_held(self) -> list[Record]:
         """Store the play a ``missed_play`` alert held back, if the page has entered something
@@ -289,19 +293,13 @@ class Referee:
             return []
         candidate, number, _ = self._held
         self._held = None
-        hand = self.hand
-        if number != self.state.hand_number or hand is None or hand.finished or hand.phase != "play" or candidate.seat >= hand.players:
+        if number != self.state.hand_number or self._hand_over():
             return []
-        trial = copy.deepcopy(hand)
-        while trial.turn is not None and trial.turn != candidate.seat:
-            step = Pass(trial.turn, time=candidate.time)
-            if trial.check(step) is not None:
-                return []
-            trial.apply(step)
-        if trial.check(Play(candidate.seat, candidate.engine_cards(), time=candidate.time)) is not None:
+        found = self._passes_before(candidate.seat, candidate.time)
+        play = Play(candidate.seat, candidate.engine_cards(), time=candidate.time)
+        if found is None or found[1].check(play) is not None:
             return []
-        out = self._infer_passes(candidate.seat, candidate.time)
-        out.append(self._append(Play(candidate.seat, candidate.engine_cards(), time=candidate.time)))
+        out = [self._append(p) for p in found[0]] + [self._append(play)]
         return out + self._announce_reminder(candidate.seat, candidate.time)
 
     def _missed_play(self, candidate: PlayCandidate, violation: Violation, text: str) -> Alert | None:

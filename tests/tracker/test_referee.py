@@ -80,6 +80,15 @@ def test_does_not_beat(store):
     assert kinds(ref.play(P(1, "5h"))) == ["does_not_beat"]
 
 
+def _after_a_missed_play(store):
+    """Seat 0's play over seat 1's 4c was not read; 0's lead Jh Jd is held by a missed_play alert."""
+    ref = referee(store)
+    ref.play(P(0, "3s"))
+    ref.play(P(1, "4c"))
+    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    return ref
+
+
 def test_a_lead_that_does_not_beat_the_trick_on_record_is_a_missed_play(store):
     """Seat 0's red joker over 1's 4c was not read; 1 and 2 passed; 0 leads a pair. The alert
     says a play was probably missed and names the play on record, in both languages."""
@@ -111,10 +120,7 @@ def test_a_straight_of_another_length_reads_as_a_lead(store):
 def test_the_missed_play_entered_on_the_page_lets_the_lead_through(store):
     from engine.events import Play
 
-    ref = referee(store)
-    ref.play(P(0, "3s"))
-    ref.play(P(1, "4c"))
-    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    ref = _after_a_missed_play(store)
     assert ref.retry_held() == []  # nothing entered yet: still held
     store.append(ref.match_id, 1, Play(0, ("RJ",)))  # what the referee types in
     assert kinds(ref.retry_held()) == ["pass", "pass", "play"]
@@ -123,10 +129,7 @@ def test_the_missed_play_entered_on_the_page_lets_the_lead_through(store):
 
 
 def test_a_held_play_the_rules_still_refuse_is_dropped_quietly(store):
-    ref = referee(store)
-    ref.play(P(0, "3s"))
-    ref.play(P(1, "4c"))
-    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    ref = _after_a_missed_play(store)
     store.append(ref.match_id, 1, Pass(0))  # the page says seat 0 passed: seat 1 leads now
     assert ref.retry_held() == [] and ref.hand.turn == 1
     assert kinds(ref.play(P(1, "6h"))) == ["play"]  # and the table goes on
@@ -344,10 +347,7 @@ def test_a_short_read_the_rules_refused_is_refereed_again_whole(store):
 def test_a_held_play_never_moves_to_the_next_hand(store):
     from engine.events import Deal, Landlord
 
-    ref = referee(store)
-    ref.play(P(0, "3s"))
-    ref.play(P(1, "4c"))
-    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    ref = _after_a_missed_play(store)
     mid = ref.match_id
     for event in (Deal(counts=(17, 17, 17)), Landlord(0, 1)):  # the page deals the next hand
         store.append(mid, 2, event)
@@ -357,10 +357,7 @@ def test_a_held_play_never_moves_to_the_next_hand(store):
 def test_the_next_play_read_ends_the_hold(store):
     from engine.events import Play
 
-    ref = referee(store)
-    ref.play(P(0, "3s"))
-    ref.play(P(1, "4c"))
-    assert kinds(ref.play(P(0, "Jh Jd"))) == ["pass", "missed_play"]
+    ref = _after_a_missed_play(store)
     assert kinds(ref.play(P(1, "5c"))) == ["pass", "play"]  # read before anyone fixed anything
     store.append(ref.match_id, 1, Play(2, ("6c",)))
     assert ref.retry_held() == []

@@ -116,3 +116,13 @@ def test_detect_no_zoom_reaches_the_detector(detector, photo, tmp_path, capsys):
         printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["detections"]
         assert len(printed) == len(expected)
         np.testing.assert_allclose([d["box"] for d in printed], expected.boxes, atol=0.5)
+
+
+def test_extreme_shapes_and_empty_photos_get_a_closer_look_without_error(detector):
+    """A panorama strip, a tall strip and a blank large photo: nothing sure is found, the closer
+    look runs at the largest size allowed, and the result is empty, not an error."""
+    for shape, closer in (((120, 4000), (64, 1920)), ((4000, 120), (1920, 64)), ((3000, 4000), (1440, 1920))):
+        image = np.full((*shape, 3), 128, np.uint8)
+        size = detector.input_size(*shape)
+        assert detector.zoom_size(shape, size, np.zeros((0, 4)), np.zeros(0)) == closer
+        assert len(detector.detect(image)) == 0
