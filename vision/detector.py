@@ -47,17 +47,23 @@ TURNS = (1, 2, 4)
 #: the cost of turning them all, and the same cards read, models/README.md).
 SURE = 0.8
 NOT_AN_INDEX = "none"
-#: A closer look: when an image has more pixels than the finder's input and the indices found
-#: at that input are under ``ZOOM_BELOW`` px (their median long side; the finder reads indices
-#: of 20 px and more far better than smaller ones, models/README.md), the finder looks again at
-#: a size that brings them to about ``ZOOM_TARGET`` px, never past the image's own pixels nor a
-#: ``ZOOM_MAX`` px long side. A large image where nothing sure was found is looked at closely too.
+#: A second look at the scale the finder reads best. The finder reads indices of 20-45 px far
+#: better than smaller or larger ones (models/README.md). When the indices found at the first
+#: look (their median long side, boxes scored ``ZOOM_SURE`` or more) are under ``ZOOM_BELOW`` px
+#: or over ``ZOOM_ABOVE`` px, the finder looks again at a size that brings them to about
+#: ``ZOOM_TARGET`` px. A closer look never enlarges the image more than ``ZOOM_UP`` times the
+#: larger of its own pixels and the first look's scale, nor past a ``ZOOM_MAX`` px long side; a
+#: farther look never shrinks the image under its own pixels. A large image where nothing sure was found is
+#: looked at at its own pixels (up to ``ZOOM_MAX``); an image no larger than the input where
+#: nothing sure was found (an empty table) gets one look.
 ZOOM_BELOW = 20.0
+ZOOM_ABOVE = 45.0
 ZOOM_TARGET = 30.0
+ZOOM_UP = 1.5
 ZOOM_MAX = 1920
 #: Finder scores that count as found when measuring the indices' size.
 ZOOM_SURE = 0.3
-#: A second look that would enlarge the image by less than this is not worth its time.
+#: A second look that would scale the first look's image by less than this is not worth its time.
 ZOOM_GAIN = 1.2
 #: A first look's box is kept beside the closer look's when it overlaps none of them this much.
 ZOOM_ALONE = 0.1
@@ -199,28 +205,34 @@ class CardDetector:
 
     def zoom_size(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
                   scores: np.ndarray) -> tuple[int, int] | None:
-        """The (h, w) input of a closer look at an image of ``shape`` whose look at ``size``
-        found ``boxes``, or None when one look is enough: the image is no larger than the
-        input, its indices came out at ``ZOOM_BELOW`` px or more, or the most a closer look
-        may enlarge it is not worth it."""
+        """The (h, w) input of a second look at an image of ``shape`` whose look at ``size``
+        found ``boxes``, or None when one look is enough: its indices came out at
+        ``ZOOM_BELOW``-``ZOOM_ABOVE`` px, the image is no larger than the input and nothing sure
+        was found, or the most a second look may change the scale is not worth it."""
         if not self.zoom:
             return None
         h, w = shape
         ratio = min(size[0] / h, size[1] / w)
-        if ratio >= 1:
-            return None
         sure = scores >= ZOOM_SURE
         if sure.any():
             index_px = float(np.median((boxes[sure, 2:] - boxes[sure, :2]).max(axis=1))) * ratio
-            if index_px >= ZOOM_BELOW:
+            if ZOOM_BELOW <= index_px <= ZOOM_ABOVE:
                 return None
             want = ratio * ZOOM_TARGET / max(index_px, 1.0)
-        else:
+            # Closer: at most ZOOM_UP times past the image's own pixels or the first look's
+            # scale. Farther: never under the image's own pixels (a zone cut from a camera
+            # frame read worse when shrunk; only an enlarged small image is looked at farther).
+            want = min(want, ZOOM_UP * max(ratio, 1.0)) if index_px < ZOOM_BELOW else max(want, 1.0)
+        elif ratio < 1:
             want = 1.0
-        long_side = min(max(h, w) * min(want, 1.0), ZOOM_MAX)
-        if long_side < max(h, w) * ratio * ZOOM_GAIN:
+        else:
             return None
-        side = math.ceil(long_side / 32) * 32
+        long_side = max(h, w)
+        first = long_side * ratio
+        side = min(long_side * want, ZOOM_MAX)
+        if first / ZOOM_GAIN < side < first * ZOOM_GAIN:
+            return None
+        side = math.ceil(side / 32) * 32
         return rect_size(h, w, side) if self.rect else (side, side)
 
     def _find_at(self, image: np.ndarray, size: tuple[int, int], floor: float):

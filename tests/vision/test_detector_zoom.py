@@ -1,5 +1,6 @@
-"""A closer look: a large photo whose indices come out small at the finder's input is looked
-at again at a larger size (``CardDetector.zoom_size``), and reads more of its cards."""
+"""A second look: an image whose indices come out small at the finder's input is looked at
+again at a larger size, and one enlarged so much that they come out large is looked at again
+nearer its own pixels (``CardDetector.zoom_size``); the closer look reads more of its cards."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ import numpy as np
 import pytest
 
 from vision.cards import CARD_INDEX
-from vision.detector import DEFAULT_FINDER, DEFAULT_READER, ZOOM_BELOW, ZOOM_MAX, ZOOM_TARGET, CardDetector
+from vision.detector import (
+    DEFAULT_FINDER,
+    DEFAULT_READER,
+    ZOOM_ABOVE,
+    ZOOM_BELOW,
+    ZOOM_MAX,
+    ZOOM_TARGET,
+    ZOOM_UP,
+    CardDetector,
+)
 from vision.evaluate import match
 from vision.synth import decks, scene
 
@@ -24,10 +34,41 @@ def _boxes(side: float, n: int = 5, score: float = 0.9):
     return boxes, np.full(n, score, np.float32)
 
 
-def test_an_image_no_larger_than_the_input_gets_one_look(detector):
-    boxes, scores = _boxes(6)  # tiny indices, but there are no more pixels to look at
-    assert detector.zoom_size((640, 640), (640, 640), boxes, scores) is None
-    assert detector.zoom_size((360, 640), (384, 640), boxes, scores) is None
+def test_an_image_no_larger_than_the_input_where_nothing_sure_was_found_gets_one_look(detector):
+    # an empty table in a camera zone: no closer look on every frame
+    unsure = _boxes(8, score=0.15)
+    empty = np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    for found in (unsure, empty):
+        assert detector.zoom_size((640, 640), (640, 640), *found) is None
+        assert detector.zoom_size((360, 640), (384, 640), *found) is None
+
+
+def test_small_indices_in_a_small_image_are_looked_at_enlarged_at_most_zoom_up_times(detector):
+    boxes, scores = _boxes(12)  # 12 px at 640: 30 px would need 2.5 times
+    assert detector.zoom_size((640, 640), (640, 640), boxes, scores) == (960, 960)
+    assert 960 == 640 * ZOOM_UP
+    h, w = detector.zoom_size((360, 640), (384, 640), boxes, scores)
+    assert w == 960 and h == 544  # the frame's own shape, padded to 32
+    boxes, scores = _boxes(18)  # 18 px: 1.67 times would bring them to 30 px; the cap binds
+    assert detector.zoom_size((640, 640), (640, 640), boxes, scores) == (960, 960)
+
+
+def test_large_indices_in_an_enlarged_small_image_are_looked_at_nearer_its_own_pixels(detector):
+    # a 416 px image goes in at 640 (1.54 times): indices of 35 px come out 54 px
+    boxes, scores = _boxes(35)
+    assert 35 * 640 / 416 > ZOOM_ABOVE
+    assert detector.zoom_size((416, 416), (640, 640), boxes, scores) == (416, 416)
+    boxes, scores = _boxes(24)  # 37 px at the input: one look
+    assert detector.zoom_size((416, 416), (640, 640), boxes, scores) is None
+
+
+def test_a_farther_look_never_shrinks_an_image_under_its_own_pixels(detector):
+    # a 700 px camera zone at 640 with 60 px indices (55 px at the input): its own 700 px is
+    # less than a worthwhile change from 640, so one look
+    boxes, scores = _boxes(60)
+    assert detector.zoom_size((700, 700), (640, 640), boxes, scores) is None
+    boxes, scores = _boxes(200)  # even far too large indices in a 1400 px photo: 1400, not less
+    assert detector.zoom_size((1400, 1400), (640, 640), boxes, scores) == (1408, 1408)
 
 
 def test_large_indices_get_one_look(detector):
@@ -47,10 +88,10 @@ def test_small_indices_are_looked_at_closer_up_to_the_target_size(detector):
     assert h == pytest.approx(1200 * ratio, abs=32)  # the photo's own shape, not a square
 
 
-def test_a_closer_look_never_passes_the_photos_own_pixels_nor_the_cap(detector):
-    boxes, scores = _boxes(12)  # 12 px in a 1280 photo: 6 px at 640, 30 px would need 3200
-    h, w = detector.zoom_size((720, 1280), (384, 640), boxes, scores)
-    assert (h, w) == (736, 1280)
+def test_a_closer_look_never_passes_zoom_up_times_the_photos_own_pixels_nor_the_cap(detector):
+    boxes, scores = _boxes(10)  # 10 px in a 1000 px photo: 6.4 px at 640, 30 px would need 3000
+    h, w = detector.zoom_size((600, 1000), (384, 640), boxes, scores)
+    assert w == 1504 and w <= 1000 * ZOOM_UP + 32 and h == 928
     boxes, scores = _boxes(20)  # 20 px in a 6000 px photo: the cap binds
     h, w = detector.zoom_size((4500, 6000), (480, 640), boxes, scores)
     assert w == ZOOM_MAX and h <= ZOOM_MAX
@@ -64,8 +105,12 @@ def test_nothing_sure_found_on_a_large_photo_looks_closer(detector):
 
 
 def test_a_gain_too_small_is_not_worth_a_second_look(detector):
-    boxes, scores = _boxes(16)  # 700 px image at 640: at most 1.09 times larger
-    assert detector.zoom_size((700, 700), (640, 640), boxes, scores) is None
+    boxes, scores = _boxes(12)  # 12 px in a 2000 px photo go in at 640 as 3.8 px: the cap is
+    # 1920, only 1.04 times the photo's own pixels and the first look is at 640: worth it
+    assert detector.zoom_size((2000, 2000), (640, 640), boxes, scores) == (1920, 1920)
+    boxes, scores = _boxes(50)  # 50 px at the input in a 600 px image: its own pixels are only
+    # 1.07 times smaller than the first look
+    assert detector.zoom_size((600, 600), (640, 640), boxes, scores) is None
 
 
 def test_zoom_off_and_fixed_size_finders_get_one_look():
@@ -126,3 +171,19 @@ def test_extreme_shapes_and_empty_photos_get_a_closer_look_without_error(detecto
         size = detector.input_size(*shape)
         assert detector.zoom_size(shape, size, np.zeros((0, 4)), np.zeros(0)) == closer
         assert len(detector.detect(image)) == 0
+
+
+def test_a_camera_frame_with_small_indices_reads_more_cards_enlarged(detector):
+    """A 640 px table of an unseen deck with 11 px indices: no more pixels than the input, but
+    the finder reads them better enlarged."""
+    rng = np.random.default_rng(6)
+    image, corners = scene.render_scene(rng, [decks.HELD_OUT_DECKS[1]], imgsz=640, n_cards=14,
+                                        index_px=11.0, hands_p=0.0, clutter_p=0.0)
+    corners = [c for c in corners if c["visible"] >= 0.7]
+    size = detector.input_size(*image.shape[:2])
+    found = detector._find_at(image, size, 0.1)
+    assert detector.zoom_size(image.shape[:2], size, found[0], found[1]) is not None
+    one = CardDetector(DEFAULT_FINDER, DEFAULT_READER, zoom=False).detect(image)
+    two = detector.detect(image)
+    assert _read_right(two, corners) >= _read_right(one, corners) + 2
+    assert _read_right(two, corners) >= 0.6 * len(corners)
