@@ -167,7 +167,7 @@ def accuracy(args) -> None:
         models.append(("single", lambda: CardDetector(args.single, None, backend=args.backend, imgsz=args.imgsz,
                                                       zoom=zoom)))
     print(f"# finder {args.finder}, reader {args.reader}, each index read at {args.turns} quarter-turn(s), "
-          f"{'a closer look where indices come out small' if zoom else 'one look'}")
+          f"{'a second look where indices come out too small or too large' if zoom else 'one look'}")
     results = []
     for name, make in models:
         detector = make()

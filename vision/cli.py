@@ -31,8 +31,8 @@ def register(subparsers) -> None:
     detect.add_argument("--turns", type=int, choices=(1, 2, 4), default=None,
                         help="read each index at this many quarter-turns and average (default 4; 1 is fastest)")
     detect.add_argument("--no-zoom", action="store_true",
-                        help="one look at the finder's input size: no closer look at a large photo whose "
-                             "indices come out small")
+                        help="one look at the finder's input size: no second look at a photo whose "
+                             "indices come out too small (or, enlarged, too large)")
     detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")
     detect.set_defaults(func=run_detect)
 

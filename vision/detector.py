@@ -1,8 +1,9 @@
 """``CardDetector``: find corner indices, read each into a card.
 
 Stage 1 (finder) is a YOLO detector over the whole image at its input size (letterbox,
-decode, NMS, boxes back to image pixels); a larger image whose indices come out small there
-is looked at again closer up (``zoom``). Stage 2 (reader) classifies a square crop
+decode, NMS, boxes back to image pixels); an image whose indices come out small there is
+looked at again closer up, and a small image enlarged so far that they come out large is
+looked at again nearer its own pixels (``zoom``). Stage 2 (reader) classifies a square crop
 around every found index, all crops in one batch, into a card or ``none`` (not an index).
 A detection's confidence is the finder's score times the reader's probability of its
 card, so a box the reader calls ``none`` fades below the threshold by itself.
@@ -65,7 +66,7 @@ ZOOM_MAX = 1920
 ZOOM_SURE = 0.3
 #: A second look that would scale the first look's image by less than this is not worth its time.
 ZOOM_GAIN = 1.2
-#: A first look's box is kept beside the closer look's when it overlaps none of them this much.
+#: A first look's box is kept beside the second look's when it overlaps none of them this much.
 ZOOM_ALONE = 0.1
 
 __all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
@@ -114,9 +115,10 @@ class CardDetector:
     rect: letterbox each image only to the next multiple of 32 (a 16:9 frame goes in as
     640x384, not 640x640). Needs a finder exported with a free input size (the default
     export); None uses it whenever the finder allows it. Square images read the same either way.
-    zoom: look again at a larger size when an image larger than the input showed its indices
-    small (:meth:`zoom_size`), and keep its boxes (and the first look's where it found nothing).
-    Needs a free input size.
+    zoom: look again at the size that brings the indices to about 30 px when the first look
+    showed them under 20 px or, in an image the first look enlarged, over 45 px
+    (:meth:`zoom_size`), and keep that look's boxes (and the first look's where it found
+    nothing). Needs a free input size.
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
@@ -190,16 +192,17 @@ class CardDetector:
 
     def find(self, image: np.ndarray, floor: float = FINDER_FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Index boxes (image pixels), finder scores and finder classes above ``floor``; with
-        ``zoom``, a second look at a larger size where the indices came out small (:meth:`zoom_size`)."""
+        ``zoom``, a second look at another size where the indices came out too small or, in an
+        enlarged image, too large (:meth:`zoom_size`)."""
         image = check_image(image)
         size = self.input_size(*image.shape[:2])
         found = self._find_at(image, size, floor)
-        closer = self.zoom_size(image.shape[:2], size, found[0], found[1])
-        if closer is None:
+        again = self.zoom_size(image.shape[:2], size, found[0], found[1])
+        if again is None:
             return found
-        near = self._find_at(image, closer, floor)
-        # The closer look's boxes, and the first look's where the closer look found nothing
-        # (an index near the camera may come out too large to find at the closer size).
+        near = self._find_at(image, again, floor)
+        # The second look's boxes, and the first look's where the second look found nothing
+        # (an index near the camera may come out too large to find at a closer size).
         alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < ZOOM_ALONE
         return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found, strict=True))
 
