@@ -334,3 +334,34 @@ def test_a_failed_cache_write_leaves_no_file_and_no_temporary(tmp_path):
     with pytest.raises(OSError, match="disk full"):
         write_atomically(target, broken)
     assert list(tmp_path.iterdir()) == []
+
+
+def _index_heights(scene) -> np.ndarray:
+    quads = np.array([c["quad"] for c in scene.corners], float).reshape(-1, 4, 2)
+    return np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)  # the index's upright height
+
+
+def test_index_range_draws_index_heights_from_it_and_the_default_draws_as_before():
+    from vision.synth.scene import INDEX_PX
+
+    plain, _ = render_scene(np.random.default_rng(8), ["anglo"], IMGSZ)
+    same, _ = render_scene(np.random.default_rng(8), ["anglo"], IMGSZ, index_range=INDEX_PX)
+    assert plain.tobytes() == same.tobytes()  # datasets built before the option stay byte-identical
+    for name, span, low, high in (("small", (10.0, 12.0), 9, 13), ("large", (40.0, 48.0), 37, 52)):
+        heights = np.concatenate([_index_heights(render_full(np.random.default_rng(seed), ["anglo"], IMGSZ,
+                                                             index_range=span, **QUIET)) for seed in range(4)])
+        assert len(heights) >= 4, name
+        assert low <= np.median(heights) <= high, name
+    with pytest.raises(ValueError, match="index heights"):
+        render_full(np.random.default_rng(0), ["anglo"], IMGSZ, index_range=(20.0, 10.0))
+
+
+def test_build_records_the_index_range_and_rejects_a_bad_one(tmp_path):
+    from vision.synth.dataset import build
+
+    build(tmp_path / "s", seed=3, n_train=2, n_val=0, n_test=0, imgsz=160, reader_size=32, workers=1,
+          index_px=(10, 14))
+    assert json.loads((tmp_path / "s" / "settings.json").read_text())["index_px"] == [10.0, 14.0]
+    for bad in ((14, 10), (2, 10), (10, 100), (10,)):
+        with pytest.raises(ValueError, match="index heights"):
+            build(tmp_path / f"b{len(bad)}{bad[0]}", seed=0, n_train=1, n_val=0, n_test=0, imgsz=160, index_px=bad)

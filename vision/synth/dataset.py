@@ -28,7 +28,7 @@ import numpy as np
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.synth import crops
 from vision.synth.decks import HELD_OUT_DECKS, load_deck, training_decks
-from vision.synth.scene import render_full
+from vision.synth.scene import INDEX_PX, render_full
 from vision.synth.textures import preload_photos
 
 SPLITS = ("train", "val", "test_seen", "test_unseen")
@@ -68,11 +68,11 @@ def _link(src: Path, dst: Path) -> None:
 
 def render_one(task: tuple) -> dict:
     """Render image ``i`` of ``split`` and write all its files; returns its truth record."""
-    out, split, i, seed, imgsz, reader_size, joker_p, generated = task
+    out, split, i, seed, imgsz, reader_size, joker_p, generated, index_range = task
     out = Path(out)
     ss = np.random.SeedSequence([seed, _SPLIT_NO[split], i])
     rng = np.random.default_rng(ss)
-    scene = render_full(rng, _decks_for(split, generated), imgsz, joker_p=joker_p)
+    scene = render_full(rng, _decks_for(split, generated), imgsz, joker_p=joker_p, index_range=index_range)
     stem = f"{split}_{i:06d}"
     img_path = out / "finder" / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(img_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
@@ -179,6 +179,7 @@ def build(
     resume: bool = False,
     joker_p: float = 0.0,
     generated: int = 0,
+    index_px: tuple[float, float] = INDEX_PX,
 ) -> dict:
     """Write the finder, single-stage, reader and truth sets; returns counts per split.
 
@@ -190,6 +191,8 @@ def build(
     training scenes show a joker corner; see :func:`vision.synth.scene.render_full`).
     ``generated``: procedural decks (:mod:`vision.synth.procedural`) added to the training
     decks of ``train``, ``val`` and ``test_seen``; ``test_unseen`` keeps the held-out decks.
+    ``index_px``: the (smallest, largest) corner index height in pixels, drawn log-uniformly
+    per scene (default 12-60; a narrower range such as 10-18 makes a set of small indices).
     """
     counts = {"train": n_train, "val": n_val, "test_seen": n_test, "test_unseen": n_test}
     if any(n < 0 for n in counts.values()):
@@ -204,6 +207,9 @@ def build(
         raise ValueError(f"joker_p must be between 0 and 1, got {joker_p}")
     if not 0 <= generated <= 100_000:
         raise ValueError(f"generated decks must be 0..100000, got {generated}")
+    index_px = tuple(float(v) for v in index_px)
+    if len(index_px) != 2 or not 4 <= index_px[0] <= index_px[1] <= imgsz / 2:
+        raise ValueError(f"index heights must be two sizes in order, 4 px to half the image, got {index_px}")
     out = Path(out_dir).resolve()
     if (out / "finder" / "data.yaml").exists():
         raise FileExistsError(f"{out} already holds a dataset; choose a new folder")
@@ -214,7 +220,7 @@ def build(
     preload_photos()
     started = time.time()
     tasks = [
-        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
+        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated, index_px) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
     ]
     summary: dict = {s: {"images": 0, "corners": 0, "reader_index": 0, "reader_none": 0} for s in SPLITS}
     files = {s: open(out / "truth" / f"{s}.jsonl", "w") for s in SPLITS}  # noqa: SIM115
@@ -255,7 +261,7 @@ def build(
         _write_yaml(root / "data_unseen.yaml", root, names, "test_unseen")
     settings = {
         "seed": seed, "counts": counts, "imgsz": imgsz, "reader_size": reader_size, "joker_p": joker_p,
-        "reader_margin": crops.MARGIN, "generated_decks": generated, "train_decks": training_decks(generated),
+        "reader_margin": crops.MARGIN, "generated_decks": generated, "index_px": list(index_px), "train_decks": training_decks(generated),
         "held_out_decks": list(HELD_OUT_DECKS),
     }
     (out / "settings.json").write_text(json.dumps(settings, indent=1))

@@ -156,6 +156,7 @@ def render_full(
     *,
     n_cards: int | None = None,
     index_px: float | None = None,
+    index_range: tuple[float, float] = INDEX_PX,
     max_tilt: float = MAX_TILT_DEG,
     min_visible: float = 0.7,
     clutter_p: float = 0.5,
@@ -170,6 +171,8 @@ def render_full(
     square and its centre is the image centre); ``CardPose.deck`` indexes ``decks``.
     ``joker_p``: the chance that a scene deals both jokers among its cards (0 leaves the
     shuffle alone and draws nothing from ``rng``, so older datasets stay byte-identical).
+    ``index_range``: the (smallest, largest) index height in pixels, drawn log-uniformly when
+    ``index_px`` is not given (the default draws exactly as before).
     """
     if not decks:
         raise ValueError("render_scene needs at least one deck")
@@ -177,6 +180,8 @@ def render_full(
         raise ValueError(f"imgsz {imgsz} is too small (at least 64)")
     if n_cards is not None and not 1 <= n_cards <= 108:
         raise ValueError(f"n_cards must be 1..108, got {n_cards}")
+    if not 4 <= index_range[0] <= index_range[1]:
+        raise ValueError(f"index heights must be at least 4 px and in order, got {index_range}")
     loaded = [load_deck(d) if isinstance(d, str) else d for d in decks]
     if poses is not None:
         chosen = loaded
@@ -197,7 +202,7 @@ def render_full(
         bottom = seen[3] + (seen[2] - seen[3]) * a
         return np.clip(top + (bottom - top) * b, 0, plane)
 
-    u = index_px if index_px is not None else float(np.exp(rng.uniform(*np.log(INDEX_PX))))
+    u = index_px if index_px is not None else float(np.exp(rng.uniform(*np.log(index_range))))
     index_h = np.median([b[0][3] - b[0][1] for d in chosen for b in d.boxes.values()])
     scale = u / index_h
     if n_cards is None:
@@ -277,7 +282,7 @@ def render_scene(rng: np.random.Generator, decks: list[Deck | str], imgsz: int =
     Each corner is ``{"card", "deck", "quad", "box", "visible"}``; ``quad`` lists four
     image points starting at the index's own upper-left corner (rank side), clockwise in
     the index's upright frame; ``box`` is its axis-aligned ``[x1, y1, x2, y2]``.
-    Options: ``n_cards``, ``index_px``, ``max_tilt``, ``min_visible``, ``clutter_p``,
+    Options: ``n_cards``, ``index_px``, ``index_range``, ``max_tilt``, ``min_visible``, ``clutter_p``,
     ``hands_p``, ``camera_effects``, ``joker_p``.
     """
     scene = render_full(rng, decks, imgsz, **options)
