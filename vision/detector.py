@@ -219,13 +219,16 @@ class CardDetector:
         sure = scores >= ZOOM_SURE
         if sure.any():
             index_px = float(np.median((boxes[sure, 2:] - boxes[sure, :2]).max(axis=1))) * ratio
-            if ZOOM_BELOW <= index_px <= ZOOM_ABOVE:
-                return None
             want = ratio * ZOOM_TARGET / max(index_px, 1.0)
-            # Closer: at most ZOOM_UP times past the image's own pixels or the first look's
-            # scale. Farther: never under the image's own pixels (a zone cut from a camera
-            # frame read worse when shrunk; only an enlarged small image is looked at farther).
-            want = min(want, ZOOM_UP * max(ratio, 1.0)) if index_px < ZOOM_BELOW else max(want, 1.0)
+            if index_px < ZOOM_BELOW:
+                # Closer, at most ZOOM_UP times the larger of its own pixels and the first scale.
+                want = min(want, ZOOM_UP * max(ratio, 1.0))
+            elif index_px > ZOOM_ABOVE and ratio > 1:
+                # Farther, but never under the image's own pixels (camera zones read worse
+                # shrunk): only a small image that the first look enlarged.
+                want = max(want, 1.0)
+            else:
+                return None
         elif ratio < 1:
             want = 1.0
         else:
