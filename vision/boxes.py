@@ -113,6 +113,30 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
+def nested(boxes: np.ndarray, scores: np.ndarray, labels: np.ndarray, overlap: float) -> np.ndarray:
+    """A keep mask that drops each box lying ``overlap`` or more inside (its intersection over
+    the smaller box's area) a better-scored kept box of the same label, or holding one that far
+    inside. NMS keeps such pairs when their IoU is low: a box on an index's rank glyph alone
+    beside the box on the whole index."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    labels = np.asarray(labels)
+    keep = np.ones(len(boxes), bool)
+    if len(boxes) < 2:
+        return keep
+    tl = np.maximum(boxes[:, None, :2], boxes[None, :, :2])
+    br = np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
+    inter = np.clip(br - tl, 0, None).prod(axis=2)
+    area = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
+    inside = inter / np.maximum(np.minimum(area[:, None], area[None, :]), 1e-9)
+    twins = (inside >= overlap) & (labels[:, None] == labels[None, :])
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    for rank, i in enumerate(order):
+        better = order[:rank]
+        if twins[i, better[keep[better]]].any():
+            keep[i] = False
+    return keep
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float, class_ids: np.ndarray | None = None,
         max_det: int = 300) -> np.ndarray:
     """Indices kept by greedy non-maximum suppression, best score first.

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.backends import ModelFileError, load_backend
-from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, nms, rect_size, to_blob
+from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, nested, nms, rect_size, to_blob
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 
@@ -68,6 +68,12 @@ ZOOM_SURE = 0.3
 ZOOM_GAIN = 1.2
 #: A first look's box is kept beside the second look's when it overlaps none of them this much.
 ZOOM_ALONE = 0.1
+#: A detection lying this much inside a better one of the same card (or holding one), by the
+#: smaller box's area, is dropped (``vision.boxes.nested``): the finder sometimes boxes a rank
+#: glyph alone beside its whole index, and NMS keeps both, their IoU being low. Dropping them
+#: raised precision 0.3-0.9 points on every held-out set and changed no tracker film
+#: (models/README.md).
+NESTED = 0.6
 
 __all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
 
@@ -287,7 +293,7 @@ class CardDetector:
             cards = self._finder_cards[classes]
             dets = Detections(boxes, finder_scores, cards, finder_scores,
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
-            return dets[dets.scores >= conf]
+            return self._without_nested(dets[dets.scores >= conf])
         probs = self.read(image, boxes)
         card_probs = probs[:, self._card_columns]
         card_ids = self._reader_cards[self._card_columns]
@@ -302,7 +308,11 @@ class CardDetector:
             card_ids[order[:, 1:]],
             ranked[:, 1:],
         )
-        return dets[dets.scores >= conf]
+        return self._without_nested(dets[dets.scores >= conf])
+
+    @staticmethod
+    def _without_nested(dets: Detections) -> Detections:
+        return dets[nested(dets.boxes, dets.scores, dets.class_ids, NESTED)]
 
     def detect_file(self, path: str | os.PathLike, conf: float | None = None) -> Detections:
         return self.detect(read_image(path), conf)

@@ -13,6 +13,7 @@ from vision.boxes import (
     crop_squares,
     decode_yolo,
     letterbox,
+    nested,
     nms,
     rect_size,
     square_boxes,
@@ -119,6 +120,45 @@ def test_nms_keeps_no_pair_above_the_overlap_limit_and_suppresses_only_by_a_bett
     for dropped in set(range(len(rows))) - set(keep.tolist()):
         overlaps = box_iou(boxes[dropped], boxes[keep]) > iou
         assert (scores[keep][overlaps] >= scores[dropped]).any()
+
+
+def test_a_box_nested_in_a_better_one_of_the_same_card_is_dropped():
+    whole = [100, 100, 120, 140]  # an index: rank glyph over suit
+    rank_only = [100, 100, 120, 118]  # the rank glyph alone: IoU 0.45, inside 1.0
+    assert box_iou(np.array(whole, np.float32), np.array([rank_only], np.float32))[0] < 0.5  # NMS keeps it
+    boxes = np.array([whole, rank_only, [300, 300, 320, 340]], np.float32)
+    assert nested(boxes, [0.9, 0.6, 0.5], [7, 7, 7], 0.6).tolist() == [True, False, True]
+    assert nested(boxes, [0.6, 0.9, 0.5], [7, 7, 7], 0.6).tolist() == [False, True, True]  # the better stays
+    assert nested(boxes, [0.9, 0.6, 0.5], [7, 8, 7], 0.6).tolist() == [True, True, True]  # another card
+    shifted = [110, 100, 130, 140]  # half of it over the whole index: 0.5 < 0.6
+    assert nested(np.array([whole, shifted], np.float32), [0.9, 0.8], [7, 7], 0.6).tolist() == [True, True]
+    # only kept boxes drop others: c lies in b, b in a, but c hardly in a
+    chain = np.array([[0, 0, 20, 40], [0, 20, 20, 60], [0, 45, 20, 65]], np.float32)
+    assert nested(chain, [0.9, 0.8, 0.7], [1, 1, 1], 0.5).tolist() == [True, False, True]
+    assert nested(np.zeros((0, 4)), [], [], 0.6).tolist() == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(boxes_strategy, st.floats(0.3, 0.9))
+def test_nested_keeps_no_same_card_pair_that_far_inside_and_drops_only_under_a_better_box(rows, overlap):
+    boxes = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in rows], np.float32).reshape(-1, 4)
+    scores = np.array([r[4] for r in rows])
+    labels = np.arange(len(rows)) % 2
+
+    def inside(a, b):
+        iw = max(0.0, min(boxes[a, 2], boxes[b, 2]) - max(boxes[a, 0], boxes[b, 0]))
+        ih = max(0.0, min(boxes[a, 3], boxes[b, 3]) - max(boxes[a, 1], boxes[b, 1]))
+        areas = [(boxes[k, 2] - boxes[k, 0]) * (boxes[k, 3] - boxes[k, 1]) for k in (a, b)]
+        return iw * ih / min(areas)
+
+    keep = nested(boxes, scores, labels, overlap)
+    kept = np.flatnonzero(keep)
+    for i, a in enumerate(kept):
+        for b in kept[i + 1:]:
+            assert labels[a] != labels[b] or inside(a, b) < overlap + 1e-5
+    for dropped in np.flatnonzero(~keep):
+        assert any(labels[k] == labels[dropped] and scores[k] >= scores[dropped] and inside(k, dropped) >= overlap - 1e-5
+                   for k in kept)
 
 
 def test_square_boxes_are_centred_on_the_box_with_padding():
