@@ -53,10 +53,10 @@ NOT_AN_INDEX = "none"
 #: look (their median long side, boxes scored ``ZOOM_SURE`` or more) are under ``ZOOM_BELOW`` px
 #: or over ``ZOOM_ABOVE`` px, the finder looks again at a size that brings them to about
 #: ``ZOOM_TARGET`` px. A closer look never enlarges the image more than ``ZOOM_UP`` times the
-#: larger of its own pixels and the first look's scale, nor past a ``ZOOM_MAX`` px long side; a
-#: farther look never shrinks the image under its own pixels. A large image where nothing sure was found is
-#: looked at at its own pixels (up to ``ZOOM_MAX``); an image no larger than the input where
-#: nothing sure was found (an empty table) gets one look.
+#: larger of its own pixels and the first look's scale, nor past a ``ZOOM_MAX`` px long side;
+#: a farther look never shrinks the image under its own pixels. A large image where nothing
+#: sure was found is looked at at its own pixels (up to ``ZOOM_MAX``); an image no larger than
+#: the input where nothing sure was found (an empty table) gets one look.
 ZOOM_BELOW = 20.0
 ZOOM_ABOVE = 45.0
 ZOOM_TARGET = 30.0
@@ -71,7 +71,7 @@ ZOOM_ALONE = 0.1
 #: A detection lying this much inside a better one of the same card (or holding one), by the
 #: smaller box's area, is dropped (``vision.boxes.nested``): the finder sometimes boxes a rank
 #: glyph alone beside its whole index, and NMS keeps both, their IoU being low. Dropping them
-#: raised precision 0.3-0.9 points on every held-out set and changed no tracker film
+#: raised precision 0.2-1.4 points on every test split and changed no tracker film
 #: (models/README.md).
 NESTED = 0.6
 
