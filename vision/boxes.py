@@ -101,15 +101,19 @@ def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return iou_matrix(np.asarray(box)[None], boxes)[0]
 
 
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of every box in ``a`` against every box in ``b``: an (len(a), len(b)) matrix."""
+def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (len(a), len(b)) intersection areas of two box sets, and each set's areas."""
     a = np.asarray(a, np.float32).reshape(-1, 4)
     b = np.asarray(b, np.float32).reshape(-1, 4)
     tl = np.maximum(a[:, None, :2], b[None, :, :2])
     br = np.minimum(a[:, None, 2:], b[None, :, 2:])
     inter = np.clip(br - tl, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).prod(axis=1)
+    return inter, (a[:, 2:] - a[:, :2]).prod(axis=1), (b[:, 2:] - b[:, :2]).prod(axis=1)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every box in ``a`` against every box in ``b``: an (len(a), len(b)) matrix."""
+    inter, area_a, area_b = _intersections(a, b)
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
@@ -118,15 +122,11 @@ def nested(boxes: np.ndarray, scores: np.ndarray, labels: np.ndarray, overlap: f
     the smaller box's area) a better-scored kept box of the same label, or holding one that far
     inside. NMS keeps such pairs when their IoU is low: a box on an index's rank glyph alone
     beside the box on the whole index."""
-    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     labels = np.asarray(labels)
-    keep = np.ones(len(boxes), bool)
-    if len(boxes) < 2:
+    keep = np.ones(len(labels), bool)
+    if len(labels) < 2:
         return keep
-    tl = np.maximum(boxes[:, None, :2], boxes[None, :, :2])
-    br = np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
-    inter = np.clip(br - tl, 0, None).prod(axis=2)
-    area = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
+    inter, area, _ = _intersections(boxes, boxes)
     inside = inter / np.maximum(np.minimum(area[:, None], area[None, :]), 1e-9)
     twins = (inside >= overlap) & (labels[:, None] == labels[None, :])
     order = np.argsort(-np.asarray(scores), kind="stable")

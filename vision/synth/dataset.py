@@ -28,7 +28,7 @@ import numpy as np
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.synth import crops
 from vision.synth.decks import HELD_OUT_DECKS, load_deck, training_decks
-from vision.synth.scene import INDEX_PX, render_full
+from vision.synth.scene import INDEX_PX, check_index_range, render_full
 from vision.synth.textures import preload_photos
 
 SPLITS = ("train", "val", "test_seen", "test_unseen")
@@ -207,9 +207,7 @@ def build(
         raise ValueError(f"joker_p must be between 0 and 1, got {joker_p}")
     if not 0 <= generated <= 100_000:
         raise ValueError(f"generated decks must be 0..100000, got {generated}")
-    index_px = tuple(float(v) for v in index_px)
-    if len(index_px) != 2 or not 4 <= index_px[0] <= index_px[1] <= imgsz / 2:
-        raise ValueError(f"index heights must be two sizes in order, 4 px to half the image, got {index_px}")
+    index_px = check_index_range(index_px, imgsz / 2)  # checked before any worker starts
     out = Path(out_dir).resolve()
     if (out / "finder" / "data.yaml").exists():
         raise FileExistsError(f"{out} already holds a dataset; choose a new folder")

@@ -13,6 +13,7 @@ index, how much of it shows: only indices at least ``min_visible`` visible are l
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -149,6 +150,14 @@ def _tint(rng, art: np.ndarray) -> np.ndarray:
     return out
 
 
+def check_index_range(index_range, largest: float = math.inf) -> tuple[float, float]:
+    """``index_range`` as two floats in order, from 4 px to ``largest``, or a ValueError."""
+    span = tuple(float(v) for v in index_range)
+    if len(span) != 2 or not 4 <= span[0] <= span[1] <= largest:
+        raise ValueError(f"index heights must be two sizes in order, from 4 px to {largest:g}, got {span}")
+    return span
+
+
 def render_full(
     rng: np.random.Generator,
     decks: list[Deck | str],
@@ -180,8 +189,7 @@ def render_full(
         raise ValueError(f"imgsz {imgsz} is too small (at least 64)")
     if n_cards is not None and not 1 <= n_cards <= 108:
         raise ValueError(f"n_cards must be 1..108, got {n_cards}")
-    if not 4 <= index_range[0] <= index_range[1]:
-        raise ValueError(f"index heights must be at least 4 px and in order, got {index_range}")
+    check_index_range(index_range)
     loaded = [load_deck(d) if isinstance(d, str) else d for d in decks]
     if poses is not None:
         chosen = loaded
