@@ -10,9 +10,12 @@ import pytest
 from vision.cards import CARD_IDS
 from vision.synth.decks import HELD_OUT_DECKS, DeckError, load_deck, training_decks
 from vision.synth.locate import REGION, ink_mask
-from vision.synth.procedural import build_procedural, is_procedural
+from vision.synth import procedural
+from vision.synth.procedural import EMBLEM_DECKS_FROM, _Design, build_procedural, is_procedural
 
-SAMPLE = range(12)  # enough seeds to meet every joker style, suits beside the rank and font glyphs
+# Enough seeds to meet every joker style, suits beside the rank and font glyphs; the last five
+# draw emblem jokers: every outer shape, filled and ring, four of the five marks, one with a word.
+SAMPLE = [*range(12), 361, 364, 368, 371, 391]
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +109,31 @@ def test_generated_decks_join_training_but_never_test_unseen(tmp_path):
     assert used["test_unseen"] <= set(HELD_OUT_DECKS)
     with pytest.raises(ValueError, match="generated decks"):
         build(tmp_path / "bad", seed=0, n_train=1, n_val=0, n_test=0, generated=-1)
+
+
+def test_emblem_jokers_come_only_from_their_first_deck_and_change_nothing_else(monkeypatch):
+    styles = {n: _Design(n).joker_style for n in range(EMBLEM_DECKS_FROM - 40, EMBLEM_DECKS_FROM + 40)}
+    assert "emblem" not in {s for n, s in styles.items() if n < EMBLEM_DECKS_FROM}
+    assert sum(s == "emblem" for n, s in styles.items() if n >= EMBLEM_DECKS_FROM) >= 10
+    assert all(_Design(n).joker_style == "emblem" for n in (361, 364, 368, 371, 391))
+    # The emblem is drawn from a stream of its own: the rest of a later deck's design is what
+    # it would be without emblems.
+    with_emblem = vars(_Design(364))
+    monkeypatch.setattr(procedural, "EMBLEM_DECKS_FROM", 10**9)
+    without = vars(_Design(364))
+    assert "emblem" not in without and without["joker_style"] != "emblem"
+    assert set(with_emblem) - set(without) == {"emblem"}
+    for key, value in without.items():
+        if key != "joker_style":
+            assert np.array_equal(with_emblem[key], value), key
+
+
+def test_an_emblem_jokers_box_fits_the_emblem(decks):
+    """The emblem's box is about as wide as tall (a word under it makes it tall), and both
+    jokers' boxes sit in the same place."""
+    for n in (361, 368, 371, 391):
+        x1, y1, x2, y2 = decks[n].boxes["BJ"][0]
+        assert 0.6 < (x2 - x1) / (y2 - y1) < 1.3, (n, decks[n].boxes["BJ"][0])
+        assert decks[n].boxes["RJ"][0] == decks[n].boxes["BJ"][0]
+    x1, y1, x2, y2 = decks[364].boxes["BJ"][0]
+    assert (y2 - y1) > 2 * (x2 - x1)  # the small stacked word under the ring

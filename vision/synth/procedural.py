@@ -6,7 +6,8 @@ draws its own design from a seed: the font, weight and width of the rank glyphs,
 of the four suit symbols (lobe sizes, stems, curved or straight diamond sides, or a font's
 own suit glyphs), the index's size, place and spacing, ink and paper colours, the pip
 layout, stand-ins for court-card pictures, the jokers' corner (a stacked ``JOKER``, a
-sideways word or a star) and the back. Cards are drawn as SVG with the fonts installed
+sideways word, a star or, from deck ``proc_360`` on, an emblem: a disc, ring, oval or shield
+around a star, crown, letter or dot, sometimes over a small stacked word) and the back. Cards are drawn as SVG with the fonts installed
 here (DejaVu, Liberation, Noto CJK) and rendered with ``rsvg-convert`` like the Debian
 decks. The corner index boxes are exact: a second rendering draws only the indices.
 
@@ -30,6 +31,10 @@ from vision.synth import art
 
 #: Bump when the designs change, so cached procedural decks are rebuilt.
 DESIGN_VERSION = 1
+#: Decks from this number on may draw emblem jokers. The decks before it draw exactly as
+#: they did when the datasets up to v13s were made, so those recipes still give the same bytes.
+EMBLEM_DECKS_FROM = 360
+JOKER_STYLES = ("stacked", "sideways", "star", "emblem")
 NAME = re.compile(r"proc_(\d{1,6})$")
 WIDTH = art.CARD_WIDTH
 
@@ -103,6 +108,19 @@ class _Design:
         self.joker_style = ("stacked", "sideways", "star")[rng.choice(3, p=[0.55, 0.25, 0.2])]
         self.joker_colour = {"BJ": self.black, "RJ": self.red if rng.random() < 0.8 else _hex((0, 140, 230))}
         self.back = (_hex(rng.uniform(20, 200, 3)), _hex(rng.uniform(150, 255, 3)), rng.uniform(6, 18))
+        if n >= EMBLEM_DECKS_FROM:  # a stream of its own: nothing drawn above changes
+            erng = np.random.default_rng([20261130, n, 2])
+            self.joker_style = JOKER_STYLES[erng.choice(4, p=[0.3, 0.15, 0.1, 0.45])]
+            self.emblem = {
+                "outer": ("circle", "oval", "shield")[erng.choice(3, p=[0.45, 0.35, 0.2])],
+                "solid": bool(erng.random() < 0.45),  # a filled shape with the mark cut out, else a ring
+                "mark": ("star", "star4", "crown", "letter", "dot")[erng.choice(5, p=[0.4, 0.15, 0.15, 0.15, 0.15])],
+                "size": float(erng.uniform(0.9, 1.5)),  # in rank heights
+                "ring": float(erng.uniform(0.07, 0.16)),  # ring width, in emblem widths
+                "word": bool(erng.random() < 0.3),  # a small stacked JOKER under the emblem
+            }
+            if self.emblem["word"]:  # emblem and word stay inside the corner
+                self.emblem["size"] = min(self.emblem["size"], 1.1)
 
     # --- suit symbols, centred on (0, 0) with half-size 1 -------------------------------
     def suit_shape(self, suit: str, colour: str) -> str:
@@ -158,9 +176,60 @@ class _Design:
             return text + self._symbol(suit, x + width + self.gap + half, top + size * 0.37, half)
         return text + self._symbol(suit, cx, top + size * 0.74 + self.gap + half, half)
 
+    @staticmethod
+    def _star(cx: float, cy: float, r: float, points: int, inner: float, colour: str) -> str:
+        pts = []
+        for k in range(2 * points):
+            a = -np.pi / 2 + k * np.pi / points
+            rr = r if k % 2 == 0 else r * inner
+            pts.append(f"{cx + rr * np.cos(a):.1f},{cy + rr * np.sin(a):.1f}")
+        return f'<polygon fill="{colour}" points="{" ".join(pts)}"/>'
+
+    def _emblem(self, colour: str) -> str:
+        """A joker emblem at the corner: an outer shape (filled with the mark cut out in paper,
+        or a ring around the mark in ink), then maybe a small stacked word under it."""
+        e = self.emblem
+        x, top = self.margin_x, self.margin_y
+        w = self.rank_size * e["size"]
+        h = w * (1.3 if e["outer"] == "oval" else 1.0)
+        cx, cy, stroke = x + w / 2, top + h / 2, w * e["ring"]
+        fill, line = (colour, "none") if e["solid"] else ("none", colour)
+        if e["outer"] == "shield":
+            outer = (f'<path fill="{fill}" stroke="{line}" stroke-width="{stroke:.1f}" d="M{x:.1f},{top:.1f} '
+                     f'H{x + w:.1f} V{top + h * 0.55:.1f} Q{x + w:.1f},{top + h * 0.85:.1f} {cx:.1f},{top + h:.1f} '
+                     f'Q{x:.1f},{top + h * 0.85:.1f} {x:.1f},{top + h * 0.55:.1f}Z"/>')
+        else:
+            inset = 0 if e["solid"] else stroke / 2
+            outer = (f'<ellipse cx="{cx:.1f}" cy="{cy:.1f}" rx="{w / 2 - inset:.1f}" ry="{h / 2 - inset:.1f}" '
+                     f'fill="{fill}" stroke="{line}" stroke-width="{stroke:.1f}"/>')
+        ink = self.paper if e["solid"] else colour
+        r = w * (0.32 if e["solid"] else 0.28)
+        if e["mark"] == "star":
+            mark = self._star(cx, cy, r, 5, 0.42, ink)
+        elif e["mark"] == "star4":
+            mark = self._star(cx, cy, r * 1.1, 4, 0.3, ink)
+        elif e["mark"] == "crown":
+            mark = (f'<polygon fill="{ink}" points="{cx - r:.1f},{cy + r * 0.6:.1f} {cx - r:.1f},{cy - r * 0.6:.1f} '
+                    f'{cx - r / 2:.1f},{cy:.1f} {cx:.1f},{cy - r * 0.8:.1f} {cx + r / 2:.1f},{cy:.1f} '
+                    f'{cx + r:.1f},{cy - r * 0.6:.1f} {cx + r:.1f},{cy + r * 0.6:.1f}"/>')
+        elif e["mark"] == "letter":
+            mark = (f'<text x="{cx:.1f}" y="{cy + r * 0.7:.1f}" font-family="{self.font}" font-weight="bold" '
+                    f'font-size="{r * 2:.1f}" text-anchor="middle" fill="{ink}">J</text>')
+        else:
+            mark = f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.45:.1f}" fill="{ink}"/>'
+        word = ""
+        if e["word"]:
+            size = self.rank_size * 0.4
+            word = "".join(f'<text x="{cx:.1f}" y="{top + h + size * (0.95 + 0.95 * i):.1f}" '
+                           f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" '
+                           f'text-anchor="middle" fill="{colour}">{ch}</text>' for i, ch in enumerate("JOKER"))
+        return outer + mark + word
+
     def _joker_index(self, card: str) -> str:
         colour = self.joker_colour[card]
         x, top = self.margin_x, self.margin_y
+        if self.joker_style == "emblem":
+            return self._emblem(colour)
         if self.joker_style == "star":
             r = self.rank_size * 0.6
             pts = []
