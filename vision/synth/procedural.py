@@ -105,7 +105,7 @@ class _Design:
         self.diamond_bulge = rng.uniform(0.25, 0.55)  # 0.375 straight sides
         self.pip_size = WIDTH * rng.uniform(0.11, 0.17)
         self.court = [_hex(rng.uniform(0, 255, 3)) for _ in range(4)]
-        self.joker_style = ("stacked", "sideways", "star")[rng.choice(3, p=[0.55, 0.25, 0.2])]
+        self.joker_style = JOKER_STYLES[rng.choice(3, p=[0.55, 0.25, 0.2])]  # no emblems
         self.joker_colour = {"BJ": self.black, "RJ": self.red if rng.random() < 0.8 else _hex((0, 140, 230))}
         self.back = (_hex(rng.uniform(20, 200, 3)), _hex(rng.uniform(150, 255, 3)), rng.uniform(6, 18))
         if n >= EMBLEM_DECKS_FROM:  # a stream of its own: nothing drawn above changes
@@ -185,6 +185,13 @@ class _Design:
             pts.append(f"{cx + rr * np.cos(a):.1f},{cy + rr * np.sin(a):.1f}")
         return f'<polygon fill="{colour}" points="{" ".join(pts)}"/>'
 
+    def _stacked_word(self, cx: float, top: float, lead: float, size: float, colour: str) -> str:
+        """JOKER written downwards, a letter a line, centred on ``cx``; the first baseline
+        ``lead`` letter sizes under ``top``."""
+        return "".join(f'<text x="{cx:.1f}" y="{top + size * (lead + 0.95 * i):.1f}" '
+                       f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" '
+                       f'text-anchor="middle" fill="{colour}">{ch}</text>' for i, ch in enumerate("JOKER"))
+
     def _emblem(self, colour: str) -> str:
         """A joker emblem at the corner: an outer shape (filled with the mark cut out in paper,
         or a ring around the mark in ink), then maybe a small stacked word under it."""
@@ -217,12 +224,7 @@ class _Design:
                     f'font-size="{r * 2:.1f}" text-anchor="middle" fill="{ink}">J</text>')
         else:
             mark = f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r * 0.45:.1f}" fill="{ink}"/>'
-        word = ""
-        if e["word"]:
-            size = self.rank_size * 0.4
-            word = "".join(f'<text x="{cx:.1f}" y="{top + h + size * (0.95 + 0.95 * i):.1f}" '
-                           f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" '
-                           f'text-anchor="middle" fill="{colour}">{ch}</text>' for i, ch in enumerate("JOKER"))
+        word = self._stacked_word(cx, top + h, 0.95, self.rank_size * 0.4, colour) if e["word"] else ""
         return outer + mark + word
 
     def _joker_index(self, card: str) -> str:
@@ -232,21 +234,13 @@ class _Design:
             return self._emblem(colour)
         if self.joker_style == "star":
             r = self.rank_size * 0.6
-            pts = []
-            for k in range(10):
-                a = -np.pi / 2 + k * np.pi / 5
-                rr = r if k % 2 == 0 else r * 0.45
-                pts.append(f"{x + r + rr * np.cos(a):.1f},{top + r + rr * np.sin(a):.1f}")
-            return f'<polygon fill="{colour}" points="{" ".join(pts)}"/>'
+            return self._star(x + r, top + r, r, 5, 0.45, colour)
         size = self.rank_size * (0.55 if self.joker_style == "stacked" else 0.5)
         if self.joker_style == "sideways":
             return (f'<text transform="translate({x + size * 0.75:.1f},{top:.1f}) rotate(90)" x="0" y="0" '
                     f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" fill="{colour}">'
                     f'JOKER</text>')
-        lines = "".join(f'<text x="{x + size * 0.4:.1f}" y="{top + size * (0.74 + 0.95 * i):.1f}" '
-                        f'font-family="{self.font}" font-weight="{self.weight}" font-size="{size:.1f}" '
-                        f'text-anchor="middle" fill="{colour}">{ch}</text>' for i, ch in enumerate("JOKER"))
-        return lines
+        return self._stacked_word(x + size * 0.4, top, 0.74, size, colour)
 
     # --- the rest of the face -----------------------------------------------------------
     def centre(self, card: str) -> str:
