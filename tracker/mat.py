@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tracker.zones import ARUCO_DICT, MatLayout, aruco_dictionary
+from tracker.zones import ARUCO_DICT, LABEL_INSET_MM, MatLayout, aruco_dictionary, label_font, zone_label
 
 MM_PER_INCH = 25.4
 SEAT_COLOURS = ((40, 110, 200), (60, 150, 40), (170, 90, 40), (140, 50, 150))  # BGR
@@ -51,19 +51,20 @@ def render_mat(layout: MatLayout, dpi: int = 200) -> np.ndarray:
         pts = px(poly)
         cv2.fillPoly(image, [pts], tuple(int(255 - (255 - c) * 0.12) for c in colour))
         cv2.polylines(image, [pts], True, colour, thick, cv2.LINE_AA)
-        label = name.upper() if name in ("kitty", "pile") else str(int(name[4:]) + 1)
-        _label(image, label, pts, colour, ppm)
+        _label(image, layout, name, colour, ppm)
     _footer(image, layout, ppm, dpi)
     return image
 
 
-def _label(image: np.ndarray, text: str, pts: np.ndarray, colour: tuple, ppm: float) -> None:
-    """The seat number (1-based for people) big in the zone's corner, never over the middle."""
-    x1, y1 = pts.min(axis=0)
-    scale = 18 * ppm / 22  # Hershey simplex glyphs are about 22 px tall at scale 1
+def _label(image: np.ndarray, layout: MatLayout, zone: str, colour: tuple, ppm: float) -> None:
+    """The zone's name (seat number, 1-based for people) big in its corner, never over the
+    middle, at ``layout.label_box(zone)``."""
+    x1, y1 = np.round(layout.zones[zone].min(axis=0) * ppm)
+    text = zone_label(zone)
+    scale, thick = label_font(ppm)
     size, _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, round(ppm)))
-    org = (int(x1 + 4 * ppm), int(y1 + 4 * ppm + size[1]))
-    cv2.putText(image, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, max(1, round(1.2 * ppm)), cv2.LINE_AA)
+    org = (int(x1 + LABEL_INSET_MM * ppm), int(y1 + LABEL_INSET_MM * ppm + size[1]))
+    cv2.putText(image, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
 def _footer(image: np.ndarray, layout: MatLayout, ppm: float, dpi: int) -> None:

@@ -33,7 +33,7 @@ from tracker.records import Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
-from tracker.zones import CROP_PX_PER_MM, Calibration
+from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, Calibration
 from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import Frame, FrameSource, LatestFrame
@@ -203,6 +203,7 @@ class Pipeline:
 
     def _read(self, view: Any) -> list[Seen]:
         dets: Detections = self.detector.detect(view.image)
+        dets = dets[~self._on_label(view, dets)]
         grouping = group_corners(dets, self.decks)
         seen = []
         for card in grouping.cards:
@@ -215,6 +216,17 @@ class Pipeline:
             seen.append(Seen(card.card, card.confidence, tuple(sorted(alts.items(), key=lambda a: -a[1])),
                              (float(center[0]), float(center[1]))))
         return seen
+
+    def _on_label(self, view: Any, dets: Detections) -> np.ndarray:
+        """Which detections are the zone's printed name (a seat number reads like a rank)."""
+        if not len(dets):
+            return np.zeros(0, bool)
+        x1, y1, x2, y2 = self.calibration.layout.label_box(view.name)
+        b = view.boxes_to_table(dets.boxes)
+        w = np.clip(np.minimum(b[:, 2], x2) - np.maximum(b[:, 0], x1), 0, None)
+        h = np.clip(np.minimum(b[:, 3], y2) - np.maximum(b[:, 1], y1), 0, None)
+        area = np.maximum((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]), 1e-6)
+        return w * h / area >= LABEL_INSIDE
 
     def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:
         if before.shape != after.shape:

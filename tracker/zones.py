@@ -35,6 +35,14 @@ PAPER_MM: dict[str, tuple[float, float]] = {"A3": (420.0, 297.0), "A2": (594.0, 
 ARUCO_DICT = "DICT_4X4_50"
 #: Pixels per millimetre of a zone crop: a 12 mm corner index comes out about 30 px tall.
 CROP_PX_PER_MM = 2.5
+#: The mat prints each zone's name (its seat number, ``KITTY``, ``PILE``) this tall, this far
+#: in from the zone's top-left corner, in Hershey simplex (``tracker.mat``).
+LABEL_MM = 18.0
+LABEL_INSET_MM = 4.0
+#: A printed seat number looks like a card's rank to the detector (a "2" read as 2s): a read
+#: whose box lies this much inside a label's box is the mat, not a card (``Pipeline``). A card
+#: lying over the label keeps its index: that box is narrower and reaches out of the label's.
+LABEL_INSIDE = 0.6
 
 
 class CalibrationError(ValueError):
@@ -86,6 +94,14 @@ class MatLayout:
             zones["pile"] = _rect(0.3 * w, 0.31 * h, 0.7 * w, 0.64 * h) if seats == 3 else centre
         return cls(size, seats, w, h, marker, m, zones)
 
+    def label_box(self, zone: str) -> tuple[float, float, float, float]:
+        """Where the mat prints ``zone``'s name: ``(x1, y1, x2, y2)`` in table mm."""
+        x1, y1 = self.zones[zone].min(axis=0)
+        w, h, base = label_text_mm(zone_label(zone))
+        # the text stands on y + h, and its glyphs are a little under LABEL_MM tall
+        x, y = float(x1) + LABEL_INSET_MM, float(y1) + LABEL_INSET_MM
+        return (x, y + h - LABEL_MM, x + w, y + h + base)
+
     def edge_seats(self) -> dict[str, int]:
         """Which seat sits at each edge of the mat (a hand coming in over it is that seat's)."""
         return {2: {"bottom": 0, "top": 1}, 3: {"bottom": 0, "right": 1, "left": 2},
@@ -100,6 +116,23 @@ class MatLayout:
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.size, "seats": self.seats, "width_mm": self.width_mm, "height_mm": self.height_mm,
                 "marker_mm": self.marker_mm, "margin_mm": self.margin_mm}
+
+
+def zone_label(zone: str) -> str:
+    """What the mat prints in a zone: the seat number counted from 1, or the zone's name."""
+    return str(int(zone[4:]) + 1) if zone.startswith("seat") else zone.upper()
+
+
+def label_text_mm(text: str, px_per_mm: float = 10.0) -> tuple[float, float, float]:
+    """Width, height and depth below the baseline (mm) of a label as ``tracker.mat`` draws it."""
+    scale, thick = label_font(px_per_mm)
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    return w / px_per_mm, h / px_per_mm, base / px_per_mm
+
+
+def label_font(px_per_mm: float) -> tuple[float, int]:
+    """Hershey simplex scale and stroke of a ``LABEL_MM`` label (glyphs are ~22 px at scale 1)."""
+    return LABEL_MM * px_per_mm / 22, max(1, round(1.2 * px_per_mm))
 
 
 def aruco_dictionary() -> cv2.aruco.Dictionary:

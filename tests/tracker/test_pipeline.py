@@ -18,6 +18,7 @@ from tracker.export import match_record
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
 from tracker.store import EventStore
+from vision.detections import Detections
 from vision.sources import CallableSource, Frame
 
 
@@ -63,6 +64,29 @@ class LateDetector(ToyDetector):
             self.misses -= 1
             return dets[keep]
         return dets
+
+
+class LabelReadingDetector(ToyDetector):
+    """Also reads the mat's printed zone name as a card in every crop, as the card finder
+    does ("2" as 2s), and a card index half over it that is really there (``kept``)."""
+
+    def __init__(self, layout, kept=False):
+        super().__init__()
+        self.layout, self.kept = layout, kept
+
+    def detect(self, image):
+        dets = super().detect(image)
+        ppm = self.px_per_mm
+        zone = next(z for z, poly in self.layout.zones.items()  # the crop's zone, by its size
+                    if image.shape[1] == max(1, round(float(np.ptp(poly[:, 0])) * ppm))
+                    and image.shape[0] == max(1, round(float(np.ptp(poly[:, 1])) * ppm)))
+        x1, y1, x2, y2 = np.subtract(self.layout.label_box(zone), [*self.layout.zones[zone].min(axis=0)] * 2) * ppm
+        boxes = [[x1 + 1, y1 + 2, x2 - 1, y2]]
+        if self.kept:  # an index whose box reaches well out of the label's
+            boxes.append([x2 - 4, y1 + 10, x2 - 4 + 8 * ppm, y1 + 10 + 20 * ppm])
+        extra = Detections(np.array(boxes, np.float32), np.full(len(boxes), 0.6), np.zeros(len(boxes), np.int64))
+        extra = extra.with_cards(["2s", "9s"][: len(boxes)])
+        return Detections.concat([dets, extra]) if len(dets) else extra
 
 
 def film_and_read(truth, seed=0, detector=None, stores=None):
@@ -209,3 +233,19 @@ def test_camera_view_is_a_jpeg_only_when_switched_on():
     import numpy as np
 
     assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape == (540, 960, 3)
+
+
+def test_the_mats_printed_seat_numbers_are_not_read_as_cards():
+    truth = short_hand()
+    layout = ToyTable(seed=0).calibration().layout
+    # every zone's name (1, 2, 3, KITTY) read as 2s in every frame: no phantom 2s anywhere
+    check_read_exactly(film_and_read(truth, detector=LabelReadingDetector(layout)), truth)
+
+
+def test_a_card_index_lying_half_over_a_seat_number_is_still_read():
+    table = ToyTable(seed=0)
+    cal = table.calibration()
+    store = EventStore(":memory:")
+    pipeline = Pipeline(None, cal, LabelReadingDetector(cal.layout, kept=True), store, store.create_match(("A", "B", "C")))
+    view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
+    assert [s.card for s in pipeline._read(view)] == ["9s"]

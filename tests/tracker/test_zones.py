@@ -160,3 +160,22 @@ def test_zones_never_overlap_each_other_or_the_markers(seats, pile):
             (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = boxes[a], boxes[b]
             assert ax2 <= bx1 or bx2 <= ax1 or ay2 <= by1 or by2 <= ay1, f"{a} overlaps {b}"
         assert 0 <= boxes[a][0] and boxes[a][2] <= layout.width_mm and boxes[a][3] <= layout.height_mm
+
+
+@pytest.mark.parametrize("seats, size, pile", [(3, "A2", False), (4, "A3", True), (2, "A1", False)])
+def test_label_box_is_where_the_mat_prints_each_zones_name(seats, size, pile):
+    layout = MatLayout.standard(seats, size, pile=pile)
+    ppm = 254 / MM_PER_INCH  # 10 px per mm
+    image = render_mat(layout, 254).astype(np.int16)
+    for zone, poly in layout.zones.items():
+        x1, y1 = np.round(poly.min(axis=0) * ppm).astype(int)
+        x2, y2 = np.round(poly.max(axis=0) * ppm).astype(int)
+        inner = image[y1 + 30:y2 - 30, x1 + 30:x2 - 30]  # inside the zone's outline
+        fill = inner[-1, -1]  # the tinted paper of the zone, far from its name
+        ink = np.abs(inner - fill).sum(axis=2) > 60
+        ys, xs = np.nonzero(ink)
+        printed = np.array([xs.min() + x1 + 30, ys.min() + y1 + 30, xs.max() + x1 + 31, ys.max() + y1 + 31]) / ppm
+        box = np.array(layout.label_box(zone))
+        # the box holds the printed name (to half a millimetre) and is no more than 2 mm bigger
+        assert (printed[:2] >= box[:2] - 0.5).all() and (printed[2:] <= box[2:] + 0.5).all(), (zone, printed, box)
+        assert (printed[:2] - box[:2] <= 2).all() and (box[2:] - printed[2:] <= 2).all(), (zone, printed, box)
