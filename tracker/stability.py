@@ -10,7 +10,9 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
 - **Hand over the zone**: frames with motion are not counted at all, so a hand covering the
   cards neither removes them nor adds half-seen ones.
 - **Commit**: once the zone has been unchanged for ``settle`` seconds with no hand over it,
-  cards counted there beyond those already committed are the seat's new play.
+  cards counted there beyond those already committed are the seat's new play. Unchanged means
+  the same cards by id: a card whose reads jump between its two corners (one corner read, then
+  both, a half-card apart) is voted into a new slot each time, and that is not a change.
 - **Late cards**: a card that settles after the zone's play was committed, with no hand over
   the zone since, was part of that play (its read flickered below ``k`` of ``n`` while the rest
   settled): it comes out as the whole play again, with ``amends`` naming the cards read before.
@@ -152,7 +154,9 @@ class ZoneTracker:
         self.moving = False
         self._vote(seen)
         present = [s for s in self.slots if s.present(self.k)]
-        layout = frozenset(map(id, present))
+        # What lies here by card, up to the decks in play (with one deck two slots of one id
+        # are one card read at two places).
+        layout = frozenset((card, min(n, self.decks)) for card, n in Counter(s.card for s in present).items())
         if layout != self._layout:
             self._layout = layout
             self.changed_at = time

@@ -192,3 +192,16 @@ def test_a_different_card_dropped_on_the_same_spot_is_a_new_card():
     zone = ZoneTracker(seat=0)
     out, _ = run(zone, hand_over() + still([card("7s", 30)], 1.5) + hand_over() + still([card("9d", 31)], 1.5))
     assert [s.cards for _, s in out] == [("7s",), ("9d",)]
+
+
+def test_a_card_read_now_at_one_corner_now_at_both_still_settles():
+    # A rocket: BJ read steadily; RJ's reads come from its top corner, its bottom corner or
+    # both (their midpoint), each more than a slot apart, as a card near the finder's
+    # threshold is read on a real table. The zone holds the same two cards all along.
+    zone = ZoneTracker(seat=0, k=3, n=5, settle=0.5)
+    frames = hand_over()
+    for i in range(40):
+        x = (20.0, 64.0, 108.0)[(i // 3) % 3]
+        frames.append(([card("BJ", 40, y=150), card("RJ", x, conf=0.2)], False))
+    out, _ = run(zone, frames)
+    assert [sorted(s.cards) for _, s in out] == [["BJ", "RJ"]]
