@@ -74,6 +74,16 @@ ZOOM_ALONE = 0.1
 #: raised precision 0.2-1.4 points on every test split and changed no tracker film
 #: (models/README.md).
 NESTED = 0.6
+#: Jokers' corners are drawn differently in every deck (a word along the edge, a small star or
+#: emblem), and the finder scores them lowest of all cards: on the tracker's films the held-out
+#: decks' joker corners were boxed at 0.03-0.12 and read 0.92-0.98 sure. With ``joker_floor``
+#: set, a box the reader reads as a joker at least ``JOKER_SURE`` sure is kept from that finder
+#: score, under ``conf``. Off by default: on single images it trades precision for joker recall
+#: about evenly (models/README.md); the tracker turns it on, as it keeps only a card read in
+#: several frames of the few seconds a play lies still.
+JOKER_SURE = 0.9
+
+JOKER_IDS = np.array([CARD_INDEX["BJ"], CARD_INDEX["RJ"]])
 
 __all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
 
@@ -125,15 +135,21 @@ class CardDetector:
     showed them under 20 px or, in an image the first look enlarged, over 45 px
     (:meth:`zoom_size`), and keep that look's boxes (and the first look's where it found
     nothing). Needs a free input size.
+    joker_floor: keep a read the reader is ``JOKER_SURE`` sure is a joker from this finder
+    score, below ``conf`` (None: jokers need ``conf`` like every card).
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
                  reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None,
-                 turns: int = DEFAULT_TURNS, sure: float = SURE, zoom: bool = True):
+                 turns: int = DEFAULT_TURNS, sure: float = SURE, zoom: bool = True,
+                 joker_floor: float | None = None):
         if not 0 <= conf <= 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
+        if joker_floor is not None and not 0 < joker_floor <= 1:
+            raise ValueError(f"joker_floor must be in (0, 1], got {joker_floor}")
+        self.joker_floor = joker_floor
         if turns not in TURNS:
             raise ValueError(f"turns must be one of {', '.join(map(str, TURNS))}, got {turns}")
         if not 0 < sure <= 1:
@@ -287,8 +303,11 @@ class CardDetector:
         conf = self.conf if conf is None else conf
         image = check_image(image)
         # A read multiplies the finder's score by a probability, so a box the finder scores
-        # under ``conf`` never reaches it: the finder keeps only boxes at ``conf`` or more.
-        boxes, finder_scores, classes = self.find(image, conf if conf > 0 else 1e-3)
+        # under ``conf`` never reaches it: the finder keeps only boxes at ``conf`` or more
+        # (or at ``joker_floor``, for the reader to find the jokers among them).
+        jokers = self.reader is not None and self.joker_floor is not None and self.joker_floor < conf
+        floor = self.joker_floor if jokers else conf
+        boxes, finder_scores, classes = self.find(image, floor if floor > 0 else 1e-3)
         if self.reader is None:
             cards = self._finder_cards[classes]
             dets = Detections(boxes, finder_scores, cards, finder_scores,
@@ -308,7 +327,10 @@ class CardDetector:
             card_ids[order[:, 1:]],
             ranked[:, 1:],
         )
-        return self._without_nested(dets[dets.scores >= conf])
+        keep = dets.scores >= conf
+        if jokers:
+            keep |= np.isin(dets.class_ids, JOKER_IDS) & (best >= JOKER_SURE)
+        return self._without_nested(dets[keep])
 
     @staticmethod
     def _without_nested(dets: Detections) -> Detections:

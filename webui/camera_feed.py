@@ -93,9 +93,10 @@ class CameraTable:
 
             detector = ToyDetector()
         elif detector is None:
+            from tracker.pipeline import JOKER_FLOOR
             from vision.detector import CardDetector
 
-            detector = CardDetector()
+            detector = CardDetector(joker_floor=JOKER_FLOOR)
         self.detector = detector
         self.table = self._new_table(0)
         self.pipeline = self._new_pipeline(self.table)
