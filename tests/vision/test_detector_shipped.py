@@ -191,3 +191,37 @@ def test_card_labels_cover_every_card_once():
     assert card_label("BJ") == "小王" and card_label("RJ") == "大王" and card_label("10c") == "♣10"
     with pytest.raises(ValueError, match="unknown card"):
         card_label("1x")
+
+
+def test_joker_floor_keeps_only_sure_jokers_under_the_threshold(tables, monkeypatch):
+    """With ``joker_floor`` a box scored under ``conf`` survives only as a joker the reader is
+    JOKER_SURE sure of; its confidence stays the finder's score times the reader's probability."""
+    from vision.cards import CARD_INDEX
+    from vision.detector import JOKER_SURE
+
+    image, _ = tables[0]
+    plain = CardDetector()
+    jokers = CardDetector(joker_floor=0.05)
+    boxes = np.array([[10, 10, 30, 40], [60, 10, 80, 40], [110, 10, 130, 40]], np.float32)
+    scores = np.array([0.08, 0.08, 0.04], np.float32)
+    rj = int(np.flatnonzero(jokers._reader_cards == CARD_INDEX["RJ"])[0])
+    five = int(np.flatnonzero(jokers._reader_cards == CARD_INDEX["5h"])[0])
+    probs = np.zeros((3, len(jokers._reader_cards)), np.float32)
+    probs[0, rj], probs[0, five] = 0.95, 0.05  # a sure joker
+    probs[1, rj], probs[1, five] = 0.6, 0.4  # a doubtful one
+    probs[2, rj], probs[2, five] = 0.99, 0.01  # sure, but under the floor
+    asked = []
+    for det in (plain, jokers):
+        def find(img, floor, det=det):
+            asked.append(floor)
+            keep = scores >= floor
+            return boxes[keep], scores[keep], np.zeros(int(keep.sum()), np.int64)
+        monkeypatch.setattr(det, "find", find)
+        monkeypatch.setattr(det, "read", lambda img, b: probs[: len(b)])
+    assert len(plain.detect(image)) == 0 and asked[0] == pytest.approx(0.17)
+    kept = jokers.detect(image)
+    assert asked[1] == pytest.approx(0.05)
+    assert kept.cards == ["RJ"] and 0.95 >= JOKER_SURE
+    np.testing.assert_allclose(kept.scores, [0.08 * 0.95], rtol=1e-5)
+    with pytest.raises(ValueError, match="joker_floor"):
+        CardDetector(joker_floor=0)
