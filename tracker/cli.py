@@ -178,12 +178,11 @@ def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -
         return ToyDetector()
     if spec == "onnx":
         from tracker.pipeline import JOKER_FLOOR
-        from vision.detector import CardDetector
+        from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 
-        if models:
-            return CardDetector(Path(models) / "finder.onnx", Path(models) / "reader.onnx", backend=backend,
-                                joker_floor=JOKER_FLOOR)
-        return CardDetector(backend=backend, joker_floor=JOKER_FLOOR)
+        finder, reader = (Path(models) / "finder.onnx", Path(models) / "reader.onnx") if models else \
+            (DEFAULT_FINDER, DEFAULT_READER)
+        return CardDetector(finder, reader, backend=backend, joker_floor=JOKER_FLOOR)
     module, _, name = spec.partition(":")
     if not name:
         raise ValueError(f"--detector must be 'onnx', 'toy' or MODULE:FACTORY, not {spec!r}")

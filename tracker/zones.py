@@ -19,6 +19,7 @@ detector; the returned :class:`ZoneView` maps its detections back to table milli
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -123,6 +124,7 @@ def zone_label(zone: str) -> str:
     return str(int(zone[4:]) + 1) if zone.startswith("seat") else zone.upper()
 
 
+@functools.lru_cache(maxsize=64)
 def label_text_mm(text: str, px_per_mm: float = 10.0) -> tuple[float, float, float]:
     """Width, height and depth below the baseline (mm) of a label as ``tracker.mat`` draws it."""
     scale, thick = label_font(px_per_mm)
