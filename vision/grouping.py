@@ -6,6 +6,17 @@ diagonal apart, measured in index sizes (a corner index is a fixed fraction of i
 the ratio holds at any camera distance). Two detections of one id almost on top of each
 other are one corner found twice.
 
+The two corners of one card are read apart, and now and then one of them is misread (an
+ace of spades whose other corner reads Ac). Two corners left unpaired are one card when they
+sit as far apart as the corners of this deck's cards do (its *span*, in index sizes: the
+median over the cards paired in the same image, or the span the caller has measured on
+earlier frames, within ``FUSE_SPAN_TOLERANCE``) and their reads agree on a card: the card
+both give is at least ``FUSE_SHARE`` as likely, as one card, as the two cards their best
+reads name (the product of the reader's probabilities; see :func:`fuse`). The span matters:
+every deck has its own (measured 3.1-3.5 on plastic, 5.0-5.4 on atlasnye), and on a crowded
+table two cards' corners often sit at some card-like distance. With no span known nothing
+is fused. A fused card carries the joint reading and the other cards as its alternatives.
+
 In a one-deck game (``decks=1``) a card id left in two places after pairing is impossible:
 it is reported as an :class:`Alert` (a misread, or a card from another deck). With two decks
 up to two instances of an id are fine and geometry alone decides which corners pair up.
@@ -19,6 +30,7 @@ up to two instances of an id are fine and geometry alone decides which corners p
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +47,13 @@ PAIR_EXPECTED = 4.7
 SAME_CORNER = 0.6
 #: Two corners of one card are about the same size on the frame.
 MAX_SIZE_RATIO = 1.8
+#: Two single corners of different reads are one card when the likeliest card for both is at
+#: least this share as likely as the two best reads being two cards (models/README.md) ...
+FUSE_SHARE = 0.2
+#: ... and they sit within this share of the deck's span (a card's corners, in index sizes).
+FUSE_SPAN_TOLERANCE = 0.12
+#: The probability a corner is given for a card outside its listed reads (best + alternatives).
+UNLISTED = 1e-3
 
 
 @dataclass(frozen=True)
@@ -45,6 +64,12 @@ class CardInstance:
     corners: tuple[int, ...]
     center: tuple[float, float]
     confidence: float
+    #: Other cards it may be, likeliest first, with their probabilities.
+    alternatives: tuple[tuple[str, float], ...] = ()
+    #: Its corners were read as different cards and agree on this one (:func:`fuse`).
+    fused: bool = False
+    #: Two corners: how far apart, in index sizes (their mean longest side).
+    span: float | None = None
 
     @property
     def paired(self) -> bool:
@@ -69,37 +94,168 @@ class Grouping:
     def card_ids(self) -> list[str]:
         return [c.card for c in self.cards]
 
+    @property
+    def spans(self) -> list[float]:
+        """The spans of the cards paired from corners read alike (a measure of the deck)."""
+        return [c.span for c in self.cards if c.span is not None and not c.fused]
+
 
 def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[float, float] = PAIR_RANGE,
-                  expected: float = PAIR_EXPECTED) -> Grouping:
-    """Group read corner detections into cards; unread detections (id -1) are left out."""
+                  expected: float = PAIR_EXPECTED, fuse_share: float | None = FUSE_SHARE,
+                  span: float | None = None) -> Grouping:
+    """Group read corner detections into cards; unread detections (id -1) are left out.
+
+    ``fuse_share``: see :data:`FUSE_SHARE`; ``None`` pairs only corners read alike. ``span``:
+    the deck's span measured on earlier frames (:attr:`Grouping.spans`), used when no card of
+    this image pairs."""
     if decks < 1:
         raise ValueError(f"decks must be at least 1, got {decks}")
     lo, hi = pair_range
     if not 0 < lo < hi:
         raise ValueError(f"pair_range must be increasing and positive, got {pair_range}")
+    if fuse_share is not None and not 0 < fuse_share <= 1:
+        raise ValueError(f"fuse_share must be in (0, 1], got {fuse_share}")
     centers, sizes = detections.centers, np.maximum(detections.sizes, 1e-6)
-    cards: list[CardInstance] = []
-    alerts: list[Alert] = []
+    groups: list[list[list[int]]] = []
     for class_id in np.unique(detections.class_ids):
         if class_id < 0:
             continue
         members = _merge_duplicates(np.flatnonzero(detections.class_ids == class_id), centers, sizes,
                                     detections.scores)
-        groups = _pair(members, centers, sizes, lo, hi, expected)
-        card = CARD_IDS[class_id]
-        for group in groups:
-            main = [g[0] for g in group]
-            center = centers[main].mean(axis=0)
-            all_corners = tuple(sorted(i for g in group for i in g))
-            conf = float(detections.scores[list(all_corners)].max())
-            cards.append(CardInstance(card, all_corners, (float(center[0]), float(center[1])), conf))
-        if len(groups) > decks:
-            alerts.append(Alert(card, len(groups),
-                                f"{card} seen in {len(groups)} places; a {decks}-deck game has "
+        groups += _pair(members, centers, sizes, lo, hi, expected)
+    readings = [reading(detections, i) for i in range(len(detections))]
+    spans = [_span(g, centers, sizes) for g in groups if len(g) > 1]
+    reference = float(np.median(spans)) if spans else span
+    fused: list[tuple[list[list[int]], str, dict[str, float]]] = []
+    if fuse_share is not None and reference is not None:
+        window = (reference * (1 - FUSE_SPAN_TOLERANCE), reference * (1 + FUSE_SPAN_TOLERANCE))
+        groups, fused = _fuse_singles(groups, readings, centers, sizes, window, fuse_share, decks)
+    cards = [_instance(group, CARD_IDS[detections.class_ids[group[0][0]]], detections, readings)
+             for group in groups]
+    cards += [_fused_instance(group, card, joint, detections) for group, card, joint in fused]
+    alerts: list[Alert] = []
+    for card, count in sorted(Counter(c.card for c in cards).items()):
+        if count > decks:
+            alerts.append(Alert(card, count,
+                                f"{card} seen in {count} places; a {decks}-deck game has "
                                 f"{decks} {'copy' if decks == 1 else 'copies'}"))
     cards.sort(key=lambda c: (c.center[1], c.center[0]))
     return Grouping(cards, alerts)
+
+
+def reading(detections: Detections, i: int) -> dict[str, float]:
+    """What the reader gave detection ``i``: its card and alternatives with their probabilities."""
+    if detections.class_ids[i] < 0:
+        return {}
+    finder = float(detections.finder_scores[i])
+    best = float(detections.scores[i]) / finder if finder > 0 else float(detections.scores[i])
+    out = {CARD_IDS[detections.class_ids[i]]: min(best, 1.0)}
+    for card, p in detections.alternatives(i):
+        out.setdefault(card, p)
+    return out
+
+
+def fuse(a: dict[str, float], b: dict[str, float]) -> tuple[str, float, dict[str, float]] | None:
+    """The one card two differently read corners agree on, if they agree on one.
+
+    ``a`` and ``b`` are readings (:func:`reading`). The joint probability of a card is the
+    product of what each corner gives it (:data:`UNLISTED` where a corner lists it not), so a
+    corner read Ac at 0.6 with As at 0.35, beside one read As at 0.9 with Ac at 0.05, is As
+    (0.32 against 0.03 for Ac). Returns the card, the ratio of its joint probability to that of the two best reads
+    as two cards, and the joint probabilities of every listed card normalised (``None`` when
+    no card is listed by both)."""
+    shared = set(a) & set(b)
+    if not shared or not a or not b:
+        return None
+    joint = {c: a.get(c, UNLISTED) * b.get(c, UNLISTED) for c in set(a) | set(b)}
+    card = max(sorted(shared), key=lambda c: joint[c])
+    apart = max(a.values()) * max(b.values())
+    total = sum(joint.values())
+    return card, joint[card] / max(apart, 1e-12), {c: p / total for c, p in joint.items()}
+
+
+def _instance(group: list[list[int]], card: str, detections: Detections,
+              readings: list[dict[str, float]]) -> CardInstance:
+    corners = tuple(sorted(i for g in group for i in g))
+    alternatives: dict[str, float] = {}
+    for i in corners:
+        for alt, p in readings[i].items():
+            if alt != card:
+                alternatives[alt] = max(p, alternatives.get(alt, 0.0))
+    return CardInstance(card, corners, _center(group, detections),
+                        float(detections.scores[list(corners)].max()), _ranked(alternatives),
+                        span=_span(group, detections.centers, detections.sizes) if len(group) > 1 else None)
+
+
+def _fused_instance(group: list[list[int]], card: str, joint: dict[str, float],
+                    detections: Detections) -> CardInstance:
+    main = [g[0] for g in group]
+    corners = tuple(sorted(i for g in group for i in g))
+    confidence = float(detections.finder_scores[main].max()) * joint[card]
+    others = {c: p for c, p in joint.items() if c != card}
+    return CardInstance(card, corners, _center(group, detections), confidence, _ranked(others), fused=True,
+                        span=_span(group, detections.centers, detections.sizes))
+
+
+def _center(group: list[list[int]], detections: Detections) -> tuple[float, float]:
+    center = detections.centers[[g[0] for g in group]].mean(axis=0)
+    return float(center[0]), float(center[1])
+
+
+def _span(group: list[list[int]], centers, sizes) -> float:
+    i, j = group[0][0], group[1][0]
+    return float(np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2))
+
+
+def _ranked(probs: dict[str, float]) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted(((c, round(float(p), 4)) for c, p in probs.items()), key=lambda a: (-a[1], a[0])))
+
+
+def _fuse_singles(groups, readings, centers, sizes, window, share, decks):
+    """Pair single corners of different reads that sit the deck's span apart and agree on a card."""
+    singles = [g for g in groups if len(g) == 1]
+    kept = [g for g in groups if len(g) > 1]
+    expected = sum(window) / 2
+    candidates = []
+    for a in range(len(singles)):
+        for b in range(a + 1, len(singles)):
+            i, j = singles[a][0][0], singles[b][0][0]
+            distance = _card_distance(i, j, centers, sizes)
+            if distance is None or not window[0] <= distance <= window[1]:
+                continue
+            agreed = fuse(readings[i], readings[j])
+            if agreed is not None and agreed[1] >= share:
+                candidates.append((abs(distance - expected), -agreed[1], a, b, agreed))
+    # How many instances each card already has: in a one-deck game a card seen elsewhere is not
+    # what two other corners agree on.
+    count = Counter(_top(readings, g) for g in groups)
+    used: set[int] = set()
+    fused = []
+    for _, _, a, b, (card, _, joint) in sorted(candidates, key=lambda c: c[:4]):
+        if a in used or b in used:
+            continue
+        tops = {_top(readings, singles[a]), _top(readings, singles[b])}
+        if count[card] - sum(t == card for t in tops) >= decks:
+            continue
+        used.update((a, b))
+        for t in tops:
+            count[t] -= 1
+        count[card] += 1
+        fused.append(([singles[a][0], singles[b][0]], card, joint))
+    kept += [singles[a] for a in range(len(singles)) if a not in used]
+    return kept, fused
+
+
+def _top(readings: list[dict[str, float]], group: list[list[int]]) -> str:
+    reading_ = readings[group[0][0]]
+    return max(reading_, key=reading_.get)
+
+
+def _card_distance(i: int, j: int, centers, sizes) -> float | None:
+    """Distance between two corners in index sizes; ``None`` when their sizes differ too much."""
+    if max(sizes[i], sizes[j]) / min(sizes[i], sizes[j]) > MAX_SIZE_RATIO:
+        return None
+    return float(np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2))
 
 
 def _merge_duplicates(idx: np.ndarray, centers, sizes, scores) -> list[list[int]]:
@@ -122,12 +278,8 @@ def _pair(corners: list[list[int]], centers, sizes, lo, hi, expected) -> list[li
     candidates = []
     for a in range(len(corners)):
         for b in range(a + 1, len(corners)):
-            i, j = corners[a][0], corners[b][0]
-            ratio = max(sizes[i], sizes[j]) / min(sizes[i], sizes[j])
-            if ratio > MAX_SIZE_RATIO:
-                continue
-            distance = np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2)
-            if lo <= distance <= hi:
+            distance = _card_distance(corners[a][0], corners[b][0], centers, sizes)
+            if distance is not None and lo <= distance <= hi:
                 candidates.append((abs(distance - expected), a, b))
     used: set[int] = set()
     groups = []

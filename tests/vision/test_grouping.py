@@ -5,14 +5,30 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.cards import CARD_INDEX
 from vision.detections import Detections
-from vision.grouping import group_corners
+from vision.grouping import fuse, group_corners, reading
 
 
 def corners(*items: tuple[str, float, float], size: float = 20.0, score: float = 0.9) -> Detections:
     """Detections of square index boxes centred at (x, y)."""
     boxes = np.array([[x - size / 2, y - size / 2, x + size / 2, y + size / 2] for _, x, y in items])
     return Detections(boxes, np.full(len(items), score), np.zeros(len(items))).with_cards([c for c, _, _ in items])
+
+
+def read(*items: tuple[str, float, float, float, dict[str, float]], size: float = 20.0,
+         finder: float = 0.8) -> Detections:
+    """Read corners: (card, x, y, reader probability, {alternative: probability}) each."""
+    boxes = np.array([[x - size / 2, y - size / 2, x + size / 2, y + size / 2] for _, x, y, _, _ in items])
+    k = max(len(alts) for *_, alts in items)
+    alt_ids = np.full((len(items), k), -1)
+    alt_probs = np.zeros((len(items), k))
+    for row, (*_, alts) in enumerate(items):
+        for col, (card, p) in enumerate(alts.items()):
+            alt_ids[row, col], alt_probs[row, col] = CARD_INDEX[card], p
+    probs = np.array([p for _, _, _, p, _ in items])
+    return Detections(boxes, finder * probs, np.array([CARD_INDEX[c] for c, *_ in items]),
+                      np.full(len(items), finder), alt_ids, alt_probs)
 
 
 def test_two_corners_of_one_card_a_diagonal_apart_are_one_card():
@@ -69,3 +85,79 @@ def test_bad_arguments_are_refused():
         group_corners(Detections.empty(), decks=0)
     with pytest.raises(ValueError, match="pair_range"):
         group_corners(Detections.empty(), pair_range=(5, 2))
+
+
+def test_a_corner_misread_in_suit_is_one_card_with_the_corner_that_reads_it_surely():
+    # An ace of spades whose second corner reads Ac, with As as the reader's second guess,
+    # 4.5 index sizes apart: this deck's span, measured on earlier frames.
+    dets = read(("As", 100, 100, 0.9, {"Ac": 0.05}), ("Ac", 154, 172, 0.6, {"As": 0.35, "Ah": 0.02}))
+    grouping = group_corners(dets, span=4.5)
+    assert grouping.card_ids == ["As"] and grouping.alerts == []
+    card = grouping.cards[0]
+    assert card.fused and card.corners == (0, 1) and card.span == pytest.approx(4.5)
+    # Its confidence is the finder's times the joint reading: As 0.315 of 0.315 + 0.03 + 0.02 * 0.001.
+    assert card.confidence == pytest.approx(0.8 * 0.315 / (0.315 + 0.03 + 0.00002), rel=1e-3)
+    assert card.alternatives[0][0] == "Ac"
+    assert group_corners(dets, span=4.5, fuse_share=None).card_ids == ["As", "Ac"]
+
+
+def test_misread_corners_are_not_fused_without_a_span_or_off_the_decks_span():
+    dets = read(("As", 100, 100, 0.9, {"Ac": 0.05}), ("Ac", 154, 172, 0.6, {"As": 0.35}))
+    assert group_corners(dets).card_ids == ["As", "Ac"]
+    assert group_corners(dets, span=3.2).card_ids == ["As", "Ac"]  # another deck's cards
+    assert group_corners(dets, span=5.2).card_ids == ["As", "Ac"]
+
+
+def test_the_span_of_cards_paired_in_the_same_image_is_the_decks_span():
+    paired = read(("Kh", 400, 100, 0.9, {}), ("Kh", 454, 172, 0.9, {}))
+    misread = read(("As", 100, 100, 0.9, {"Ac": 0.05}), ("Ac", 154, 172, 0.6, {"As": 0.35}))
+    grouping = group_corners(Detections.concat([paired, misread]), span=3.0)
+    assert sorted(grouping.card_ids) == ["As", "Kh"]
+    assert grouping.spans == [pytest.approx(4.5)]
+
+
+def test_two_surely_read_different_cards_a_card_apart_stay_two_cards():
+    dets = read(("Kh", 100, 100, 0.95, {"Kd": 0.03}), ("Kd", 154, 172, 0.95, {"Kh": 0.03}))
+    grouping = group_corners(dets, span=4.5)
+    assert sorted(grouping.card_ids) == ["Kd", "Kh"]
+    assert not any(c.fused for c in grouping.cards)
+
+
+def test_corners_that_share_no_card_are_never_fused():
+    dets = read(("5h", 100, 100, 0.5, {"6h": 0.3}), ("8c", 154, 172, 0.5, {"9c": 0.3}))
+    assert sorted(group_corners(dets, span=4.5).card_ids) == ["5h", "8c"]
+
+
+def test_a_card_already_paired_keeps_its_corners_and_a_lone_misread_corner_stays_apart():
+    dets = read(("As", 100, 100, 0.9, {"Ac": 0.05}), ("As", 154, 172, 0.9, {"Ac": 0.05}),
+                ("Ac", 100, 260, 0.6, {"As": 0.35}))
+    grouping = group_corners(dets, span=4.5)
+    assert sorted(grouping.card_ids) == ["Ac", "As"]
+    assert [c.corners for c in grouping.cards if c.card == "As"] == [(0, 1)]
+
+
+def test_one_deck_corners_do_not_fuse_into_a_card_seen_elsewhere():
+    # 7d lies paired far away; two single corners that would agree on 7d are two cards.
+    dets = read(("7d", 500, 100, 0.9, {}), ("7d", 554, 172, 0.9, {}),
+                ("7h", 100, 100, 0.5, {"7d": 0.4}), ("7c", 154, 172, 0.5, {"7d": 0.4}))
+    assert sorted(group_corners(dets).card_ids) == ["7c", "7d", "7h"]
+    assert sorted(group_corners(dets, decks=2).card_ids) == ["7d", "7d"]
+
+
+def test_fuse_weighs_both_readings_and_normalises_the_joint():
+    card, ratio, joint = fuse({"Qh": 0.7, "Qd": 0.2}, {"Qd": 0.6, "Qh": 0.3})
+    assert card == "Qh" and ratio == pytest.approx(0.21 / 0.42)
+    assert sum(joint.values()) == pytest.approx(1.0) and joint["Qh"] > joint["Qd"]
+    assert fuse({"Qh": 0.9}, {"Qd": 0.9}) is None
+
+
+def test_reading_is_the_reader_probability_not_the_final_score():
+    dets = read(("9s", 0, 0, 0.75, {"9c": 0.2}), finder=0.5)
+    assert reading(dets, 0) == pytest.approx({"9s": 0.75, "9c": 0.2})
+    unread = Detections(np.array([[0, 0, 10, 10]]), np.array([0.5]), np.array([-1]))
+    assert reading(unread, 0) == {}
+
+
+def test_fuse_share_out_of_range_is_refused():
+    with pytest.raises(ValueError, match="fuse_share"):
+        group_corners(Detections.empty(), fuse_share=0)
