@@ -5,7 +5,9 @@ rectified to a fixed pixels-per-millimetre crop. A zone where something moves (a
 reaching in) is not read at all that frame; a zone that has not changed since it was last
 read reuses that read (the detector is the expensive part); otherwise the detector reads
 the crop, corners are grouped into cards, and their positions go back to table millimetres
-for the zone's :class:`~tracker.stability.ZoneTracker`. Settled cards go to the
+for the zone's :class:`~tracker.stability.ZoneTracker`. Grouping learns the deck's span (how
+far apart a card's corners sit) from the cards it pairs, so that a card whose two corners are
+read differently becomes one card (``vision.grouping``). Settled cards go to the
 :class:`~tracker.referee.Referee`, which writes events and alerts to the store.
 
 With ``PipelineConfig(protocol="pile")`` everyone plays onto one ``pile`` zone and each play
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,6 +49,12 @@ MOTION_PX_PER_MM = 0.6
 #: reader is sure of it (``vision.detector.JOKER_SURE``): a play is k of n frames' reads, so
 #: a one-frame false joker does not settle. On the four filmed games: 191 -> 195 plays exact.
 JOKER_FLOOR = 0.05
+#: The deck's span (how far apart a card's two corners sit, in index sizes; vision.grouping)
+#: is the median over the last this many cards paired from corners read alike ...
+SPANS_KEPT = 200
+#: ... once at least this many have been (before that, only cards paired in the same zone read
+#: tell grouping the span, and two corners read differently are two cards).
+SPANS_NEEDED = 5
 
 
 @dataclass
@@ -106,6 +115,9 @@ class Pipeline:
         self._stop = threading.Event()
         #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, tracker.watchdog).
         self.heartbeat: Any = None
+        self._spans: deque[float] = deque(maxlen=SPANS_KEPT)
+        #: The deck's span measured so far (None until ``SPANS_NEEDED`` cards have paired).
+        self.span: float | None = None
 
     def _referee_match(self, referee: Referee) -> None:
         """Referee ``referee``'s match from now on, with fresh zones for its players and decks.
@@ -208,17 +220,14 @@ class Pipeline:
     def _read(self, view: Any) -> list[Seen]:
         dets: Detections = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
-        grouping = group_corners(dets, self.decks)
+        grouping = group_corners(dets, self.decks, span=self.span)
+        self._spans.extend(grouping.spans)
+        if len(self._spans) >= SPANS_NEEDED:
+            self.span = float(np.median(self._spans))
         seen = []
         for card in grouping.cards:
-            alts: dict[str, float] = {}
-            for i in card.corners:
-                for alt, p in dets.alternatives(i):
-                    alts[alt] = max(p, alts.get(alt, 0.0))
-            alts.pop(card.card, None)
             center = view.to_table([card.center])[0]
-            seen.append(Seen(card.card, card.confidence, tuple(sorted(alts.items(), key=lambda a: -a[1])),
-                             (float(center[0]), float(center[1]))))
+            seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
         return seen
 
     def _on_label(self, view: Any, dets: Detections) -> np.ndarray:

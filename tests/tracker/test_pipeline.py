@@ -3,12 +3,14 @@ filmed through a tilted camera, read zone by zone and refereed into the store.""
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
 import pytest
 from toy_table import ToyDetector, ToyTable
 
+import tracker.pipeline as pipeline_module
 from engine.cards import parse_cards
 from engine.demo import random_hand
 from engine.events import Bid, Deal, Kitty, Pass, Play
@@ -18,7 +20,9 @@ from tracker.export import match_record
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
 from tracker.store import EventStore
+from vision.cards import CARD_INDEX
 from vision.detections import Detections
+from vision.grouping import group_corners
 from vision.sources import CallableSource, Frame
 
 
@@ -87,6 +91,29 @@ class LabelReadingDetector(ToyDetector):
         extra = Detections(np.array(boxes, np.float32), np.full(len(boxes), 0.6), np.zeros(len(boxes), np.int64))
         extra = extra.with_cards(["2s", "9s"][: len(boxes)])
         return Detections.concat([dets, extra]) if len(dets) else extra
+
+
+class SuitMisreadingDetector(ToyDetector):
+    """Reads each toy tile's patch and, as a card's other corner, a twin box 4.5 index sizes
+    away; the twin of ``card`` reads ``misread``, 0.6 sure with ``card`` its second guess at
+    0.35, as the card reader does with an ace whose other corner reads Ac."""
+
+    def __init__(self, card: str, misread: str):
+        super().__init__()
+        self.card, self.misread = card, misread
+
+    def detect(self, image):
+        dets = super().detect(image)
+        size = dets.sizes[:, None]
+        twins = dets.boxes + np.hstack([1.5 * size, 4.2 * size, 1.5 * size, 4.2 * size])
+        n = len(dets)
+        cards = dets.cards + [self.misread if c == self.card else c for c in dets.cards]
+        misread = np.array([False] * n + [c == self.card for c in dets.cards])
+        finder = np.concatenate([dets.finder_scores, dets.finder_scores])
+        alt_ids = np.where(misread, CARD_INDEX[self.card], -1)[:, None]
+        read = Detections(np.concatenate([dets.boxes, twins]), finder * np.where(misread, 0.6, 1.0),
+                          np.zeros(2 * n, np.int64), finder, alt_ids, np.where(alt_ids >= 0, 0.35, 0.0))
+        return read.with_cards(cards)
 
 
 def film_and_read(truth, seed=0, detector=None, stores=None):
@@ -249,3 +276,14 @@ def test_a_card_index_lying_half_over_a_seat_number_is_still_read():
     pipeline = Pipeline(None, cal, LabelReadingDetector(cal.layout, kept=True), store, store.create_match(("A", "B", "C")))
     view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
     assert [s.card for s in pipeline._read(view)] == ["9s"]
+
+
+def test_a_card_whose_corners_read_as_two_suits_is_played_as_one_card(monkeypatch):
+    # Seat 1 goes out with the 4d; its other corner reads 4h. Grouping has learnt the deck's span
+    # from the cards paired before (the kitty, the first plays) and makes one 4d of the two.
+    truth = short_hand()
+    check_read_exactly(film_and_read(truth, detector=SuitMisreadingDetector("4d", "4h")), truth)
+    # without fusing, the two corners are two cards: a pair 4d 4h that seat 1 does not hold
+    monkeypatch.setattr(pipeline_module, "group_corners", functools.partial(group_corners, fuse_share=None))
+    state = film_and_read(truth, detector=SuitMisreadingDetector("4d", "4h"))
+    assert actions(state.hand) != actions(truth)
