@@ -7,7 +7,11 @@ Accuracy (seen vs unseen decks, two-stage against single-stage)::
 reads ``<data>/truth/<split>.jsonl`` and scores every image of ``test_seen`` and
 ``test_unseen``: the finder's box AP (mAP50, mAP50-95, one class), the card mAP50 (the box
 must also read the right card), card precision / recall / F1 at the default threshold and
-at the F1-best one, and recall per card.
+at the F1-best one, and recall per card. Also the cards on the table as a referee counts them
+(a face-up card is *named* when a detection of its id lies on it; a *false name* is an id that
+no card under it has, once per image), and the same for the cards grouping makes of the
+corners at the threshold (``vision.grouping``: the tracker's view of a frame), with corners
+read as different cards fused where they agree on one and without.
 
 The reader alone on the labelled index crops, per deck::
 
@@ -59,8 +63,9 @@ from vision.detector import (  # noqa: E402
     CardDetector,
     read_image,
 )
-from vision.evaluate import TableTally, Tally, iou_matrix, table_cards  # noqa: E402
+from vision.evaluate import TableTally, Tally, grouped_points, iou_matrix, table_cards  # noqa: E402
 from vision.evaluate import load_truth as load_labelled  # noqa: E402
+from vision.grouping import FUSE_SHARE  # noqa: E402
 
 SPLITS = ("test_seen", "test_unseen")
 
@@ -72,10 +77,13 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
         raise SystemExit(str(exc)) from None
 
 
-def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float, dict[str, Tally], TableTally]:
-    """The split's tally, seconds per image, a tally per deck (images of one deck only) and
-    the cards-on-the-table tally."""
+def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_CONF) -> tuple[
+        Tally, float, dict[str, Tally], TableTally, dict[str, TableTally]]:
+    """The split's tally, seconds per image, a tally per deck (images of one deck only), the
+    cards-on-the-table tally, and the cards-on-the-table tallies of the cards grouped at
+    ``conf`` with differently read corners fused (``fused``) and without (``apart``)."""
     tally, table = Tally(), TableTally()
+    grouped = {"fused": TableTally(), "apart": TableTally()}
     by_deck: dict[str, Tally] = {}
     seconds = 0.0
     for row in rows:
@@ -84,6 +92,9 @@ def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float,
         dets = detector.detect(image, conf=0.01)
         seconds += time.perf_counter() - start
         table.add(dets.boxes, dets.class_ids, dets.scores, table_cards(row))
+        for name, share in (("fused", FUSE_SHARE), ("apart", None)):
+            points, classes = grouped_points(dets, conf, share)
+            grouped[name].add(points, classes, np.ones(len(classes)), table_cards(row))
         visible = [c for c in row["corners"] if c.get("visible", True)]
         hidden = [c for c in row["corners"] if not c.get("visible", True)]
         if hidden and len(dets):
@@ -96,7 +107,7 @@ def score_split(detector: CardDetector, rows: list[dict]) -> tuple[Tally, float,
         if len(decks) == 1:
             by_deck.setdefault(decks[0], Tally()).add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores,
                                                       *truth)
-    return tally, seconds / max(len(rows), 1), by_deck, table
+    return tally, seconds / max(len(rows), 1), by_deck, table, grouped
 
 
 def report_decks(by_deck: dict[str, Tally], conf: float) -> dict[str, dict]:
@@ -143,11 +154,19 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
     return result
 
 
-def report_table(table: TableTally, conf: float) -> dict:
+def report_table(table: TableTally, conf: float, what: str = "cards on the table") -> dict:
     at = table.at_threshold(conf)
     out = {k: round(v, 4) if isinstance(v, float) else v for k, v in at.items()}
-    print(f"{'':>9} cards on the table @{conf:.2f}: {at['named']:.3f} of {at['cards']} readable cards named, "
+    print(f"{'':>9} {what} @{conf:.2f}: {at['named']:.3f} of {at['cards']} readable cards named, "
           f"{at['false_names']} false names (precision {at['precision']:.3f})")
+    return out
+
+
+def report_grouped(grouped: dict[str, TableTally], conf: float) -> dict:
+    """The cards grouping makes, fused and not: every grouped card counts (its score is 1)."""
+    out = {}
+    for name, what in (("fused", "cards grouped, misread corners fused"), ("apart", "cards grouped, not fused")):
+        out[name] = report_table(grouped[name], 0.5, f"{what} (corners @{conf:.2f})")
     return out
 
 
@@ -172,9 +191,11 @@ def accuracy(args) -> None:
     for name, make in models:
         detector = make()
         for split in args.splits:
-            tally, seconds, by_deck, table = score_split(detector, load_truth(Path(args.data), split, args.limit))
+            tally, seconds, by_deck, table, grouped = score_split(
+                detector, load_truth(Path(args.data), split, args.limit), args.conf)
             results.append(report(name, split, tally, seconds, args.conf))
             results[-1]["table"] = report_table(table, args.conf)
+            results[-1]["grouped"] = report_grouped(grouped, args.conf)
             if split == "test_unseen":
                 results[-1]["by_deck"] = report_decks(by_deck, args.conf)
     if args.json:

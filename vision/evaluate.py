@@ -5,6 +5,9 @@ AP uses COCO's 101-point interpolated precision. Two views of the same detection
 
 - *finder* (class-agnostic): did we box every visible index? (``mAP50`` of a one-class model)
 - *cards*: a hit must also read the right card (what the referee needs).
+
+:class:`TableTally` counts cards on the table instead of corners; :func:`grouped_points`
+gives it the cards that grouping makes of a frame's corners (what the tracker sees).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import numpy as np
 
 from vision.boxes import iou_matrix
 from vision.cards import CARD_INDEX
+from vision.detections import Detections
+from vision.grouping import FUSE_SHARE, group_corners
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
@@ -247,3 +252,12 @@ class TableTally:
         cards = len(self.named)
         return {"cards": cards, "named": named / cards if cards else float("nan"), "false_names": false,
                 "precision": named / (named + false) if named + false else 1.0}
+
+
+def grouped_points(dets: Detections, conf: float, fuse_share: float | None = FUSE_SHARE) -> tuple[
+        np.ndarray, np.ndarray]:
+    """The cards grouping makes of the detections at ``conf``, for :meth:`TableTally.add`: boxes
+    of no size at each card's centre, and the cards' classes."""
+    cards = group_corners(dets[dets.scores >= conf], fuse_share=fuse_share).cards
+    centres = np.array([c.center for c in cards], np.float32).reshape(-1, 2)
+    return np.hstack([centres, centres]), np.array([CARD_INDEX[c.card] for c in cards], np.int64)

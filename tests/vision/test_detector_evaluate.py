@@ -6,7 +6,18 @@ import numpy as np
 import pytest
 
 from vision.cards import CARD_INDEX
-from vision.evaluate import TableTally, Tally, average_precision, inside_quad, iou_matrix, match, table_cards
+from vision.detections import Detections
+from vision.evaluate import (
+    TableTally,
+    Tally,
+    average_precision,
+    grouped_points,
+    inside_quad,
+    iou_matrix,
+    match,
+    table_cards,
+)
+from vision.grouping import FUSE_SHARE
 
 
 def test_iou_of_identical_half_and_disjoint_boxes():
@@ -92,6 +103,29 @@ def test_table_tally_names_a_card_anywhere_on_it_and_counts_a_misread_once_per_i
     assert at["precision"] == 0.5
     assert table.at_threshold(0.2)["false_names"] == 2
     assert table.at_threshold(0.95)["named"] == 0.0
+
+
+def test_grouped_cards_fuse_a_misread_corner_into_its_card_on_the_table_tally():
+    kh, ace = CARD_INDEX["Kh"], CARD_INDEX["As"]
+    cards = [(kh, [[0, 0], [70, 0], [70, 100], [0, 100]], True),
+             (ace, [[200, 0], [270, 0], [270, 100], [200, 100]], True)]
+    boxes = np.array([[5, 5, 15, 25], [55, 75, 65, 95],          # Kh, both corners read alike
+                      [205, 5, 215, 25], [255, 75, 265, 95]],    # As, its second corner read Ac
+                     np.float32)
+    dets = Detections(boxes, np.array([0.8, 0.8, 0.72, 0.48]), np.array([kh, kh, ace, CARD_INDEX["Ac"]]),
+                      np.full(4, 0.8), np.array([[-1], [-1], [CARD_INDEX["Ac"]], [ace]]),
+                      np.array([[0.0], [0.0], [0.05], [0.35]]))
+    counts = {}
+    for share in (FUSE_SHARE, None):
+        table = TableTally()
+        points, classes = grouped_points(dets, 0.17, share)
+        table.add(points, classes, np.ones(len(classes)), cards)
+        counts[share] = (len(classes), table.at_threshold(0.5))
+    assert counts[FUSE_SHARE][0] == 2 and counts[FUSE_SHARE][1]["false_names"] == 0
+    assert counts[None][0] == 3 and counts[None][1]["false_names"] == 1
+    assert counts[FUSE_SHARE][1]["named"] == counts[None][1]["named"] == 1.0
+    # corners under the threshold are not grouped at all: the Kh alone is left
+    assert grouped_points(dets, 0.75)[1].tolist() == [kh]
 
 
 def test_table_tally_keeps_false_names_of_different_images_apart():
