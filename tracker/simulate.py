@@ -291,8 +291,9 @@ class SimTable:
         for r, row in enumerate(rows):
             for i, card in enumerate(row):
                 u = -width / 2 + cw / 2 + i * step + shift[0] + self.rng.normal(0, 1.2)
-                v = height / 2 - ch / 2 - r * ROW_MM + shift[1] + self.rng.normal(0, 1.2)
-                # v grows away from the seat: later rows sit nearer the player, on top
+                v = -height / 2 + ch / 2 + r * ROW_MM + shift[1] + self.rng.normal(0, 1.2)
+                # v grows towards the seat: a later row lies nearer the player, on top of the
+                # near half of the row before, whose top-left indices (on the far side) still show
                 centre_mm = centre + right * u + f * -v
                 a = angle + self.rng.normal(0, 0.06)
                 pose = CardPose(card, 0, True, tuple(self.to_canvas(centre_mm)[0]), a, self._card_scale)

@@ -117,6 +117,24 @@ def test_cards_are_drawn_inside_their_seats_zone():
         assert table.calibration.zone_of(p["centre_mm"]) == zone
 
 
+def test_a_long_play_lies_in_two_rows_that_leave_every_top_left_index_in_view():
+    table = SimTable(SimConfig(seed=5, size=(480, 270), fps=5.0))
+    cards = "7s 7d 8d 8c 9h 9d 10h 10c Jd Jc Qh Qc".split()
+    f, right, _ = table._axes[0]
+    poses = table._poses("seat0", 0, cards)  # drawn in this order, each over the ones before
+    centres = [np.array(p["centre_mm"]) for p in poses]
+    depth = [float(c @ f) for c in centres]  # f points into the table, away from the player
+    assert max(depth) - min(depth) > 20, "twelve cards make two rows"
+    assert depth[-1] < depth[0], "the later row lies nearer the player"
+    cw, ch = table.card_mm
+    for i, c in enumerate(centres):
+        # the index, 6 mm in from the card's left edge and 12 from its far edge (the player's view)
+        index = c + f * (ch / 2 - 12) - right * (cw / 2 - 6)
+        for later in centres[i + 1:]:
+            d = index - later
+            assert not (abs(d @ right) < cw / 2 and abs(d @ f) < ch / 2), f"{cards[i]}'s index is covered"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--seats", "5"], "seats 2, 3 or 4"),
     (["--size", "big"], "size must look like"),
