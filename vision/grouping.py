@@ -220,7 +220,7 @@ def _fuse_singles(groups, readings, centers, sizes, window, share, decks):
     for a in range(len(singles)):
         for b in range(a + 1, len(singles)):
             i, j = singles[a][0][0], singles[b][0][0]
-            distance = _card_distance(i, j, centers, sizes)
+            distance = card_distance(i, j, centers, sizes)
             if distance is None or not window[0] <= distance <= window[1]:
                 continue
             agreed = fuse(readings[i], readings[j])
@@ -251,7 +251,7 @@ def _top(readings: list[dict[str, float]], group: list[list[int]]) -> str:
     return max(reading_, key=reading_.get)
 
 
-def _card_distance(i: int, j: int, centers, sizes) -> float | None:
+def card_distance(i: int, j: int, centers, sizes) -> float | None:
     """Distance between two corners in index sizes; ``None`` when their sizes differ too much."""
     if max(sizes[i], sizes[j]) / min(sizes[i], sizes[j]) > MAX_SIZE_RATIO:
         return None
@@ -278,7 +278,7 @@ def _pair(corners: list[list[int]], centers, sizes, lo, hi, expected) -> list[li
     candidates = []
     for a in range(len(corners)):
         for b in range(a + 1, len(corners)):
-            distance = _card_distance(corners[a][0], corners[b][0], centers, sizes)
+            distance = card_distance(corners[a][0], corners[b][0], centers, sizes)
             if distance is not None and lo <= distance <= hi:
                 candidates.append((abs(distance - expected), a, b))
     used: set[int] = set()

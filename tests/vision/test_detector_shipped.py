@@ -225,3 +225,46 @@ def test_joker_floor_keeps_only_sure_jokers_under_the_threshold(tables, monkeypa
     np.testing.assert_allclose(kept.scores, [0.08 * 0.95], rtol=1e-5)
     with pytest.raises(ValueError, match="joker_floor"):
         CardDetector(joker_floor=0)
+
+
+def test_joker_pair_floor_keeps_weak_jokers_only_where_two_corners_of_one_agree(tables, monkeypatch):
+    """A red joker seen only as two corner emblems, boxed at 0.046 and 0.023 and read 0.90 and
+    0.97 sure, is kept with ``joker_pair_floor``; a lone weak joker, a doubtful one and a pair
+    of different jokers are not."""
+    from vision.detector import joker_pairs
+
+    image, _ = tables[0]
+    det = CardDetector(joker_floor=0.05, joker_pair_floor=0.02)
+    # (x, y) of each box's top-left corner; 120 px is 4 index sizes
+    # 20 x 30 px boxes, groups over 12 index sizes apart (grouping.PAIR_RANGE)
+    spots = [(10, 10), (130, 10),      # the red joker's two corners
+             (10, 600), (130, 600),    # BJ beside RJ, both weak: two cards, not one
+             (900, 10),                # a lone weak RJ
+             (600, 600), (720, 600)]   # two RJ reads, one of them doubtful
+    boxes = np.array([[x, y, x + 20, y + 30] for x, y in spots], np.float32)
+    scores = np.array([0.046, 0.023, 0.04, 0.04, 0.03, 0.04, 0.04], np.float32)
+    cols = {card: int(np.flatnonzero(det._reader_cards == CARD_INDEX[card])[0]) for card in ("RJ", "BJ", "5h")}
+    probs = np.zeros((len(spots), len(det._reader_cards)), np.float32)
+    for row, (card, p) in enumerate([("RJ", 0.90), ("RJ", 0.97), ("BJ", 0.95), ("RJ", 0.95), ("RJ", 0.99),
+                                     ("RJ", 0.95), ("RJ", 0.6)]):
+        probs[row, cols[card]], probs[row, cols["5h"]] = p, 1 - p
+    asked = []
+
+    def find(img, floor):
+        asked.append(floor)
+        keep = scores >= floor
+        return boxes[keep], scores[keep], np.zeros(int(keep.sum()), np.int64)
+
+    monkeypatch.setattr(det, "find", find)
+    monkeypatch.setattr(det, "read", lambda img, b: probs[: len(b)])
+    kept = det.detect(image)
+    assert asked == [pytest.approx(0.02)]
+    assert kept.cards == ["RJ", "RJ"]
+    np.testing.assert_allclose(kept.boxes[:, :2], [[10, 10], [130, 10]])
+    np.testing.assert_allclose(kept.scores, [0.046 * 0.90, 0.023 * 0.97], rtol=1e-5)
+    # joker_pairs: the same card a card's corners apart, among the reads given
+    dets = kept.with_cards(["RJ", "RJ"])
+    assert joker_pairs(dets, np.array([True, True])).tolist() == [True, True]
+    assert joker_pairs(dets, np.array([True, False])).tolist() == [False, False]
+    with pytest.raises(ValueError, match="joker_pair_floor"):
+        CardDetector(joker_pair_floor=1.5)
