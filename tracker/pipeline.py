@@ -36,7 +36,7 @@ from tracker.records import Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
-from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, Calibration
+from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, zone_label
 from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import Frame, FrameSource, LatestFrame
@@ -231,7 +231,8 @@ class Pipeline:
         return seen
 
     def _on_label(self, view: Any, dets: Detections) -> np.ndarray:
-        """Which detections are the zone's printed name (a seat number reads like a rank)."""
+        """Which detections are the zone's printed name (a seat number reads like a rank): those
+        lying inside it, but for a sure read of another rank (a card lying on the label)."""
         if not len(dets):
             return np.zeros(0, bool)
         x1, y1, x2, y2 = self.calibration.layout.label_box(view.name)
@@ -239,7 +240,9 @@ class Pipeline:
         w = np.clip(np.minimum(b[:, 2], x2) - np.maximum(b[:, 0], x1), 0, None)
         h = np.clip(np.minimum(b[:, 3], y2) - np.maximum(b[:, 1], y1), 0, None)
         area = np.maximum((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]), 1e-6)
-        return w * h / area >= LABEL_INSIDE
+        printed = zone_label(view.name)
+        own = np.array([card[:-1] == printed for card in dets.cards], bool)
+        return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)
 
     def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:
         if before.shape != after.shape:

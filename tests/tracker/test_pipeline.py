@@ -72,11 +72,12 @@ class LateDetector(ToyDetector):
 
 class LabelReadingDetector(ToyDetector):
     """Also reads the mat's printed zone name as a card in every crop, as the card finder
-    does ("2" as 2s), and a card index half over it that is really there (``kept``)."""
+    does ("2" as 2s, at 0.3: the films' label reads scored 0.02-0.32), and a card index half
+    over it that is really there (``kept``), or ``inside`` it whole, read ``(card, score)``."""
 
-    def __init__(self, layout, kept=False):
+    def __init__(self, layout, kept=False, inside=None):
         super().__init__()
-        self.layout, self.kept = layout, kept
+        self.layout, self.kept, self.inside = layout, kept, inside
 
     def detect(self, image):
         dets = super().detect(image)
@@ -85,11 +86,17 @@ class LabelReadingDetector(ToyDetector):
                     if image.shape[1] == max(1, round(float(np.ptp(poly[:, 0])) * ppm))
                     and image.shape[0] == max(1, round(float(np.ptp(poly[:, 1])) * ppm)))
         x1, y1, x2, y2 = np.subtract(self.layout.label_box(zone), [*self.layout.zones[zone].min(axis=0)] * 2) * ppm
-        boxes = [[x1 + 1, y1 + 2, x2 - 1, y2]]
+        boxes, cards, scores = [[x1 + 1, y1 + 2, x2 - 1, y2]], ["2s"], [0.3]
         if self.kept:  # an index whose box reaches well out of the label's
             boxes.append([x2 - 4, y1 + 10, x2 - 4 + 8 * ppm, y1 + 10 + 20 * ppm])
-        extra = Detections(np.array(boxes, np.float32), np.full(len(boxes), 0.6), np.zeros(len(boxes), np.int64))
-        extra = extra.with_cards(["2s", "9s"][: len(boxes)])
+            cards.append("9s")
+            scores.append(0.6)
+        if self.inside:  # an index lying on the label, its box inside the label's
+            boxes.append([x1 + 2, y1 + 3, x2 - 2, y2 - 1])
+            cards.append(self.inside[0])
+            scores.append(self.inside[1])
+        extra = Detections(np.array(boxes, np.float32), np.array(scores), np.zeros(len(boxes), np.int64))
+        extra = extra.with_cards(cards)
         return Detections.concat([dets, extra]) if len(dets) else extra
 
 
@@ -276,6 +283,20 @@ def test_a_card_index_lying_half_over_a_seat_number_is_still_read():
     pipeline = Pipeline(None, cal, LabelReadingDetector(cal.layout, kept=True), store, store.create_match(("A", "B", "C")))
     view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
     assert [s.card for s in pipeline._read(view)] == ["9s"]
+
+
+@pytest.mark.parametrize("inside, read", [
+    (("7s", 0.7), ["7s"]),   # a long play's first card, its index whole over the seat number: a card
+    (("7s", 0.3), []),       # as unsure as the label's own misreads: the mat
+    (("2h", 0.7), []),       # the label's own number, however sure: the mat (seat 1 prints "2")
+])
+def test_a_sure_read_lying_whole_over_a_seat_number_is_a_card_unless_it_reads_as_the_number(inside, read):
+    cal = ToyTable(seed=0).calibration()
+    store = EventStore(":memory:")
+    pipeline = Pipeline(None, cal, LabelReadingDetector(cal.layout, inside=inside), store,
+                        store.create_match(("A", "B", "C")))
+    view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
+    assert [s.card for s in pipeline._read(view)] == read
 
 
 def test_a_card_whose_corners_read_as_two_suits_is_played_as_one_card(monkeypatch):
