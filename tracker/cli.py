@@ -177,12 +177,13 @@ def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -
 
         return ToyDetector()
     if spec == "onnx":
-        from tracker.pipeline import JOKER_FLOOR
+        from tracker.pipeline import JOKER_FLOOR, JOKER_PAIR_FLOOR
         from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 
         finder, reader = (Path(models) / "finder.onnx", Path(models) / "reader.onnx") if models else \
             (DEFAULT_FINDER, DEFAULT_READER)
-        return CardDetector(finder, reader, backend=backend, joker_floor=JOKER_FLOOR)
+        return CardDetector(finder, reader, backend=backend, joker_floor=JOKER_FLOOR,
+                            joker_pair_floor=JOKER_PAIR_FLOOR)
     module, _, name = spec.partition(":")
     if not name:
         raise ValueError(f"--detector must be 'onnx', 'toy' or MODULE:FACTORY, not {spec!r}")

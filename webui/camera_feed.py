@@ -93,10 +93,10 @@ class CameraTable:
 
             detector = ToyDetector()
         elif detector is None:
-            from tracker.pipeline import JOKER_FLOOR
+            from tracker.pipeline import JOKER_FLOOR, JOKER_PAIR_FLOOR
             from vision.detector import CardDetector
 
-            detector = CardDetector(joker_floor=JOKER_FLOOR)
+            detector = CardDetector(joker_floor=JOKER_FLOOR, joker_pair_floor=JOKER_PAIR_FLOOR)
         self.detector = detector
         self.table = self._new_table(0)
         self.pipeline = self._new_pipeline(self.table)
