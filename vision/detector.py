@@ -331,9 +331,9 @@ class CardDetector:
         # A read multiplies the finder's score by a probability, so a box the finder scores
         # under ``conf`` never reaches it: the finder keeps only boxes at ``conf`` or more
         # (or at a joker floor, for the reader to find the jokers among them).
-        floors = {name: f for name, f in (("single", self.joker_floor), ("pair", self.joker_pair_floor))
-                  if self.reader is not None and f is not None and f < conf}
-        floor = min([conf, *floors.values()])
+        single, pair = (f if self.reader is not None and f is not None and f < conf else None
+                        for f in (self.joker_floor, self.joker_pair_floor))
+        floor = min(f for f in (conf, single, pair) if f is not None)
         boxes, finder_scores, classes = self.find(image, floor if floor > 0 else 1e-3)
         if self.reader is None:
             cards = self._finder_cards[classes]
@@ -356,10 +356,10 @@ class CardDetector:
         )
         keep = dets.scores >= conf
         joker = np.isin(dets.class_ids, JOKER_IDS)
-        if "single" in floors:
-            keep |= joker & (best >= JOKER_SURE) & (finder_scores >= floors["single"])
-        if "pair" in floors:
-            weak = joker & ~keep & (best >= JOKER_PAIR_SURE) & (finder_scores >= floors["pair"])
+        if single is not None:
+            keep |= joker & (best >= JOKER_SURE) & (finder_scores >= single)
+        if pair is not None:
+            weak = joker & ~keep & (best >= JOKER_PAIR_SURE) & (finder_scores >= pair)
             keep |= weak & joker_pairs(dets, keep | weak)
         return self._without_nested(dets[keep])
 

@@ -124,15 +124,18 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
                                     detections.scores)
         groups += _pair(members, centers, sizes, lo, hi, expected)
     readings = [reading(detections, i) for i in range(len(detections))]
-    spans = [_span(g, centers, sizes) for g in groups if len(g) > 1]
+    cards = [_instance(g, CARD_IDS[detections.class_ids[g[0][0]]], detections, readings) for g in groups
+             if len(g) > 1]
+    singles = [g for g in groups if len(g) == 1]
+    spans = [c.span for c in cards]
     reference = float(np.median(spans)) if spans else span
-    fused: list[tuple[list[list[int]], str, dict[str, float]]] = []
     if fuse_share is not None and reference is not None:
         window = (reference * (1 - FUSE_SPAN_TOLERANCE), reference * (1 + FUSE_SPAN_TOLERANCE))
-        groups, fused = _fuse_singles(groups, readings, centers, sizes, window, fuse_share, decks)
-    cards = [_instance(group, CARD_IDS[detections.class_ids[group[0][0]]], detections, readings)
-             for group in groups]
-    cards += [_fused_instance(group, card, joint, detections) for group, card, joint in fused]
+        tops = [CARD_IDS[c] if c >= 0 else "" for c in detections.class_ids]
+        singles, fused = _fuse_singles(singles, Counter(c.card for c in cards), tops, readings, centers, sizes,
+                                       window, fuse_share, decks)
+        cards += [_instance(group, card, detections, readings, joint) for group, card, joint in fused]
+    cards += [_instance(g, CARD_IDS[detections.class_ids[g[0][0]]], detections, readings) for g in singles]
     alerts: list[Alert] = []
     for card, count in sorted(Counter(c.card for c in cards).items()):
         if count > decks:
@@ -174,47 +177,37 @@ def fuse(a: dict[str, float], b: dict[str, float]) -> tuple[str, float, dict[str
     return card, joint[card] / max(apart, 1e-12), {c: p / total for c, p in joint.items()}
 
 
-def _instance(group: list[list[int]], card: str, detections: Detections,
-              readings: list[dict[str, float]]) -> CardInstance:
-    corners = tuple(sorted(i for g in group for i in g))
-    alternatives: dict[str, float] = {}
-    for i in corners:
-        for alt, p in readings[i].items():
-            if alt != card:
-                alternatives[alt] = max(p, alternatives.get(alt, 0.0))
-    return CardInstance(card, corners, _center(group, detections),
-                        float(detections.scores[list(corners)].max()), _ranked(alternatives),
-                        span=_span(group, detections.centers, detections.sizes) if len(group) > 1 else None)
-
-
-def _fused_instance(group: list[list[int]], card: str, joint: dict[str, float],
-                    detections: Detections) -> CardInstance:
+def _instance(group: list[list[int]], card: str, detections: Detections, readings: list[dict[str, float]],
+              joint: dict[str, float] | None = None) -> CardInstance:
+    """The card a group of corners shows; ``joint``: its corners were read differently and fused,
+    with this joint reading (:func:`fuse`)."""
     main = [g[0] for g in group]
     corners = tuple(sorted(i for g in group for i in g))
-    confidence = float(detections.finder_scores[main].max()) * joint[card]
-    others = {c: p for c, p in joint.items() if c != card}
-    return CardInstance(card, corners, _center(group, detections), confidence, _ranked(others), fused=True,
-                        span=_span(group, detections.centers, detections.sizes))
-
-
-def _center(group: list[list[int]], detections: Detections) -> tuple[float, float]:
-    center = detections.centers[[g[0] for g in group]].mean(axis=0)
-    return float(center[0]), float(center[1])
-
-
-def _span(group: list[list[int]], centers, sizes) -> float:
-    i, j = group[0][0], group[1][0]
-    return float(np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2))
+    center = detections.centers[main].mean(axis=0)
+    span = _distance(main[0], main[1], detections.centers, detections.sizes) if len(main) > 1 else None
+    if joint is not None:
+        confidence = float(detections.finder_scores[main].max()) * joint[card]
+        alternatives = {c: p for c, p in joint.items() if c != card}
+    else:
+        confidence = float(detections.scores[list(corners)].max())
+        alternatives = {}
+        for i in corners:
+            for alt, p in readings[i].items():
+                if alt != card:
+                    alternatives[alt] = max(p, alternatives.get(alt, 0.0))
+    return CardInstance(card, corners, (float(center[0]), float(center[1])), confidence, _ranked(alternatives),
+                        fused=joint is not None, span=span)
 
 
 def _ranked(probs: dict[str, float]) -> tuple[tuple[str, float], ...]:
     return tuple(sorted(((c, round(float(p), 4)) for c, p in probs.items()), key=lambda a: (-a[1], a[0])))
 
 
-def _fuse_singles(groups, readings, centers, sizes, window, share, decks):
-    """Pair single corners of different reads that sit the deck's span apart and agree on a card."""
-    singles = [g for g in groups if len(g) == 1]
-    kept = [g for g in groups if len(g) > 1]
+def _fuse_singles(singles, count, tops, readings, centers, sizes, window, share, decks):
+    """Pair single corners of different reads that sit the deck's span apart and agree on a card.
+
+    ``count``: how many cards of each id the paired corners already make; ``tops``: each
+    detection's card. Returns the singles left and the fused (group, card, joint reading)."""
     expected = sum(window) / 2
     candidates = []
     for a in range(len(singles)):
@@ -226,35 +219,32 @@ def _fuse_singles(groups, readings, centers, sizes, window, share, decks):
             agreed = fuse(readings[i], readings[j])
             if agreed is not None and agreed[1] >= share:
                 candidates.append((abs(distance - expected), -agreed[1], a, b, agreed))
-    # How many instances each card already has: in a one-deck game a card seen elsewhere is not
-    # what two other corners agree on.
-    count = Counter(_top(readings, g) for g in groups)
+    # In a one-deck game a card seen elsewhere is not what two other corners agree on.
+    count = count + Counter(tops[g[0][0]] for g in singles)
     used: set[int] = set()
     fused = []
     for _, _, a, b, (card, _, joint) in sorted(candidates, key=lambda c: c[:4]):
         if a in used or b in used:
             continue
-        tops = {_top(readings, singles[a]), _top(readings, singles[b])}
-        if count[card] - sum(t == card for t in tops) >= decks:
+        pair = {tops[singles[a][0][0]], tops[singles[b][0][0]]}
+        if count[card] - sum(t == card for t in pair) >= decks:
             continue
         used.update((a, b))
-        for t in tops:
+        for t in pair:
             count[t] -= 1
         count[card] += 1
         fused.append(([singles[a][0], singles[b][0]], card, joint))
-    kept += [singles[a] for a in range(len(singles)) if a not in used]
-    return kept, fused
-
-
-def _top(readings: list[dict[str, float]], group: list[list[int]]) -> str:
-    reading_ = readings[group[0][0]]
-    return max(reading_, key=reading_.get)
+    return [singles[a] for a in range(len(singles)) if a not in used], fused
 
 
 def card_distance(i: int, j: int, centers, sizes) -> float | None:
     """Distance between two corners in index sizes; ``None`` when their sizes differ too much."""
     if max(sizes[i], sizes[j]) / min(sizes[i], sizes[j]) > MAX_SIZE_RATIO:
         return None
+    return _distance(i, j, centers, sizes)
+
+
+def _distance(i: int, j: int, centers, sizes) -> float:
     return float(np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2))
 
 
