@@ -115,6 +115,8 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         raise ValueError(f"pair_range must be increasing and positive, got {pair_range}")
     if fuse_share is not None and not 0 < fuse_share <= 1:
         raise ValueError(f"fuse_share must be in (0, 1], got {fuse_share}")
+    if span is not None and not span > 0:
+        raise ValueError(f"span must be positive (index sizes), got {span}")
     centers, sizes = detections.centers, np.maximum(detections.sizes, 1e-6)
     groups: list[list[list[int]]] = []
     for class_id in np.unique(detections.class_ids):

@@ -161,3 +161,6 @@ def test_reading_is_the_reader_probability_not_the_final_score():
 def test_fuse_share_out_of_range_is_refused():
     with pytest.raises(ValueError, match="fuse_share"):
         group_corners(Detections.empty(), fuse_share=0)
+    for span in (0, -4.5, float("nan")):
+        with pytest.raises(ValueError, match="span must be positive"):
+            group_corners(Detections.empty(), span=span)
