@@ -11,7 +11,7 @@ from vision.cards import CARD_IDS
 from vision.synth import procedural
 from vision.synth.decks import HELD_OUT_DECKS, DeckError, load_deck, training_decks
 from vision.synth.locate import REGION, ink_mask
-from vision.synth.procedural import EMBLEM_DECKS_FROM, _Design, build_procedural, is_procedural
+from vision.synth.procedural import EMBLEM_DECKS_FROM, SUIT_DECKS_FROM, _Design, build_procedural, is_procedural
 
 # Enough seeds to meet every joker style, suits beside the rank and font glyphs; the last five
 # draw emblem jokers: every outer shape, filled and ring, four of the five marks, one with a word.
@@ -137,3 +137,38 @@ def test_an_emblem_jokers_box_fits_the_emblem(decks):
         assert decks[n].boxes["RJ"][0] == decks[n].boxes["BJ"][0]
     x1, y1, x2, y2 = decks[364].boxes["BJ"][0]
     assert (y2 - y1) > 2 * (x2 - x1)  # the small stacked word under the ring
+
+
+def test_wider_suits_come_only_from_their_first_deck_and_change_nothing_else(monkeypatch):
+    styles = {n: _Design(n).club_style for n in range(SUIT_DECKS_FROM - 30, SUIT_DECKS_FROM + 30)}
+    assert {s for n, s in styles.items() if n < SUIT_DECKS_FROM} == {"round"}
+    later = [s for n, s in styles.items() if n >= SUIT_DECKS_FROM]
+    assert later.count("open") >= 5 and later.count("squat") >= 5
+    # The wider shapes come from a stream of their own: the jokers, fonts and colours of a later
+    # deck are what they would be without them.
+    wide = vars(_Design(SUIT_DECKS_FROM + 1))
+    monkeypatch.setattr(procedural, "SUIT_DECKS_FROM", 10**9)
+    narrow = vars(_Design(SUIT_DECKS_FROM + 1))
+    suits = {"club_style", "club_r", "club_spread", "stem", "spade", "heart", "diamond_bulge", "suit_size"}
+    for key, value in narrow.items():
+        if key not in suits:
+            assert np.array_equal(wide[key], value) if not isinstance(value, dict) else wide[key] == value, key
+    assert narrow["club_style"] == "round" and wide["club_style"] != "round"
+
+
+def test_an_open_club_is_drawn_in_one_piece_and_keeps_its_box():
+    """An open club's lobes, arms, hub and stem join up: the symbol's ink is one blob, and the
+    corner box holds rank and suit like any other deck's."""
+    import cv2
+
+    n = next(n for n in range(SUIT_DECKS_FROM, SUIT_DECKS_FROM + 40) if _Design(n).club_style == "open"
+             and not _Design(n).suit_beside)
+    deck = build_procedural(n)
+    x1, y1, x2, y2 = deck.boxes["3c"][0]
+    ink = deck.faces["3c"][y1:y2, x1:x2]
+    grey = cv2.cvtColor(np.ascontiguousarray(ink[..., :3]), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    dark = (ink[..., 3] > 128) & (grey < 0.6 * np.median(grey))
+    lower = dark[int(dark.shape[0] * 0.55):].astype(np.uint8)  # the suit under the rank
+    count, _ = cv2.connectedComponents(lower)
+    assert count - 1 == 1
+    assert (y2 - y1) > 1.5 * (x2 - x1)  # rank above suit

@@ -34,6 +34,12 @@ DESIGN_VERSION = 1
 #: Decks from this number on may draw emblem jokers. The decks before it draw exactly as
 #: they did when the datasets up to v13s were made, so those recipes still give the same bytes.
 EMBLEM_DECKS_FROM = 360
+#: Decks from this number on draw their suit symbols from a wider range: clubs of three small
+#: lobes held apart on a thin stem (orell, atlasnye, tigullio draw them so) or of fat lobes
+#: squashed low (plastic's), bulb-shaped spades, fatter or leaner hearts and diamonds. The
+#: held-out decks' clubs read as spades more than anything else (models/README.md, Suits).
+SUIT_DECKS_FROM = 720
+CLUB_STYLES = ("round", "open", "squat")
 JOKER_STYLES = ("stacked", "sideways", "star", "emblem")
 NAME = re.compile(r"proc_(\d{1,6})$")
 WIDTH = art.CARD_WIDTH
@@ -103,6 +109,7 @@ class _Design:
         self.club_r = rng.uniform(0.3, 0.5)  # 0.5: fat touching blobs
         self.club_spread = rng.uniform(0.8, 1.15)
         self.diamond_bulge = rng.uniform(0.25, 0.55)  # 0.375 straight sides
+        self.club_style = "round"
         self.pip_size = WIDTH * rng.uniform(0.11, 0.17)
         self.court = [_hex(rng.uniform(0, 255, 3)) for _ in range(4)]
         self.joker_style = JOKER_STYLES[rng.choice(3, p=[0.55, 0.25, 0.2])]  # no emblems
@@ -121,6 +128,26 @@ class _Design:
             }
             if self.emblem["word"]:  # emblem and word stay inside the corner
                 self.emblem["size"] = min(self.emblem["size"], 1.1)
+        if n >= SUIT_DECKS_FROM:  # a stream of its own too
+            self._wider_suits(np.random.default_rng([20261130, n, 3]))
+
+    def _wider_suits(self, rng: np.random.Generator) -> None:
+        self.club_style = CLUB_STYLES[rng.choice(3, p=[0.3, 0.4, 0.3])]
+        if self.club_style == "open":  # small lobes apart, joined by a small hub
+            self.club_r = rng.uniform(0.3, 0.38)
+            self.club_spread = rng.uniform(0.85, 1.05)
+            self.stem = (rng.uniform(0.12, 0.4), rng.uniform(0.3, 0.55))
+        elif self.club_style == "squat":  # fat lobes, the top one pulled down
+            self.club_r = rng.uniform(0.42, 0.55)
+            self.club_spread = rng.uniform(0.9, 1.15)
+            self.stem = (rng.uniform(0.25, 0.6), rng.uniform(0.15, 0.3))
+        else:
+            self.stem = (rng.uniform(0.1, 0.6), rng.uniform(0.15, 0.55))
+        self.spade = np.array([rng.uniform(0.7, 1.45), rng.uniform(0.6, 1.4), rng.uniform(0.6, 1.4)])
+        self.heart = np.array([rng.uniform(0.7, 1.35), rng.uniform(0.7, 1.35), rng.uniform(0.7, 1.3)])
+        self.diamond_bulge = rng.uniform(0.2, 0.6)
+        if rng.random() < 0.3:  # a symbol much smaller or larger beside the rank
+            self.suit_size = self.rank_size * rng.uniform(0.45, 1.05)
 
     # --- suit symbols, centred on (0, 0) with half-size 1 -------------------------------
     def suit_shape(self, suit: str, colour: str) -> str:
@@ -147,10 +174,15 @@ class _Design:
                     f'C{w:.3f},{-0.2 * h:.3f} {0.35 * p:.3f},-0.45 0,-1Z"/>')
             return lobe + stem
         r, s = self.club_r, self.club_spread
-        blobs = "".join(f'<circle cx="{x:.3f}" cy="{y:.3f}" r="{r:.3f}" fill="{colour}"/>'
-                        for x, y in ((0, -1 + r), (-s * (1 - r) * 0.95, 0.02 + r * 0.2),
-                                     (s * (1 - r) * 0.95, 0.02 + r * 0.2)))
-        return blobs + f'<circle cx="0" cy="{0.05 + r * 0.1:.3f}" r="{r * 0.55:.3f}" fill="{colour}"/>' + stem
+        top = -1 + r if self.club_style != "squat" else -0.85 + r
+        centres = ((0, top), (-s * (1 - r) * 0.95, 0.02 + r * 0.2), (s * (1 - r) * 0.95, 0.02 + r * 0.2))
+        blobs = "".join(f'<circle cx="{x:.3f}" cy="{y:.3f}" r="{r:.3f}" fill="{colour}"/>' for x, y in centres)
+        hub_y = 0.05 + r * 0.1
+        if self.club_style == "open":  # thin arms from the hub out to each lobe
+            arms = "".join(f'<line x1="0" y1="{hub_y:.3f}" x2="{x:.3f}" y2="{y:.3f}" stroke="{colour}" '
+                           f'stroke-width="{r * 0.35:.3f}"/>' for x, y in centres)
+            return blobs + arms + f'<circle cx="0" cy="{hub_y:.3f}" r="{r * 0.4:.3f}" fill="{colour}"/>' + stem
+        return blobs + f'<circle cx="0" cy="{hub_y:.3f}" r="{r * 0.55:.3f}" fill="{colour}"/>' + stem
 
     def _symbol(self, suit: str, x: float, y: float, half: float, turned: bool = False) -> str:
         turn = " rotate(180)" if turned else ""
