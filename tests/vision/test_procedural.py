@@ -11,7 +11,13 @@ from vision.cards import CARD_IDS
 from vision.synth import procedural
 from vision.synth.decks import HELD_OUT_DECKS, DeckError, load_deck, training_decks
 from vision.synth.locate import REGION, ink_mask
-from vision.synth.procedural import EMBLEM_DECKS_FROM, SUIT_DECKS_FROM, _Design, build_procedural, is_procedural
+from vision.synth.procedural import (
+    EMBLEM_DECKS_FROM,
+    SUIT_DECKS_FROM,
+    _Design,
+    build_procedural,
+    is_procedural,
+)
 
 # Enough seeds to meet every joker style, suits beside the rank and font glyphs; the last five
 # draw emblem jokers: every outer shape, filled and ring, four of the five marks, one with a word.
