@@ -13,7 +13,10 @@ log (bids and corrections from the page arrive there), then:
 - **Uncertain read** (看不清): when the engine refuses a read that becomes legal by changing one
   low-confidence card to one of the detector's alternatives, the referee does not accuse the
   player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
-  suggested cards, so the hand goes on; the page can correct it either way.
+  suggested cards, so the hand goes on; the page can correct it either way. Failing that, a
+  card the zone read twice (a one-deck game holds each card once) may be two cards of one rank,
+  one with its suit misread: the play with that place added back as another suit of the rank
+  that its reads name is suggested the same way.
 - **Late cards** (迟读到的牌): a card that settles in a zone after its play was read, with no
   hand over the zone since, belongs to that play. While that play is still the hand's last
   event, the referee replaces it with the whole play (a ``correction``, when the rules accept
@@ -72,6 +75,8 @@ class PlayCandidate:
 
     ``confidences[i]`` is the detector's confidence in ``cards[i]``; ``alternatives[i]`` its
     next guesses ``(card, probability)``, best first. Both may be empty (cards typed in).
+    ``doubles``: places in the zone read as a card already in ``cards`` beyond the decks in play,
+    each as ``(card, alternatives)``; left out of the play, tried only when it is refused.
     """
 
     seat: int
@@ -79,11 +84,13 @@ class PlayCandidate:
     time: float | None = None
     confidences: tuple[float, ...] = ()
     alternatives: tuple[tuple[tuple[str, float], ...], ...] = ()
+    doubles: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", tuple(self.cards))
         object.__setattr__(self, "confidences", tuple(self.confidences))
         object.__setattr__(self, "alternatives", tuple(tuple(a) for a in self.alternatives))
+        object.__setattr__(self, "doubles", tuple((card, tuple(alts)) for card, alts in self.doubles))
         if not isinstance(self.seat, int) or self.seat < 0:
             raise ValueError(f"seat must be a non-negative integer, not {self.seat!r}")
         if not self.cards:
@@ -348,7 +355,33 @@ class Referee:
                 if hand.check(Play(candidate.seat, replaced, time=candidate.time)) is None:
                     options.append((prob, replaced))
         if not options:
+            options = self._with_double(candidate, cards)
+        if not options:
             return None
         options.sort(key=lambda o: -o[0])
         return options[0][1]
 
+    def _with_double(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """Plays the rules accept with one of the candidate's doubles added back as another suit
+        of its rank that its reads name (a 4s read 4d beside the 4d): the suit is the misread
+        that is common; a card read at two places as another rank is more often one card whose
+        corners went unpaired, and adding it back would make a card up."""
+        hand = self.hand
+        assert hand is not None
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        for card, alternatives in candidate.doubles:
+            try:
+                rank = parse_cards(card)[0].rank
+            except ValueError:
+                continue
+            for alt, prob in alternatives:
+                try:
+                    other = parse_cards(alt)[0]
+                except ValueError:
+                    continue
+                if other.rank != rank or other in cards:
+                    continue
+                added = tuple(cards + [other])
+                if hand.check(Play(candidate.seat, added, time=candidate.time)) is None:
+                    options.append((prob, added))
+        return options

@@ -22,6 +22,9 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
   the committed cards are forgotten so the next play starts from nothing.
 - A card already played from this zone in this hand is never a new play again (it was only
   uncovered, or the camera lost and found it), up to the number of decks in play.
+- **Doubles**: a play that holds one id at more places than the decks hold it keeps it once;
+  the other places go with the play as ``doubles`` (with their other reads), for the referee
+  to try when the play as read is refused (:class:`~tracker.referee.PlayCandidate`).
 
 >>> z = ZoneTracker(seat=0, k=2, n=3, settle=0.5)
 >>> for t in (0.0, 0.1, 0.2, 0.3, 0.8):
@@ -63,11 +66,15 @@ class Settled:
     #: Not empty: these cards were committed before as this zone's play, and ``cards`` is that
     #: play with the late cards added (no hand went over the zone in between).
     amends: tuple[str, ...] = ()
+    #: Cards left out of ``cards`` as a second read of a card in them, beyond the decks in play
+    #: (one deck: an id read at two places), each with its other reads: in a one-deck game one
+    #: of them may be a card of the same rank whose suit was misread (a 4s read as 4d beside the 4d).
+    doubles: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
 
     def candidate(self) -> PlayCandidate:
         if self.seat is None:
             raise ValueError("the kitty zone's cards are not a play")
-        return PlayCandidate(self.seat, self.cards, self.time, self.confidences, self.alternatives)
+        return PlayCandidate(self.seat, self.cards, self.time, self.confidences, self.alternatives, self.doubles)
 
 
 @dataclass
@@ -170,20 +177,25 @@ class ZoneTracker:
         late = motion is not None and not self.motion_since_commit
         if late and self._last is None:
             return None  # cards nobody just put down (after a restart): not a play
-        new, budget = [], Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
-        for slot in fresh:
-            if budget[slot.card] > 0:  # a card this zone already played this hand was only uncovered
+        new, doubles = [], []
+        budget = Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
+        for slot in sorted(fresh, key=lambda s: -s.share(s.card)):
+            if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)
+            elif not self.played[slot.card]:
+                doubles.append(slot)  # one id more often than the decks hold, in this one play
+            # else: a card this zone already played this hand was only uncovered
         if not new:
             return None
         self.played += Counter(s.card for s in new)
         self.motion_since_commit = False
-        settled = self._settled(new, time)
+        settled = self._settled(new, time, doubles)
         if late:  # the zone's last play, completed (_last is set: see above)
             last = self._last
             settled = Settled(self.seat, last.cards + settled.cards, time, last.confidences + settled.confidences,
-                              last.alternatives + settled.alternatives, amends=last.cards)
+                              last.alternatives + settled.alternatives, amends=last.cards,
+                              doubles=last.doubles + settled.doubles)
         self._last = settled
         return settled
 
@@ -216,18 +228,24 @@ class ZoneTracker:
         # A slot unseen for n frames is gone: swept away, or covered by a newer card.
         self.slots = [s for s in self.slots if any(v is not None for v in s.votes)]
 
-    def _settled(self, slots: list[_Slot], time: float) -> Settled:
+    def _settled(self, slots: list[_Slot], time: float, doubles: list[_Slot] = ()) -> Settled:
         cards, confs, alts = [], [], []
         for slot in sorted(slots, key=lambda s: s.center or (0.0, 0.0)):
-            card = slot.card
-            seen = slot.latest.get(card, Seen(card))
-            total = sum(slot.tally.values())
-            voted = tuple((c, n / total) for c, n in slot.tally.most_common() if c != card)
-            alt_ids = {c for c, _ in voted}
-            cards.append(card)
-            confs.append(round(seen.confidence * slot.share(card), 4))
-            alts.append(voted + tuple(a for a in seen.alternatives if a[0] not in alt_ids and a[0] != card))
-        return Settled(self.seat, tuple(cards), time, tuple(confs), tuple(alts))
+            cards.append(slot.card)
+            confs.append(round(slot.latest.get(slot.card, Seen(slot.card)).confidence * slot.share(slot.card), 4))
+            alts.append(_alternatives(slot))
+        extra = tuple((slot.card, _alternatives(slot)) for slot in sorted(doubles, key=lambda s: s.center or (0.0, 0.0)))
+        return Settled(self.seat, tuple(cards), time, tuple(confs), tuple(alts), doubles=extra)
+
+
+def _alternatives(slot: _Slot) -> tuple[tuple[str, float], ...]:
+    """A slot's other reads, by vote share, then the detector's next guesses at its latest read."""
+    card = slot.card
+    seen = slot.latest.get(card, Seen(card))
+    total = sum(slot.tally.values())
+    voted = tuple((c, n / total) for c, n in slot.tally.most_common() if c != card)
+    alt_ids = {c for c, _ in voted}
+    return voted + tuple(a for a in seen.alternatives if a[0] not in alt_ids and a[0] != card)
 
 
 def _distance(slot: _Slot, seen: Seen) -> float | None:

@@ -184,6 +184,38 @@ def test_no_suggestion_when_the_doubtful_card_is_not_the_problem(store):
     assert kinds(out) == ["does_not_beat"]
 
 
+def test_a_card_read_twice_may_be_two_of_its_rank(store):
+    """A one-deck zone reads 4d at two places: one of them is the 4s with its suit misread."""
+    ref = referee(store)
+    ref.play(P(0, "3s 3h"))
+    doubles = (("4d", (("4s", 0.3), ("Ad", 0.1))),)
+    out = ref.play(PlayCandidate(1, ("4d",), None, (0.97,), ((("4h", 0.02),),), doubles))
+    assert kinds(out) == ["uncertain_read", "play"]
+    assert out[0].cards == "4d" and out[0].suggestion in ("4s 4d", "4d 4s")
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["4d", "4s"]
+
+
+def test_a_double_is_not_added_back_as_another_rank_nor_when_the_play_stands(store):
+    ref = referee(store)
+    ref.play(P(0, "3s 4s 5s 6s 7s"))
+    # Its reads name only another rank (8h would make a straight that beats 3-7): more likely
+    # one card's two corners read apart than two cards.
+    sure = (0.97,) * 4
+    out = ref.play(PlayCandidate(1, ("4h", "5h", "6h", "7h"), None, sure, ((),) * 4, (("7h", (("8h", 0.4),)),)))
+    assert "uncertain_read" not in kinds(out) and len(ref.hand.plays) == 1
+    # A play the rules accept as read is stored as read: the double is not tried.
+    five = ("5d", "6d", "7d", "8d", "9d")
+    out = ref.play(PlayCandidate(1, five, None, (0.97,) * 5, ((),) * 5, (("9d", (("9c", 0.4),)),)))
+    assert kinds(out) == ["play"] and sorted(map(str, ref.hand.plays[-1].cards)) == sorted(five)
+
+
+def test_a_double_never_brings_back_a_card_already_played(store):
+    ref = referee(store)
+    ref.play(P(0, "4s"))
+    out = ref.play(PlayCandidate(1, ("4d",), None, (0.97,), ((),), (("4d", (("4s", 0.4),)),)))
+    assert "uncertain_read" not in kinds(out) and len(ref.hand.plays) == 1
+
+
 def test_bomb_quota_for_farmers_who_did_not_bid(store):
     rules = get_rules("four").replace(bomb_quota=True)
     ref = referee(store, rules, players=("A", "B", "C", "D"))

@@ -160,6 +160,37 @@ def test_two_decks_allow_the_same_card_twice():
     assert out[0][1].cards == ("5s", "5s")
 
 
+def test_one_id_at_two_places_in_one_deck_is_played_once_with_the_other_as_a_double():
+    zone = ZoneTracker(seat=0)
+    # The 4s is read 4d (4s its next guess) beside the 4d, which reads 4d every frame.
+    frames = hand_over()
+    for i in range(15):
+        misread = card("4d", 60, alts=(("4s", 0.3),)) if i % 3 else card("4s", 60)
+        frames.append(([card("4d", 20), misread, card("9c", 100)], False))
+    out, _ = run(zone, frames)
+    settled = out[0][1]
+    assert sorted(settled.cards) == ["4d", "9c"]
+    assert len(settled.doubles) == 1
+    double, alts = settled.doubles[0]
+    assert double == "4d" and alts[0][0] == "4s"  # its other read, by vote share
+    assert settled.candidate().doubles == settled.doubles
+
+
+def test_a_card_played_before_and_uncovered_is_no_double():
+    zone = ZoneTracker(seat=0, settle=0.6)
+    out, t = run(zone, hand_over() + still([card("4d", 20)], 1.5))
+    assert out[0][1].cards == ("4d",)
+    out, _ = run(zone, hand_over() + still([card("4d", 20), card("5h", 60)], 1.5), start=t)
+    assert out[0][1].cards == ("5h",) and out[0][1].doubles == ()
+
+
+def test_two_decks_make_a_double_only_of_a_third_copy():
+    zone = ZoneTracker(seat=0, decks=2)
+    three = [card("5s", 20), card("5s", 60), card("5s", 100)]
+    out, _ = run(zone, hand_over() + still(three, 1.5))
+    assert out[0][1].cards == ("5s", "5s") and [d for d, _ in out[0][1].doubles] == ["5s"]
+
+
 def test_kitty_zone_settles_without_a_seat():
     zone = ZoneTracker(seat=None)
     out, _ = run(zone, hand_over() + still(PAIR + [card("BJ", 70)], 1.5))
