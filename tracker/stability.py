@@ -179,7 +179,8 @@ class ZoneTracker:
             return None  # cards nobody just put down (after a restart): not a play
         new, doubles = [], []
         budget = Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
-        for slot in sorted(fresh, key=lambda s: -s.share(s.card)):
+        # Of one id's places, the steadiest and surest read is the card; the rest are doubles.
+        for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.latest[s.card].confidence)):
             if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)

@@ -123,6 +123,23 @@ class SuitMisreadingDetector(ToyDetector):
         return read.with_cards(cards)
 
 
+class PartnerMisreadingDetector(ToyDetector):
+    """Reads ``card`` as ``misread`` (0.6 sure, ``card`` its second guess at 0.35): a 5h read
+    5s beside the 5s, as the card reader reads a 4s 4d beside the 4d."""
+
+    def __init__(self, card: str, misread: str):
+        super().__init__()
+        self.card, self.misread = card, misread
+
+    def detect(self, image):
+        dets = super().detect(image)
+        hit = np.array([c == self.card for c in dets.cards], bool)
+        alt_ids = np.where(hit, CARD_INDEX[self.card], -1)[:, None]
+        read = Detections(dets.boxes, dets.finder_scores * np.where(hit, 0.6, 1.0), np.zeros(len(dets), np.int64),
+                          dets.finder_scores, alt_ids, np.where(hit, 0.35, 0.0)[:, None])
+        return read.with_cards([self.misread if h else c for c, h in zip(dets.cards, hit, strict=True)])
+
+
 def film_and_read(truth, seed=0, detector=None, stores=None):
     table = ToyTable(seed=seed)
     store = EventStore(":memory:")
@@ -308,3 +325,13 @@ def test_a_card_whose_corners_read_as_two_suits_is_played_as_one_card(monkeypatc
     monkeypatch.setattr(pipeline_module, "group_corners", functools.partial(group_corners, fuse_share=None))
     state = film_and_read(truth, detector=SuitMisreadingDetector("4d", "4h"))
     assert actions(state.hand) != actions(truth)
+
+
+def test_a_card_read_as_its_partner_in_a_pair_is_suggested_back():
+    # Seat 1 follows 3s 3h with 5s 5h; the 5h reads 5s. A one-deck zone holding 5s at two
+    # places plays one 5s (a single: refused) and the referee adds the other back as the 5h.
+    truth = short_hand()
+    state = film_and_read(truth, detector=PartnerMisreadingDetector("5h", "5s"))
+    assert [(a.alert, a.cards, a.suggestion) for a in state.alerts if a.alert != "not_announced"] == [
+        ("uncertain_read", "5s", "5s 5h")]
+    assert actions(state.hand) == actions(truth)
