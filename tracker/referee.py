@@ -13,7 +13,9 @@ log (bids and corrections from the page arrive there), then:
 - **Uncertain read** (看不清): when the engine refuses a read that becomes legal by changing one
   low-confidence card to one of the detector's alternatives, the referee does not accuse the
   player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
-  suggested cards, so the hand goes on; the page can correct it either way. Failing that, a
+  suggested cards, so the hand goes on; the page can correct it either way. A doubtful card
+  whose alternative is another card of the play may be that card's other corner, read apart:
+  the play without it is tried the same way. Failing that, a
   card the zone read twice (a one-deck game holds each card once) may be two cards of one rank,
   one with its suit misread: the play with that place added back as another suit of the rank
   that its reads name is suggested the same way.
@@ -354,6 +356,12 @@ class Referee:
                     continue
                 if hand.check(Play(candidate.seat, replaced, time=candidate.time)) is None:
                     options.append((prob, replaced))
+                elif replaced[i] in cards[:i] + cards[i + 1:]:
+                    # Its other read is a card of this play: the other corner of that card,
+                    # read apart as a second card (an As's corner read Ac beside the As).
+                    merged = tuple(cards[:i] + cards[i + 1:])
+                    if merged and hand.check(Play(candidate.seat, merged, time=candidate.time)) is None:
+                        options.append((prob, merged))
         if not options:
             options = self._with_double(candidate, cards)
         if not options:

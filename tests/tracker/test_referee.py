@@ -184,6 +184,24 @@ def test_no_suggestion_when_the_doubtful_card_is_not_the_problem(store):
     assert kinds(out) == ["does_not_beat"]
 
 
+def test_a_doubtful_card_whose_alternative_is_in_the_play_may_be_its_other_corner(store):
+    ref = referee(store)
+    ref.play(P(0, "Kh"))
+    # The As's two corners read apart, one of them as Ac (As its next guess): a pair that
+    # does not follow a single; without the doubtful corner the As beats the Kh.
+    out = ref.play(P(1, "Ac As", conf=(0.65, 0.97), alts=((("As", 0.09), ("Ad", 0.01)), ())))
+    assert kinds(out) == ["uncertain_read", "play"]
+    assert out[0].cards in ("As Ac", "Ac As")
+    assert out[0].suggestion == "As" and [str(c) for c in ref.hand.plays[-1].cards] == ["As"]
+
+
+def test_a_pair_the_rules_accept_keeps_both_cards_whatever_their_alternatives(store):
+    ref = referee(store)
+    ref.play(P(0, "3s 3h"))
+    out = ref.play(P(1, "2c 2s", conf=(0.65, 0.97), alts=((("2s", 0.3),), ())))
+    assert kinds(out) == ["play"] and sorted(map(str, ref.hand.plays[-1].cards)) == ["2c", "2s"]
+
+
 def test_a_card_read_twice_may_be_two_of_its_rank(store):
     """A one-deck zone reads 4d at two places: one of them is the 4s with its suit misread."""
     ref = referee(store)
