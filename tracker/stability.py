@@ -100,6 +100,15 @@ class _Slot:
     def card(self) -> str:
         return self.tally.most_common(1)[0][0]
 
+    @property
+    def seen(self) -> Seen:
+        """The latest read of the slot's card."""
+        return self.latest.get(self.card, Seen(self.card))
+
+    @property
+    def place(self) -> tuple[float, float]:
+        return self.center or (0.0, 0.0)
+
     def share(self, card: str) -> float:
         return self.tally[card] / max(1, sum(self.tally.values()))
 
@@ -180,7 +189,7 @@ class ZoneTracker:
         new, doubles = [], []
         budget = Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
         # Of one id's places, the steadiest and surest read is the card; the rest are doubles.
-        for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.latest[s.card].confidence)):
+        for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.seen.confidence)):
             if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)
@@ -231,22 +240,20 @@ class ZoneTracker:
 
     def _settled(self, slots: list[_Slot], time: float, doubles: list[_Slot] = ()) -> Settled:
         cards, confs, alts = [], [], []
-        for slot in sorted(slots, key=lambda s: s.center or (0.0, 0.0)):
+        for slot in sorted(slots, key=lambda s: s.place):
             cards.append(slot.card)
-            confs.append(round(slot.latest.get(slot.card, Seen(slot.card)).confidence * slot.share(slot.card), 4))
+            confs.append(round(slot.seen.confidence * slot.share(slot.card), 4))
             alts.append(_alternatives(slot))
-        extra = tuple((slot.card, _alternatives(slot)) for slot in sorted(doubles, key=lambda s: s.center or (0.0, 0.0)))
+        extra = tuple((slot.card, _alternatives(slot)) for slot in sorted(doubles, key=lambda s: s.place))
         return Settled(self.seat, tuple(cards), time, tuple(confs), tuple(alts), doubles=extra)
 
 
 def _alternatives(slot: _Slot) -> tuple[tuple[str, float], ...]:
     """A slot's other reads, by vote share, then the detector's next guesses at its latest read."""
-    card = slot.card
-    seen = slot.latest.get(card, Seen(card))
-    total = sum(slot.tally.values())
+    card, total = slot.card, sum(slot.tally.values())
     voted = tuple((c, n / total) for c, n in slot.tally.most_common() if c != card)
     alt_ids = {c for c, _ in voted}
-    return voted + tuple(a for a in seen.alternatives if a[0] not in alt_ids and a[0] != card)
+    return voted + tuple(a for a in slot.seen.alternatives if a[0] not in alt_ids and a[0] != card)
 
 
 def _distance(slot: _Slot, seen: Seen) -> float | None:
