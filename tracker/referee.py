@@ -15,10 +15,9 @@ log (bids and corrections from the page arrive there), then:
   player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
   suggested cards, so the hand goes on; the page can correct it either way. A doubtful card
   whose alternative is another card of the play may be that card's other corner, read apart:
-  the play without it is tried the same way. Failing that, a
-  card the zone read twice (a one-deck game holds each card once) may be two cards of one rank,
-  one with its suit misread: the play with that place added back as another suit of the rank
-  that its reads name is suggested the same way.
+  the play without it is tried the same way. Failing that, a card the zone read twice (a
+  one-deck game holds each card once) may be two cards of one rank, one with its suit misread:
+  the play with that place added back as another suit of its rank that its reads name.
 - **Late cards** (迟读到的牌): a card that settles in a zone after its play was read, with no
   hand over the zone since, belongs to that play. While that play is still the hand's last
   event, the referee replaces it with the whole play (a ``correction``, when the rules accept
@@ -92,6 +91,8 @@ class PlayCandidate:
         object.__setattr__(self, "cards", tuple(self.cards))
         object.__setattr__(self, "confidences", tuple(self.confidences))
         object.__setattr__(self, "alternatives", tuple(tuple(a) for a in self.alternatives))
+        if any(not isinstance(d, (tuple, list)) or len(d) != 2 or not isinstance(d[0], str) for d in self.doubles):
+            raise ValueError(f"each double must be (card, alternatives), not {self.doubles!r}")
         object.__setattr__(self, "doubles", tuple((card, tuple(alts)) for card, alts in self.doubles))
         if not isinstance(self.seat, int) or self.seat < 0:
             raise ValueError(f"seat must be a non-negative integer, not {self.seat!r}")

@@ -278,6 +278,8 @@ def test_bad_candidates_are_refused():
         PlayCandidate(0, ("3s", "4s"), confidences=(0.9,))
     with pytest.raises(ValueError, match="seat"):
         PlayCandidate(-1, ("3s",))
+    with pytest.raises(ValueError, match="each double"):
+        PlayCandidate(0, ("4d",), doubles=("4d",))
 
 
 def test_unknown_seat_is_an_alert_not_a_crash(store):
