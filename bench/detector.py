@@ -63,7 +63,7 @@ from vision.detector import (  # noqa: E402
     CardDetector,
     read_image,
 )
-from vision.evaluate import TableTally, Tally, grouped_points, iou_matrix, table_cards  # noqa: E402
+from vision.evaluate import TableTally, Tally, grouped_points, iou_matrix, joker_marks, table_cards  # noqa: E402
 from vision.evaluate import load_truth as load_labelled  # noqa: E402
 from vision.grouping import FUSE_SHARE  # noqa: E402
 
@@ -78,11 +78,12 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
 
 
 def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_CONF) -> tuple[
-        Tally, float, dict[str, Tally], TableTally, dict[str, TableTally]]:
+        Tally, float, dict[str, Tally], TableTally, dict[str, TableTally], Tally]:
     """The split's tally, seconds per image, a tally per deck (images of one deck only), the
-    cards-on-the-table tally, and the cards-on-the-table tallies of the cards grouped at
-    ``conf`` with differently read corners fused (``fused``) and without (``apart``)."""
-    tally, table = Tally(), TableTally()
+    cards-on-the-table tally, the cards-on-the-table tallies of the cards grouped at
+    ``conf`` with differently read corners fused (``fused``) and without (``apart``), and the
+    split's tally with jokers' unlabelled marks set aside (``vision.evaluate.joker_marks``)."""
+    tally, table, marked = Tally(), TableTally(), Tally()
     grouped = {"fused": TableTally(), "apart": TableTally()}
     by_deck: dict[str, Tally] = {}
     seconds = 0.0
@@ -103,11 +104,13 @@ def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_
             dets = dets[~covered]
         truth = ([c["box"] for c in visible], [CARD_INDEX[c["card"]] for c in visible])
         tally.add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores, *truth)
+        aside = dets[~joker_marks(dets.boxes, dets.class_ids, row)]
+        marked.add(aside.boxes, aside.finder_scores, aside.class_ids, aside.scores, *truth)
         decks = row.get("deck") or []
         if len(decks) == 1:
             by_deck.setdefault(decks[0], Tally()).add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores,
                                                       *truth)
-    return tally, seconds / max(len(rows), 1), by_deck, table, grouped
+    return tally, seconds / max(len(rows), 1), by_deck, table, grouped, marked
 
 
 def report_decks(by_deck: dict[str, Tally], conf: float) -> dict[str, dict]:
@@ -154,6 +157,16 @@ def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> 
     return result
 
 
+def report_marks(marked: Tally, tally: Tally, conf: float) -> dict:
+    """Precision and recall with reads of a joker on its own card's unlabelled marks set aside."""
+    at, best = marked.at_threshold(conf), marked.best_f1()
+    aside = sum(len(v) for v in tally.cards.values()) - sum(len(v) for v in marked.cards.values())
+    print(f"{'':>9} jokers' unlabelled marks set aside ({aside} reads at any score): @{conf:.2f} "
+          f"P {at['precision']:.3f} R {at['recall']:.3f} | best F1 {best['f1']:.3f} @{best['conf']:.2f}")
+    return {"reads_aside": aside, "precision": round(at["precision"], 4), "recall": round(at["recall"], 4),
+            "best_f1": round(best["f1"], 4), "best_f1_conf": round(best["conf"], 2)}
+
+
 def report_table(table: TableTally, conf: float, what: str = "cards on the table") -> dict:
     at = table.at_threshold(conf)
     out = {k: round(v, 4) if isinstance(v, float) else v for k, v in at.items()}
@@ -191,9 +204,10 @@ def accuracy(args) -> None:
     for name, make in models:
         detector = make()
         for split in args.splits:
-            tally, seconds, by_deck, table, grouped = score_split(
+            tally, seconds, by_deck, table, grouped, marked = score_split(
                 detector, load_truth(Path(args.data), split, args.limit), args.conf)
             results.append(report(name, split, tally, seconds, args.conf))
+            results[-1]["joker_marks_aside"] = report_marks(marked, tally, args.conf)
             results[-1]["table"] = report_table(table, args.conf)
             results[-1]["grouped"] = report_grouped(grouped, args.conf)
             if split == "test_unseen":

@@ -215,6 +215,36 @@ def table_cards(row: dict) -> list[tuple[int, np.ndarray, bool]]:
     return out
 
 
+def joker_marks(pred_boxes, pred_classes, row: dict) -> np.ndarray:
+    """Which detections read a joker on that face-up joker, away from every labelled corner.
+
+    A joker's corner marks are a word, an emblem or both, and many decks repeat the emblem in
+    the other two corners and the middle (plastic draws five), while the labels box one mark
+    per corner. A read of the right joker on the part of its card that no later card covers,
+    overlapping no labelled corner (IoU under 0.5), is then a true mark the labels leave out:
+    ``bench/detector.py`` also gives precision with these set aside, neither hit nor false
+    alarm, as it sets aside hidden corners. ``row``: a labelled scene (its ``cards`` in the
+    order they were laid, its ``corners``)."""
+    boxes = np.asarray(pred_boxes, np.float64).reshape(-1, 4)
+    classes = np.asarray(pred_classes).reshape(-1)
+    out = np.zeros(len(boxes), bool)
+    if not len(boxes):
+        return out
+    centres = box_centres(boxes)
+    cards = row.get("cards", [])
+    for k, card in enumerate(cards):
+        if card["card"] not in ("BJ", "RJ") or not card.get("face_up", True):
+            continue
+        on = (classes == CARD_INDEX[card["card"]]) & inside_quad(centres, np.asarray(card["quad"], np.float64))
+        for later in cards[k + 1:]:
+            on &= ~inside_quad(centres, np.asarray(later["quad"], np.float64))
+        out |= on
+    corners = [c["box"] for c in row.get("corners", [])]
+    if corners and out.any():
+        out &= iou_matrix(boxes, np.asarray(corners, np.float64).reshape(-1, 4)).max(axis=1) < 0.5
+    return out
+
+
 @dataclass
 class TableTally:
     """Cards on the table, not corners: what a referee reads off a frame.

@@ -14,6 +14,7 @@ from vision.evaluate import (
     grouped_points,
     inside_quad,
     iou_matrix,
+    joker_marks,
     match,
     table_cards,
 )
@@ -146,3 +147,27 @@ def test_table_cards_keeps_face_up_cards_and_marks_those_with_a_visible_corner()
                      {"card": "7d", "face_up": False, "quad": square}]}
     cards = table_cards(row)
     assert [(c, readable) for c, _, readable in cards] == [(CARD_INDEX["3s"], True), (CARD_INDEX["5h"], False)]
+
+
+def test_a_joker_read_on_its_own_unlabelled_marks_is_set_aside_and_nothing_else():
+    rj, bj, five = CARD_INDEX["RJ"], CARD_INDEX["BJ"], CARD_INDEX["5h"]
+    row = {
+        "cards": [
+            {"card": "RJ", "face_up": True, "quad": [[0, 0], [60, 0], [60, 90], [0, 90]]},
+            {"card": "5h", "face_up": True, "quad": [[40, 60], [100, 60], [100, 150], [40, 150]]},  # over RJ's corner
+            {"card": "BJ", "face_up": False, "quad": [[200, 0], [260, 0], [260, 90], [200, 90]]},
+        ],
+        "corners": [{"card": "RJ", "box": [2, 2, 10, 20], "visible": 1.0}],
+    }
+    boxes = np.array([
+        [2, 2, 10, 20],     # RJ on its labelled corner: scored as usual
+        [48, 2, 56, 20],    # RJ on the emblem in its other top corner: set aside
+        [25, 40, 35, 50],   # RJ on its middle emblem: set aside
+        [25, 40, 35, 50],   # ... but read as the black joker: a false alarm still
+        [50, 70, 58, 88],   # RJ where the 5h lies over it: a false alarm still
+        [205, 5, 215, 20],  # BJ on a face-down card: a false alarm still
+        [28, 40, 38, 50],   # 5h read on the joker: a false alarm still
+    ])
+    classes = [rj, rj, rj, bj, rj, bj, five]
+    assert joker_marks(boxes, classes, row).tolist() == [False, True, True, False, False, False, False]
+    assert joker_marks(np.zeros((0, 4)), [], row).tolist() == []

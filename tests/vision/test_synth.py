@@ -21,7 +21,7 @@ from vision.synth.decks import (
     write_atomically,
 )
 from vision.synth.layout import CardPose
-from vision.synth.locate import REGION, ink_mask
+from vision.synth.locate import JOKER_REGION, REGION, ink_mask
 from vision.synth.scene import render_full, render_scene
 
 # Missing card art is a failure, not a skip: `make test` installs it (deploy/system-deps.sh).
@@ -58,11 +58,31 @@ def test_index_locator_boxes_ink_in_both_corners(name):
         for x1, y1, x2, y2 in (top, bottom):
             assert x2 - x1 >= 4 and y2 - y1 >= 8, (card, top)
         # Top-left index inside the corner region; the bottom-right one its 180-degree turn.
-        assert top[2] <= REGION[0] * w + 1 and top[3] <= REGION[1] * h + 1, (card, top)
-        assert bottom[0] >= (1 - REGION[0]) * w - 1 and bottom[1] >= (1 - REGION[1]) * h - 1, (card, bottom)
+        # A joker's word may run further along one edge (JOKER_REGION).
+        rx, ry = JOKER_REGION if card in ("BJ", "RJ") else REGION
+        assert top[2] <= rx * w + 1 and top[3] <= ry * h + 1, (card, top)
+        assert bottom[0] >= (1 - rx) * w - 1 and bottom[1] >= (1 - ry) * h - 1, (card, bottom)
         ink = ink_mask(deck.faces[card], paper)
         for x1, y1, x2, y2 in (top, bottom):
             assert ink[y1:y2, x1:x2].mean() > 0.08, (card, (x1, y1, x2, y2))
+
+
+def test_a_joker_word_is_boxed_whole_and_an_emblem_without_the_art_under_it():
+    # atlasnye writes J-O-K-E-R down the card past the corner region; bellot across it.
+    for name, card in (("atlasnye", "RJ"), ("bellot", "BJ")):
+        deck = load_deck(name)
+        w, h = deck.size
+        top, bottom = deck.boxes[card]
+        word = deck.faces[card][top[1]:top[3], top[0]:top[2]]
+        if name == "atlasnye":
+            assert top[3] > REGION[1] * h and (top[3] - top[1]) > 4 * (top[2] - top[0]), top
+        else:
+            assert top[2] > REGION[0] * w and (top[2] - top[0]) > 1.3 * (top[3] - top[1]), top
+        assert word.size and (bottom[2] - bottom[0], bottom[3] - bottom[1]) == pytest.approx(
+            (top[2] - top[0], top[3] - top[1]), abs=3), (top, bottom)
+    # paris's joker corner is a disc with "THE JOKER" curving under it: the box is the disc alone.
+    x1, y1, x2, y2 = load_deck("paris").boxes["RJ"][0]
+    assert 0.8 < (x2 - x1) / (y2 - y1) < 1.25, (x1, y1, x2, y2)
 
 
 def test_unknown_deck_is_a_clear_error():

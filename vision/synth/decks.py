@@ -30,7 +30,7 @@ SHEET_DIR = art.GNOME_DIR
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE_DIR = REPO_ROOT / "datasets" / "cards"
 #: Bump when rendering or locating changes, so stale caches are rebuilt.
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 
 #: Kept gnome-cards-data decks: Anglo-American indices and both jokers.
 GNOME_DECKS: tuple[str, ...] = (

@@ -15,6 +15,16 @@ Box = tuple[int, int, int, int]
 
 #: Corner region as fractions of the card (width, height); indices sit well inside it.
 REGION = (0.30, 0.45)
+#: A joker's word may run past that region: written top to bottom it may reach past half the
+#: card (atlasnye's R, tango's r), written across past a third of it (bellot's and
+#: gnomangelo_bitmap's R). A joker box that comes out as a word along one edge of the region
+#: and ends near it is looked for again with the region stretched that way only; an emblem
+#: (square) never is, as the art under it is no part of the corner (paris's "THE JOKER").
+JOKER_REGION = (0.45, 0.75)
+#: How close to the region's edge a joker word must end to be looked for further, and how
+#: long it must be for its width (vertical) or height (across) to count as a word.
+JOKER_NEAR_EDGE = 0.1
+JOKER_WORD = 1.3
 INK_DIFF = 70  # max channel difference from paper that counts as ink
 
 
@@ -52,8 +62,24 @@ def _overlap(a1: int, a2: int, b1: int, b2: int) -> int:
 
 def locate_index(face: np.ndarray, paper: np.ndarray, *, joker: bool = False) -> Box | None:
     """Tight box ``(x1, y1, x2, y2)`` of the top-left index in face pixels, or None."""
+    box = _locate(face, paper, REGION, joker)
+    if not joker or box is None:
+        return box
     h, w = face.shape[:2]
-    rw, rh = round(REGION[0] * w), round(REGION[1] * h)
+    bw, bh = box[2] - box[0], box[3] - box[1]
+    down = bh >= JOKER_WORD * bw and box[3] >= (REGION[1] - JOKER_NEAR_EDGE) * h
+    across = bw >= JOKER_WORD * bh and box[2] >= (REGION[0] - JOKER_NEAR_EDGE) * w
+    if not (down or across):
+        return box
+    region = (JOKER_REGION[0] if across else REGION[0], JOKER_REGION[1] if down else REGION[1])
+    longer = _locate(face, paper, region, joker)
+    # The same word found further, never another cluster.
+    return longer if longer is not None and longer[:2] == box[:2] else box
+
+
+def _locate(face: np.ndarray, paper: np.ndarray, region: tuple[float, float], joker: bool) -> Box | None:
+    h, w = face.shape[:2]
+    rw, rh = round(region[0] * w), round(region[1] * h)
     mask = ink_mask(face, paper)[:rh, :rw]
     comps = _components(mask, min_area=max(4, (w * h) // 20000))
     min_glyph = 0.035 * h
