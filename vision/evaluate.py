@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.boxes import iou_matrix
-from vision.cards import CARD_INDEX
+from vision.cards import CARD_INDEX, JOKERS
 from vision.detections import Detections
 from vision.grouping import FUSE_SHARE, group_corners
 
@@ -232,13 +232,11 @@ def joker_marks(pred_boxes, pred_classes, row: dict) -> np.ndarray:
         return out
     centres = box_centres(boxes)
     cards = row.get("cards", [])
+    # Which cards each box centre lies on, in the order they were laid.
+    on = np.array([inside_quad(centres, np.asarray(c["quad"], np.float64)) for c in cards]).reshape(-1, len(boxes))
     for k, card in enumerate(cards):
-        if card["card"] not in ("BJ", "RJ") or not card.get("face_up", True):
-            continue
-        on = (classes == CARD_INDEX[card["card"]]) & inside_quad(centres, np.asarray(card["quad"], np.float64))
-        for later in cards[k + 1:]:
-            on &= ~inside_quad(centres, np.asarray(later["quad"], np.float64))
-        out |= on
+        if card["card"] in JOKERS and card.get("face_up", True):
+            out |= (classes == CARD_INDEX[card["card"]]) & on[k] & ~on[k + 1:].any(axis=0)
     corners = [c["box"] for c in row.get("corners", [])]
     if corners and out.any():
         out &= iou_matrix(boxes, np.asarray(corners, np.float64).reshape(-1, 4)).max(axis=1) < 0.5

@@ -62,25 +62,27 @@ def _overlap(a1: int, a2: int, b1: int, b2: int) -> int:
 
 def locate_index(face: np.ndarray, paper: np.ndarray, *, joker: bool = False) -> Box | None:
     """Tight box ``(x1, y1, x2, y2)`` of the top-left index in face pixels, or None."""
-    box = _locate(face, paper, REGION, joker)
+    ink = ink_mask(face, paper)
+    box = _locate(ink, REGION, joker)
     if not joker or box is None:
         return box
-    h, w = face.shape[:2]
+    h, w = ink.shape
     bw, bh = box[2] - box[0], box[3] - box[1]
     down = bh >= JOKER_WORD * bw and box[3] >= (REGION[1] - JOKER_NEAR_EDGE) * h
     across = bw >= JOKER_WORD * bh and box[2] >= (REGION[0] - JOKER_NEAR_EDGE) * w
     if not (down or across):
         return box
     region = (JOKER_REGION[0] if across else REGION[0], JOKER_REGION[1] if down else REGION[1])
-    longer = _locate(face, paper, region, joker)
+    longer = _locate(ink, region, joker)
     # The same word found further, never another cluster.
     return longer if longer is not None and longer[:2] == box[:2] else box
 
 
-def _locate(face: np.ndarray, paper: np.ndarray, region: tuple[float, float], joker: bool) -> Box | None:
-    h, w = face.shape[:2]
+def _locate(ink: np.ndarray, region: tuple[float, float], joker: bool) -> Box | None:
+    """The index box found in the ``region`` (fractions of the card) of a face's ink mask."""
+    h, w = ink.shape
     rw, rh = round(region[0] * w), round(region[1] * h)
-    mask = ink_mask(face, paper)[:rh, :rw]
+    mask = ink[:rh, :rw]
     comps = _components(mask, min_area=max(4, (w * h) // 20000))
     min_glyph = 0.035 * h
     seeds = [c for c in comps if c[3] - c[1] >= min_glyph]
