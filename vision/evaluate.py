@@ -28,6 +28,10 @@ IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
 #: Index sizes (longer side of the box, pixels) that :meth:`Tally.lost_by_size` groups by.
 SIZE_EDGES = (0, 12, 16, 20, 25, 32, 40, 50, 70, 10_000)
+#: The corner index size (longer side of its box, pixels) a mounted camera is set up to give
+#: (``vision.camera_geometry``: about 21 px at 1 m with the recommended sensor mode):
+#: ``bench/detector.py`` also scores only the corners this large (:func:`at_working_scale`).
+WORKING_PX = 20.0
 
 
 def load_truth(data: Path, split: str, limit: int | None = None) -> list[dict]:
@@ -126,7 +130,7 @@ class Tally:
             score = np.asarray(scores, np.float64).reshape(-1, 1)
             self.boxed.extend(np.where(on, score, 0.0).max(axis=0, initial=0.0).tolist())
             self.read_right.extend(np.where(on & same, score, 0.0).max(axis=0, initial=0.0).tolist())
-            self.sizes.extend(np.maximum(true_boxes[:, 2] - true_boxes[:, 0], true_boxes[:, 3] - true_boxes[:, 1]).tolist())
+            self.sizes.extend(longer_sides(true_boxes).tolist())
         hit = match(pred_boxes, scores, true_boxes, 0.5, same) >= 0
         for c, s, h in zip(pred_classes.tolist(), np.asarray(scores).tolist(), hit.tolist(), strict=True):
             self.cards[int(c)].append((s, h))
@@ -241,6 +245,28 @@ def joker_marks(pred_boxes, pred_classes, row: dict) -> np.ndarray:
     if corners and out.any():
         out &= iou_matrix(boxes, np.asarray(corners, np.float64).reshape(-1, 4)).max(axis=1) < 0.5
     return out
+
+
+def longer_sides(boxes) -> np.ndarray:
+    """The longer side of each box (N, 4) given as x1, y1, x2, y2."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
+def at_working_scale(pred_boxes, true_boxes, min_px: float = WORKING_PX) -> tuple[np.ndarray, np.ndarray]:
+    """Which detections and which labelled corners count when only corners of ``min_px`` or
+    more (longer side) are scored: the smaller corners are set aside, and so is a detection on
+    one of them (IoU 0.5 or more) or, matching no larger corner, itself under ``min_px``; a
+    detection on a larger corner always counts. Returns ``(detections kept, corners kept)``."""
+    pred = np.asarray(pred_boxes, np.float64).reshape(-1, 4)
+    true = np.asarray(true_boxes, np.float64).reshape(-1, 4)
+    large = longer_sides(true) >= min_px
+    if not len(pred):
+        return np.zeros(0, bool), large
+    on = iou_matrix(pred, true) >= 0.5 if len(true) else np.zeros((len(pred), 0), bool)
+    on_large = (on & large).any(axis=1)
+    on_small = (on & ~large).any(axis=1)
+    return on_large | (~on_small & (longer_sides(pred) >= min_px)), large
 
 
 @dataclass

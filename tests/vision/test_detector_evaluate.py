@@ -10,6 +10,7 @@ from vision.detections import Detections
 from vision.evaluate import (
     TableTally,
     Tally,
+    at_working_scale,
     average_precision,
     grouped_points,
     inside_quad,
@@ -171,3 +172,23 @@ def test_a_joker_read_on_its_own_unlabelled_marks_is_set_aside_and_nothing_else(
     classes = [rj, rj, rj, bj, rj, bj, five]
     assert joker_marks(boxes, classes, row).tolist() == [False, True, True, False, False, False, False]
     assert joker_marks(np.zeros((0, 4)), [], row).tolist() == []
+
+
+def test_at_working_scale_sets_aside_small_corners_and_small_false_alarms_only():
+    truth = np.array([[0, 0, 10, 24],      # 24 px: scored
+                      [100, 0, 108, 14]])  # 14 px: set aside
+    boxes = np.array([
+        [0, 0, 10, 22],        # on the large corner, itself under 20 px: counts
+        [100, 0, 108, 14],     # on the small corner: set aside
+        [300, 300, 308, 314],  # a small false alarm: set aside
+        [400, 400, 412, 430],  # a large false alarm: counts
+    ])
+    kept, corners = at_working_scale(boxes, truth, 20)
+    assert kept.tolist() == [True, False, False, True]
+    assert corners.tolist() == [True, False]
+    kept, corners = at_working_scale(boxes, truth, 10)  # everything counts
+    assert kept.all() and corners.all()
+    kept, corners = at_working_scale(np.zeros((0, 4)), truth, 20)
+    assert kept.tolist() == [] and corners.tolist() == [True, False]
+    kept, corners = at_working_scale(boxes, np.zeros((0, 4)), 20)  # by their own size alone
+    assert kept.tolist() == [True, False, False, True] and corners.tolist() == []
