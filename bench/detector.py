@@ -11,7 +11,11 @@ at the F1-best one, and recall per card. Also the cards on the table as a refere
 (a face-up card is *named* when a detection of its id lies on it; a *false name* is an id that
 no card under it has, once per image), and the same for the cards grouping makes of the
 corners at the threshold (``vision.grouping``: the tracker's view of a frame), with corners
-read as different cards fused where they agree on one and without.
+read as different cards fused where they agree on one and without. Then precision and recall
+on the corners of ``--working-px`` (18) px or more only, the size a mounted camera gives the
+smallest club deck's index (``deploy/raspberrypi/camera.md``): the smaller corners, and reads
+on them or themselves that small on no larger corner, are set aside
+(``vision.evaluate.at_working_scale``).
 
 The reader alone on the labelled index crops, per deck::
 
@@ -86,13 +90,14 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
         raise SystemExit(str(exc)) from None
 
 
-def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_CONF) -> tuple[
+def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_CONF,
+                working_px: float = WORKING_PX) -> tuple[
         Tally, float, dict[str, Tally], TableTally, dict[str, TableTally], Tally, dict[str, Tally]]:
     """The split's tally, seconds per image, a tally per deck (images of one deck only), the
     cards-on-the-table tally, the cards-on-the-table tallies of the cards grouped at
     ``conf`` with differently read corners fused (``fused``) and without (``apart``), and the
     split's tally with jokers' unlabelled marks set aside (``vision.evaluate.joker_marks``), and
-    the tallies of the corners of ``WORKING_PX`` or more only (``vision.evaluate.at_working_scale``),
+    the tallies of the corners of ``working_px`` or more only (``vision.evaluate.at_working_scale``),
     of every read (``all``) and with jokers' unlabelled marks set aside (``marks_aside``)."""
     tally, table, marked = Tally(), TableTally(), Tally()
     working = {"all": Tally(), "marks_aside": Tally()}
@@ -119,7 +124,7 @@ def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_
         aside = dets[~joker_marks(dets.boxes, dets.class_ids, row)]
         marked.add(aside.boxes, aside.finder_scores, aside.class_ids, aside.scores, *truth)
         for kept, into in ((dets, working["all"]), (aside, working["marks_aside"])):
-            counted, large = at_working_scale(kept.boxes, truth[0])
+            counted, large = at_working_scale(kept.boxes, truth[0], working_px)
             near = kept[counted]
             into.add(near.boxes, near.finder_scores, near.class_ids, near.scores,
                      [b for b, k in zip(truth[0], large, strict=True) if k],
@@ -185,14 +190,14 @@ def report_marks(marked: Tally, tally: Tally, conf: float) -> dict:
             "best_f1": round(best["f1"], 4), "best_f1_conf": round(best["conf"], 2)}
 
 
-def report_working(working: dict[str, Tally], conf: float) -> dict:
-    """Precision and recall on the corners a mounted camera is set up to give (``WORKING_PX``),
-    every read counted and with jokers' unlabelled marks set aside."""
+def report_working(working: dict[str, Tally], conf: float, working_px: float = WORKING_PX) -> dict:
+    """Precision and recall on the corners of ``working_px`` or more (a mounted camera is set up
+    to give ``WORKING_PX``), every read counted and with jokers' unlabelled marks set aside."""
     at, aside = working["all"].at_threshold(conf), working["marks_aside"].at_threshold(conf)
-    print(f"{'':>9} corners of {WORKING_PX:.0f} px or more only ({working['all'].n_true}, the size a mounted "
-          f"camera is set up for): @{conf:.2f} P {at['precision']:.3f} R {at['recall']:.3f} | jokers' "
-          f"marks set aside: P {aside['precision']:.3f}")
-    return {"min_px": WORKING_PX, "corners": working["all"].n_true, "precision": round(at["precision"], 4),
+    why = ", the size a mounted camera is set up for" if working_px == WORKING_PX else ""
+    print(f"{'':>9} corners of {working_px:g} px or more only ({working['all'].n_true}{why}): @{conf:.2f} "
+          f"P {at['precision']:.3f} R {at['recall']:.3f} | jokers' marks set aside: P {aside['precision']:.3f}")
+    return {"min_px": working_px, "corners": working["all"].n_true, "precision": round(at["precision"], 4),
             "recall": round(at["recall"], 4), "precision_marks_aside": round(aside["precision"], 4)}
 
 
@@ -234,10 +239,10 @@ def accuracy(args) -> None:
         detector = make()
         for split in args.splits:
             tally, seconds, by_deck, table, grouped, marked, working = score_split(
-                detector, load_truth(Path(args.data), split, args.limit), args.conf)
+                detector, load_truth(Path(args.data), split, args.limit), args.conf, args.working_px)
             results.append(report(name, split, tally, seconds, args.conf))
             results[-1]["joker_marks_aside"] = report_marks(marked, tally, args.conf)
-            results[-1]["working_scale"] = report_working(working, args.conf)
+            results[-1]["working_scale"] = report_working(working, args.conf, args.working_px)
             results[-1]["table"] = report_table(table, args.conf)
             results[-1]["grouped"] = report_grouped(grouped, args.conf)
             if split == "test_unseen":
@@ -446,6 +451,8 @@ def main() -> None:
             p.add_argument("--imgsz", type=int, default=None,
                            help="finder input size (a dynamic export runs 416 px tests at their own scale)")
             p.add_argument("--limit", type=int, default=None, help="score only the first N images per split")
+            p.add_argument("--working-px", type=float, default=WORKING_PX,
+                           help="also score only the corners this large (longer side, px): a mounted camera's")
             p.add_argument("--json", default=None, help="also write the full results here")
         else:
             p.add_argument("--image", default=None, help="image to time (default: a rendered unseen-deck table)")

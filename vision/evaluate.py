@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.boxes import iou_matrix
+from vision.camera_geometry import GOOD_INDEX_PX
 from vision.cards import CARD_INDEX, JOKERS
 from vision.detections import Detections
 from vision.grouping import FUSE_SHARE, group_corners
@@ -28,10 +29,12 @@ IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
 #: Index sizes (longer side of the box, pixels) that :meth:`Tally.lost_by_size` groups by.
 SIZE_EDGES = (0, 12, 16, 20, 25, 32, 40, 50, 70, 10_000)
-#: The corner index size (longer side of its box, pixels) a mounted camera is set up to give
-#: (``vision.camera_geometry``: about 21 px at 1 m with the recommended sensor mode):
-#: ``bench/detector.py`` also scores only the corners this large (:func:`at_working_scale`).
-WORKING_PX = 20.0
+#: The corner index size (longer side of its box, pixels: about the index's height) a mounted
+#: camera is set up to give: ``mode = "auto"`` picks the smallest sensor mode that makes a 12 mm
+#: index (smaller than any of the 24 decks') 18 px tall (``vision.camera_geometry``,
+#: ``deploy/raspberrypi/camera.md``). ``bench/detector.py`` also scores only the corners this
+#: large (:func:`at_working_scale`).
+WORKING_PX = GOOD_INDEX_PX
 
 
 def load_truth(data: Path, split: str, limit: int | None = None) -> list[dict]:
