@@ -111,6 +111,12 @@ def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return inter, (a[:, 2:] - a[:, :2]).prod(axis=1), (b[:, 2:] - b[:, :2]).prod(axis=1)
 
 
+def longer_sides(boxes) -> np.ndarray:
+    """The longer side of each box (N, 4) given as x1, y1, x2, y2."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of every box in ``a`` against every box in ``b``: an (len(a), len(b)) matrix."""
     inter, area_a, area_b = _intersections(a, b)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.boxes import iou_matrix
+from vision.boxes import iou_matrix, longer_sides
 from vision.camera_geometry import GOOD_INDEX_PX
 from vision.cards import CARD_INDEX, JOKERS
 from vision.detections import Detections
@@ -248,12 +248,6 @@ def joker_marks(pred_boxes, pred_classes, row: dict) -> np.ndarray:
     if corners and out.any():
         out &= iou_matrix(boxes, np.asarray(corners, np.float64).reshape(-1, 4)).max(axis=1) < 0.5
     return out
-
-
-def longer_sides(boxes) -> np.ndarray:
-    """The longer side of each box (N, 4) given as x1, y1, x2, y2."""
-    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
 
 
 def at_working_scale(pred_boxes, true_boxes, min_px: float = WORKING_PX) -> tuple[np.ndarray, np.ndarray]:
