@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from vision.backends import BACKEND_CHOICES, ModelFileError
 
 
@@ -118,11 +120,32 @@ def run_detect(args) -> int:
                 x1, y1, x2, y2 = rec["box"]
                 print(f"  {card_label(rec['card']):<4} {rec['card']:>3}  {rec['confidence']:.2f}  "
                       f"({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})" + (f"  或 / or {alts}" if alts else ""))
+            note = small_indices_note(detections)
+            if note:
+                print(note)
         if args.save:
             from vision.annotate import draw_detections, save_annotated
 
             save_annotated(Path(args.save), path, draw_detections(image, detections))
     return 1 if failures else 0
+
+
+def small_indices_note(detections) -> str | None:
+    """For the readable list: a warning when the indices found are, at the median, under the
+    18 px a mounted camera is set up to give them (``vision.camera_geometry.GOOD_INDEX_PX``).
+    Under it misreads grow fast (models/README.md, "at working scale"), and enlarging the
+    image adds no detail: only a lower camera or more sensor pixels do."""
+    from vision.camera_geometry import GOOD_INDEX_PX
+
+    if not len(detections):
+        return None
+    median = float(np.median(detections.sizes))
+    if median >= GOOD_INDEX_PX:
+        return None
+    return (f"  注意：牌角只有约 {median:.0f} 像素高，不到 {GOOD_INDEX_PX:.0f} 像素时误读会明显增多；"
+            "请把摄像头挂低些（照片就拍近些）或用更高的分辨率（见 deploy/raspberrypi/camera.md） / "
+            f"note: the indices are about {median:.0f} px tall; under {GOOD_INDEX_PX:.0f} px misreads grow "
+            "fast: mount the camera lower (take a photo closer) or use more pixels (deploy/raspberrypi/camera.md)")
 
 
 def run_train(args) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.camera_geometry import GOOD_INDEX_PX
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 from vision.evaluate import match
@@ -178,9 +179,49 @@ def test_detect_without_json_lists_each_card_as_players_write_it(tables, tmp_pat
     assert main(["detect", str(path)]) == 0
     header, *lines = capsys.readouterr().out.strip().splitlines()
     assert header.endswith(f"640x640, {len(expected)} 个牌角 / indices")
+    notes = [line for line in lines if line.lstrip().startswith("注意")]
+    assert len(notes) == (np.median(expected.sizes) < GOOD_INDEX_PX)
+    lines = [line for line in lines if line not in notes]
     assert len(lines) == len(expected) >= 2
     for line, card in zip(lines, expected.cards, strict=True):
         assert line.split()[:2] == [card_label(card), card]
+
+
+def test_detect_without_json_warns_when_the_indices_are_too_small_to_read_well(tables, tmp_path, capsys):
+    """A photo whose indices come out under 18 px gets a note saying so and what to change; the
+    same table with its indices over 18 px does not, and --json prints only the records."""
+    import json
+
+    import cv2
+
+    from webui.cli import main
+
+    image, _ = tables[3]
+    median = float(np.median(CardDetector(DEFAULT_FINDER, DEFAULT_READER).detect(image).sizes))
+    for scale, warned in ((26 / median, False), (14 / median, True)):
+        path = tmp_path / f"table_{scale:.2f}.png"
+        cv2.imwrite(str(path), cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
+        capsys.readouterr()
+        assert main(["detect", str(path)]) == 0
+        notes = [line for line in capsys.readouterr().out.splitlines() if "注意" in line]
+        assert len(notes) == warned, (scale, notes)
+        if warned:
+            assert "px tall" in notes[0] and "deploy/raspberrypi/camera.md" in notes[0]
+        assert main(["detect", str(path), "--json"]) == 0
+        assert all(json.loads(line)["image"] == str(path) for line in capsys.readouterr().out.splitlines())
+
+
+def test_the_small_indices_note_goes_by_the_median_index_and_not_an_empty_image():
+    from vision.cli import small_indices_note
+    from vision.detections import Detections
+
+    def dets(*sizes):
+        boxes = np.array([[0, 0, s * 0.6, s] for s in sizes], np.float32).reshape(-1, 4)
+        return Detections(boxes, np.ones(len(sizes)), np.zeros(len(sizes)))
+
+    assert "约 14 像素" in small_indices_note(dets(12, 14, 40))
+    assert small_indices_note(dets(12, 20, 40)) is None
+    assert small_indices_note(dets()) is None
 
 
 def test_card_labels_cover_every_card_once():
