@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sim.demo.camera_feed import CameraTable  # noqa: E402
 from tracker.store import EventStore  # noqa: E402
-from webui.camera_feed import CameraTable  # noqa: E402
 
 FIGURES = ("fps", "frames", "render_ms", "read_ms", "table_speed", "hands_shown", "reads", "error")
 

@@ -15,7 +15,7 @@ read as different cards fused where they agree on one and without. Then precisio
 on the corners of ``--working-px`` (18) px or more only, the size a mounted camera gives the
 smallest club deck's index (``deploy/raspberrypi/camera.md``): the smaller corners, and reads
 on them or themselves that small on no larger corner, are set aside
-(``vision.evaluate.at_working_scale``).
+(``sim.training.evaluate.at_working_scale``).
 
 The reader alone on the labelled index crops, per deck::
 
@@ -56,6 +56,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sim.training.evaluate import (  # noqa: E402
+    WORKING_PX,
+    TableTally,
+    Tally,
+    at_working_scale,
+    grouped_points,
+    iou_matrix,
+    joker_marks,
+    table_cards,
+)
+from sim.training.evaluate import load_truth as load_labelled  # noqa: E402
 from vision.backends import BACKEND_CHOICES  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
 from vision.detector import (  # noqa: E402
@@ -67,17 +78,6 @@ from vision.detector import (  # noqa: E402
     CardDetector,
     read_image,
 )
-from vision.evaluate import (  # noqa: E402
-    WORKING_PX,
-    TableTally,
-    Tally,
-    at_working_scale,
-    grouped_points,
-    iou_matrix,
-    joker_marks,
-    table_cards,
-)
-from vision.evaluate import load_truth as load_labelled  # noqa: E402
 from vision.grouping import FUSE_SHARE  # noqa: E402
 
 SPLITS = ("test_seen", "test_unseen")
@@ -96,8 +96,8 @@ def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_
     """The split's tally, seconds per image, a tally per deck (images of one deck only), the
     cards-on-the-table tally, the cards-on-the-table tallies of the cards grouped at
     ``conf`` with differently read corners fused (``fused``) and without (``apart``), and the
-    split's tally with jokers' unlabelled marks set aside (``vision.evaluate.joker_marks``), and
-    the tallies of the corners of ``working_px`` or more only (``vision.evaluate.at_working_scale``),
+    split's tally with jokers' unlabelled marks set aside (``sim.training.evaluate.joker_marks``), and
+    the tallies of the corners of ``working_px`` or more only (``sim.training.evaluate.at_working_scale``),
     of every read (``all``) and with jokers' unlabelled marks set aside (``marks_aside``)."""
     tally, table, marked = Tally(), TableTally(), Tally()
     working = {"all": Tally(), "marks_aside": Tally()}
@@ -325,8 +325,8 @@ def _time(fn) -> float:
 
 
 def _demo_image() -> np.ndarray:
-    from vision.synth.decks import HELD_OUT_DECKS
-    from vision.synth.scene import render_scene
+    from sim.synth.decks import HELD_OUT_DECKS
+    from sim.synth.scene import render_scene
 
     image, _ = render_scene(np.random.default_rng(7), [HELD_OUT_DECKS[0]], imgsz=640)
     return image

@@ -47,11 +47,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import combos, moves  # noqa: E402
+from engine import classify as combos
+from engine import legal as moves  # noqa: E402
 from engine.cards import RANK_TEXT, Card, full_deck, parse_cards, rank_counts  # noqa: E402
-from engine.combos import beats, classify, to_combination  # noqa: E402
-from engine.movegen import generate  # noqa: E402
-from engine.moves import brute_force_plays, legal_plays, rank_legal_plays  # noqa: E402
+from engine.classify import beats, classify, to_combination  # noqa: E402
+from engine.legal import brute_force_plays, legal_plays, rank_legal_plays  # noqa: E402
+from engine.rank_plays import generate  # noqa: E402
 from engine.rules import CLASSIC, get_rules  # noqa: E402
 
 RLCARD_CHAR = dict(zip(RANK_TEXT, "3456789TJQKA2BR", strict=True))

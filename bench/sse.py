@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.demo import random_hand  # noqa: E402
+from sim.scripted import random_hand  # noqa: E402
 from tracker.store import EventStore  # noqa: E402
 
 
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     match_id = store.create_match(("张三", "李四", "王五"), "classic", meta={"name": "bench"})
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "webui.cli", "serve", "--db", db, "--port", str(port), "--threads", str(args.threads),
+        [sys.executable, "-m", "cli.main", "serve", "--db", db, "--port", str(port), "--threads", str(args.threads),
          "--pin", "000000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.time() + 30

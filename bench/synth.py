@@ -53,8 +53,8 @@ def main() -> None:
             records = [json.loads(line) for line in f]
         summarise([r["corners"] for r in records])
         return
-    from vision.synth.decks import HELD_OUT_DECKS, load_deck, training_decks
-    from vision.synth.scene import render_full
+    from sim.synth.decks import HELD_OUT_DECKS, load_deck, training_decks
+    from sim.synth.scene import render_full
 
     decks = [load_deck(d) for d in (HELD_OUT_DECKS if args.unseen else training_decks())]
     render_full(np.random.default_rng(args.seed), decks, args.imgsz)  # warm caches

@@ -32,14 +32,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "tracker")]
+sys.path.insert(0, str(ROOT))
 
-from engine.demo import random_hand  # noqa: E402
+from cli.table import load_detector  # noqa: E402
 from engine.events import Deal, Landlord  # noqa: E402
 from engine.hand import Hand  # noqa: E402
-from tracker.cli import load_detector  # noqa: E402
-from tracker.compare import Comparison, compare_hands  # noqa: E402
-from tracker.export import hand_keys, match_record  # noqa: E402
+from sim.compare import Comparison, compare_hands  # noqa: E402
+from sim.scripted import random_hand  # noqa: E402
+from tracker.match_record import hand_keys, match_record  # noqa: E402
 from tracker.pipeline import Pipeline  # noqa: E402
 from tracker.state import TableState  # noqa: E402
 from tracker.store import EventStore  # noqa: E402
@@ -110,7 +110,7 @@ def bench_sim(folder: Path, detector_spec: str, backend: str) -> dict:
 
 
 def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
-    from toy_table import ToyDetector, ToyTable
+    from sim.toy_table import ToyDetector, ToyTable
 
     table = ToyTable(seed=seed, frame_size=size)
     store = EventStore(":memory:")
@@ -150,7 +150,7 @@ def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
 
 def bench_render(frames: int, size: tuple[int, int], seed: int, style: str) -> dict:
     """How fast ``ddz-table simulate`` draws frames (the first ``frames`` of a sitting)."""
-    from tracker.simulate import SimConfig, SimTable
+    from sim.simulate import SimConfig, SimTable
 
     t0 = time.perf_counter()
     table = SimTable(SimConfig(seed=seed, size=size, style=style, hands=3))

@@ -1,6 +1,6 @@
 """The value a reading of some cards produces: a ``Combination`` (牌型).
 
-``classify`` (in :mod:`engine.combos`) returns every reading of a set of cards as a list
+``classify`` (in :mod:`engine.classify`) returns every reading of a set of cards as a list
 of these; ``beats`` compares two of them. A combination prints and serialises losslessly.
 """
 

@@ -138,7 +138,7 @@ class Hand(HandChecks):
     def options(self) -> list[Combination] | None:
         """Every play the seat to act could make now, or ``None`` when its cards are unknown
         (the referee's "could anyone beat that?")."""
-        from engine.moves import legal_plays
+        from engine.legal import legal_plays
 
         seat = self.turn
         if seat is None or self.known is None or not self._hand_known(seat):
@@ -330,7 +330,7 @@ class Hand(HandChecks):
         lead = self.top is None
         if not lead:
             readings = self._beating(readings)
-            from engine.combos import beats
+            from engine.classify import beats
 
             beaten = self.plays[self.top]  # type: ignore[index]
             narrowed = tuple(p for p in beaten.readings if any(beats(r, p, self.rules) for r in readings))

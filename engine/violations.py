@@ -258,12 +258,12 @@ class HandChecks:
         return seat != self.landlord or self.kitty is not None
 
     def _readings(self, play: Play) -> list[Combination]:
-        from engine.combos import classify
+        from engine.classify import classify
 
         return sorted(classify(list(play.cards), self.rules), key=preference)
 
     def _beating(self, readings: list[Combination]) -> list[Combination]:
-        from engine.combos import beats
+        from engine.classify import beats
 
         current = self.plays[self.top].readings  # type: ignore[index]
         return [r for r in readings if any(beats(r, p, self.rules) for p in current)]

@@ -117,7 +117,7 @@ class Pipeline:
         self._frame: Frame | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, tracker.watchdog).
+        #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, box.watchdog).
         self.heartbeat: Any = None
         self._spans: deque[float] = deque(maxlen=SPANS_KEPT)
         #: The deck's span measured so far (None until ``SPANS_NEEDED`` cards have paired).

@@ -58,7 +58,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
-from engine.combos import classify
+from engine.classify import classify
 from engine.events import Correction, Deal, End, Event, Kitty, Landlord, Pass, Play
 from engine.hand import Hand
 from engine.violations import Violation

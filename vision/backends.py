@@ -1,7 +1,7 @@
 """Inference backends behind one call: ``backend(batch_nchw_float32) -> first output``.
 
 Three runtimes read the same network, exported from the same ONNX file by
-:mod:`vision.export`, so they give the same detections:
+:mod:`sim.training.export_model`, so they give the same detections:
 
 - ``onnx``: ONNX Runtime reads ``finder.onnx`` (the default; always installed);
 - ``ncnn``: NCNN reads the folder ``finder_ncnn_model/`` (``model.ncnn.param``,
@@ -55,7 +55,7 @@ def _check_file(path: Path) -> Path:
 
 def _parse_names(text: str | None, path: Path) -> dict[int, str]:
     if not text:
-        raise ModelFileError(f"{path} carries no class names (export it with vision.export)")
+        raise ModelFileError(f"{path} carries no class names (export it with sim.training.export_model)")
     try:
         names = ast.literal_eval(text)
     except (ValueError, SyntaxError) as exc:
@@ -141,7 +141,7 @@ class OpenVinoBackend:
             meta, source = onnx_metadata(xml), xml
         self.path = source
         # Read straight from ONNX, a batch can come out wrong (OpenVINO mistranslates the
-        # reader's ReduceLogSumExp; see vision.export.spell_out_logsumexp): one image per call.
+        # reader's ReduceLogSumExp; see sim.training.export_model.spell_out_logsumexp): one image per call.
         self._one_by_one = xml.suffix == ".onnx"
         try:
             core = ov.Core()
@@ -247,7 +247,7 @@ def read_metadata(path: Path) -> dict[str, str]:
     """
     meta: dict[str, str] = {}
     if not path.exists():
-        raise ModelFileError(f"{path} is missing: the export has no class names (export it with vision.export)")
+        raise ModelFileError(f"{path} is missing: the export has no class names (export it with sim.training.export_model)")
     key = None
     names: dict[int, str] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():

@@ -176,7 +176,7 @@ def crop_squares(image: np.ndarray, boxes: np.ndarray, size: int, pad: float = 0
 
     Each crop is the square of :func:`square_boxes` mapped onto the reader's input with
     sub-pixel precision; past the frame edge it is grey 114. This is the exact recipe the
-    synthetic reader crops are cut with (``vision.synth.crops.square_crop``).
+    synthetic reader crops are cut with (``sim.synth.crops.square_crop``).
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected an HxWx3 BGR image, got shape {image.shape}")

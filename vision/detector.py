@@ -25,13 +25,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models import MODELS_DIR
 from vision.backends import ModelFileError, load_backend
 from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, nested, nms, rect_size, to_blob
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 from vision.grouping import PAIR_RANGE, card_distance
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_FINDER = MODELS_DIR / "finder.onnx"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 #: Threshold with the best F1 on the held-out synthetic set (see models/README.md).

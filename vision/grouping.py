@@ -18,7 +18,7 @@ table two cards' corners often sit at some card-like distance. With no span know
 is fused. A fused card carries the joint reading and the other cards as its alternatives.
 
 In a one-deck game (``decks=1``) a card id left in two places after pairing is impossible:
-it is reported as an :class:`Alert` (a misread, or a card from another deck). With two decks
+it is reported as an :class:`DuplicateCard` (a misread, or a card from another deck). With two decks
 up to two instances of an id are fine and geometry alone decides which corners pair up.
 
 >>> import numpy as np
@@ -77,7 +77,7 @@ class CardInstance:
 
 
 @dataclass(frozen=True)
-class Alert:
+class DuplicateCard:
     """A card id seen in more places than the decks in play allow."""
 
     card: str
@@ -88,7 +88,7 @@ class Alert:
 @dataclass(frozen=True)
 class Grouping:
     cards: list[CardInstance] = field(default_factory=list)
-    alerts: list[Alert] = field(default_factory=list)
+    alerts: list[DuplicateCard] = field(default_factory=list)
 
     @property
     def card_ids(self) -> list[str]:
@@ -138,10 +138,10 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
                                        window, fuse_share, decks)
         cards += [_instance(group, card, detections, readings, joint) for group, card, joint in fused]
     cards += [_instance(g, CARD_IDS[detections.class_ids[g[0][0]]], detections, readings) for g in singles]
-    alerts: list[Alert] = []
+    alerts: list[DuplicateCard] = []
     for card, count in sorted(Counter(c.card for c in cards).items()):
         if count > decks:
-            alerts.append(Alert(card, count,
+            alerts.append(DuplicateCard(card, count,
                                 f"{card} seen in {count} places; a {decks}-deck game has "
                                 f"{decks} {'copy' if decks == 1 else 'copies'}"))
     cards.sort(key=lambda c: (c.center[1], c.center[0]))

@@ -1,6 +1,6 @@
 """The table site: live scoreboard, referee controls, history and exports (Flask).
 
-The package stays cheap to import (the ``ddz-table`` command line loads ``webui.cli`` for
+The package stays cheap to import (the ``ddz-table`` command line loads ``cli.main`` for
 every command); Flask and the store are imported when an application is built.
 """
 

@@ -1,4 +1,4 @@
-"""Referee actions: each one checked against the engine, then appended to the store as an event.
+"""The referee page's actions (the referee desk): each one checked against the engine, then appended to the store as an event.
 
 Forms on ``/referee`` and the JSON API (``POST /api/referee/<action>``) both end here, with
 the fields as a plain dict of strings (forms) or JSON values. A refused action raises
@@ -62,11 +62,11 @@ from webui.fields import (
 )
 from webui.tables import Tables, UnknownMatch
 
-__all__ = ["ACTIONS", "ActionError", "Referee"]
+__all__ = ["ACTIONS", "ActionError", "RefereeDesk"]
 
 
 # ---------------------------------------------------------------------- the actions
-class Referee:
+class RefereeDesk:
     """Performs actions on the store for one site. ``notify`` runs after every append."""
 
     def __init__(self, store: EventStore, tables: Tables, notify: Callable[[], None] = lambda: None) -> None:
@@ -342,10 +342,10 @@ class Referee:
         return self._hand_event(mid, End(abandoned=True, reason=reason, time=time.time()), source)
 
 
-ACTIONS: dict[str, Callable[[Referee, dict[str, Any], str], int]] = {
-    "start_match": Referee.start_match, "end_match": Referee.end_match, "penalty": Referee.penalty,
-    "new_hand": Referee.new_hand, "bid": Referee.bid, "landlord": Referee.landlord, "kitty": Referee.kitty,
-    "play": Referee.play, "pass": Referee.mark_pass, "correct": Referee.correct, "insert": Referee.insert,
-    "delete": Referee.delete, "undo": Referee.undo, "open_hand": Referee.open_hand, "announce": Referee.announce,
-    "concede": Referee.concede, "escape": Referee.escape, "abandon": Referee.abandon,
+ACTIONS: dict[str, Callable[[RefereeDesk, dict[str, Any], str], int]] = {
+    "start_match": RefereeDesk.start_match, "end_match": RefereeDesk.end_match, "penalty": RefereeDesk.penalty,
+    "new_hand": RefereeDesk.new_hand, "bid": RefereeDesk.bid, "landlord": RefereeDesk.landlord, "kitty": RefereeDesk.kitty,
+    "play": RefereeDesk.play, "pass": RefereeDesk.mark_pass, "correct": RefereeDesk.correct, "insert": RefereeDesk.insert,
+    "delete": RefereeDesk.delete, "undo": RefereeDesk.undo, "open_hand": RefereeDesk.open_hand, "announce": RefereeDesk.announce,
+    "concede": RefereeDesk.concede, "escape": RefereeDesk.escape, "abandon": RefereeDesk.abandon,
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, request
 
 from engine.cards import format_cards
-from engine.cli import judge
+from engine.judge import judge
 from engine.rules import PRESETS, get_rules
 from webui.actions import ActionError
 from webui.app import lang, site

@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException
 
 from tracker.store import EventStore
 from webui import i18n, join
-from webui.actions import Referee
+from webui.actions import RefereeDesk
 from webui.auth import Attempts, csrf_token, is_referee, new_pin
 from webui.sse import Watcher
 from webui.tables import Tables
@@ -50,7 +50,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class Pipeline:
+class FeedStatus:
     """The live pipeline as the site sees it; without one, the table is fed by hand."""
 
     def __init__(self, hook: Any = None) -> None:
@@ -76,9 +76,9 @@ class Site:
     store: EventStore
     tables: Tables
     watcher: Watcher
-    referee: Referee
+    referee: RefereeDesk
     attempts: Attempts
-    pipeline: Pipeline
+    pipeline: FeedStatus
     # Rendered live panels and SSE messages per (match, seq, language), shared by all viewers.
     rendered: dict = field(default_factory=dict)
     render_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -138,9 +138,9 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     tables = Tables(store)
     watcher = Watcher(store, interval=app.config["SSE_INTERVAL"], limit=app.config["SSE_LIMIT"])
     app.extensions["ddz"] = Site(
-        store=store, tables=tables, watcher=watcher, referee=Referee(store, tables, watcher.poke),
+        store=store, tables=tables, watcher=watcher, referee=RefereeDesk(store, tables, watcher.poke),
         attempts=Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]),
-        pipeline=Pipeline(pipeline_status),
+        pipeline=FeedStatus(pipeline_status),
     )
 
     from webui.api import bp as api_bp

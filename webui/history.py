@@ -13,7 +13,7 @@ from engine.scoring import settle
 from tracker.state import TableState
 from webui import i18n
 from webui.app import lang, site
-from webui.exports import FORMATS, export_hand, export_match
+from webui.downloads import FORMATS, export_hand, export_match
 from webui.tables import UnknownMatch, fast_match
 from webui.view import card_parts, hand_block
 

@@ -3,7 +3,7 @@
 The box beside the table (a Pi, a laptop) shows its own address on the live and referee
 pages, so a player points a phone at the tablet and follows the match. The address is, in
 order: ``JOIN_URL`` from the config (``--join-url``, or set by the server when it listens on
-every interface: :func:`tracker.config.join_url`), else the host the visitor used. A loopback host
+every interface: :func:`box.lan.join_url`), else the host the visitor used. A loopback host
 (``127.0.0.1``, ``localhost``) reaches only the box itself, so the page says so instead of
 showing a code no phone can use.
 

@@ -30,7 +30,7 @@ if id -u "$SVC_USER" >/dev/null 2>&1; then box=1; fi
 if [[ $box == 1 && $(id -u) != 0 ]]; then echo "calibrate.sh: run it with sudo" >&2; exit 1; fi
 [[ -x "$DDZ" ]] || { echo "calibrate.sh: $DDZ not found: run deploy/raspberrypi/install.sh first" >&2; exit 1; }
 
-get() { "${DDZ%/ddz-table}/python" -m tracker.config get "$CONFIG" "$1"; }
+get() { "$DDZ" config get "$CONFIG" "$1"; }
 calibration=$(get calibration)
 seats=$(get seats)
 mat=$(get mat)

@@ -90,7 +90,7 @@ VENV_PY="$R$APP_DIR/venv/bin/python"
 config_tool() {
     local py=$PY
     if [[ -x "$VENV_PY" ]]; then py=$VENV_PY; fi
-    PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$py" -m tracker.config "$@"
+    PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$py" -m cli config "$@"
 }
 # A new config is rendered (and checked) before anything changes: a bad --seats stops here.
 pin=$("$PY" -c 'import secrets; print(f"{secrets.randbelow(10**6):06d}")')
@@ -204,7 +204,7 @@ fi
 
 # ---------------------------------------------------------------- done
 port=$(config_tool get "$CONFIG" port 2>/dev/null || echo "$PORT")
-address=$(PYTHONPATH="$REPO" "$PY" -c 'from tracker.config import lan_address; print(lan_address() or "")' 2>/dev/null || true)
+address=$(PYTHONPATH="$REPO" "$PY" -c 'from box.lan import lan_address; print(lan_address() or "")' 2>/dev/null || true)
 cat <<EOF
 
 ddz-table installed / 安装完成.

@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from tracker import cli, config
-from tracker.config import (
+from box import config
+from box.config import (
     Config,
     ConfigError,
-    apply_run_config,
-    join_url,
-    lan_address,
     load_config,
     parse_config,
 )
+from box.lan import join_url, lan_address
+from cli import table as cli
+from cli.main import main as cli_main
+from cli.table import apply_run_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -127,17 +128,17 @@ def test_the_shipped_example_is_the_installer_default():
 
 
 def test_the_config_tool_for_shell_scripts(tmp_path, capsys):
-    assert config.main(["render", "--set", "seats=4", "--set", "preset=four", "--set", "referee_pin=9999"]) == 0
+    assert cli_main(["config", "render", "--set", "seats=4", "--set", "preset=four", "--set", "referee_pin=9999"]) == 0
     path = tmp_path / "c.toml"
     path.write_text(capsys.readouterr().out, encoding="utf-8")
-    assert config.main(["check", str(path)]) == 0
-    assert config.main(["get", str(path), "seats"]) == 0 and capsys.readouterr().out.strip().endswith("4")
-    assert config.main(["get", str(path), "db"]) == 0
+    assert cli_main(["config", "check", str(path)]) == 0
+    assert cli_main(["config", "get", str(path), "seats"]) == 0 and capsys.readouterr().out.strip().endswith("4")
+    assert cli_main(["config", "get", str(path), "db"]) == 0
     assert capsys.readouterr().out.strip() == "/var/lib/ddz-table/ddz-table.db"
-    assert config.main(["get", str(path), "colour"]) == 2
+    assert cli_main(["config", "get", str(path), "colour"]) == 2
     assert "no setting 'colour'" in capsys.readouterr().err
-    assert config.main(["render", "--set", "port=http"]) == 2
-    assert config.main(["check", str(tmp_path / "nope.toml")]) == 2
+    assert cli_main(["config", "render", "--set", "port=http"]) == 2
+    assert cli_main(["config", "check", str(tmp_path / "nope.toml")]) == 2
     assert "no config file" in capsys.readouterr().err
 
 

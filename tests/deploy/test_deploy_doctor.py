@@ -14,11 +14,11 @@ import cv2
 import numpy as np
 import pytest
 
-from tracker.config import load_config, render_config
+from box import doctor
+from box.config import load_config, render_config
+from cli.main import main
 from tracker.zones import Calibration, MatLayout
 from vision.detector import MODELS_DIR
-from webui import doctor
-from webui.cli import main
 
 SIZE = (640, 360)
 

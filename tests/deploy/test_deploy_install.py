@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.config import load_config, parse_config
+from box.config import load_config, parse_config
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "deploy" / "raspberrypi"
@@ -188,11 +188,10 @@ def test_the_rendered_config_matches_the_template_module(installed):
 
 
 def test_calibrate_script_takes_a_frame_with_the_configs_camera_and_finds_the_mat(tmp_path):
-    sys.path.insert(0, str(REPO / "tests" / "tracker"))
     import cv2
-    from toy_table import ToyTable
 
-    from tracker.config import render_config
+    from box.config import render_config
+    from sim.toy_table import ToyTable
     from tracker.zones import Calibration
 
     frames = tmp_path / "frames"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
@@ -15,15 +14,14 @@ import cv2
 import numpy as np
 import pytest
 
-from tracker import cli, watchdog
-from tracker.config import render_config
+from box import watchdog
+from box.config import render_config
+from box.watchdog import Notifier
+from cli import table as cli
+from sim.toy_table import ToyDetector, ToyTable
 from tracker.pipeline import Pipeline
 from tracker.store import EventStore
-from tracker.watchdog import Notifier
 from vision.sources import FrameSource
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tracker"))
-from toy_table import ToyDetector, ToyTable  # noqa: E402
 
 
 @pytest.fixture
@@ -167,7 +165,7 @@ def toy_box(folder: Path) -> Path:
 def ddz_run(*argv) -> int:
     parser = argparse.ArgumentParser()
     cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["run", *argv, "--detector", "toy_table:ToyDetector"])
+    args = parser.parse_args(["run", *argv, "--detector", "sim.toy_table:ToyDetector"])
     return args.func(args)
 
 
@@ -187,7 +185,7 @@ def test_run_under_systemd_sends_ready_pings_and_stopping(tmp_path, notify_socke
 
 
 def test_run_from_the_config_serves_the_site_to_phones(tmp_path, monkeypatch, capsys):
-    from tracker.config import lan_address
+    from box.lan import lan_address
 
     cfg = toy_box(tmp_path)
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "tracker"))

@@ -5,8 +5,8 @@ from collections import Counter
 import pytest
 
 from engine.cards import ACE, BJ, TWO, parse_cards
+from engine.classify import beats, beats_cards, classify
 from engine.combination import Combination
-from engine.combos import beats, beats_cards, classify
 from engine.rules import CLASSIC, get_rules
 
 FOUR = get_rules("four")
@@ -370,7 +370,7 @@ def test_things_that_are_not_cards_raise_type_error(bad):
 
 
 def test_rule_sets_made_on_the_fly_do_not_pile_up_in_the_cache():
-    from engine import combos
+    from engine import classify as combos
 
     for size in range(40):
         classify("3 4 5 6 7", CLASSIC.replace(straight_min=5 + size % 3, pair_chain_min=3 + size))

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from cli.main import main
 from engine import record
-from engine.demo import build
-from webui.cli import main
+from sim.scripted import build
 
 
 def run(argv: list[str], stdin: str = "", monkeypatch: pytest.MonkeyPatch | None = None, capsys=None):
@@ -102,6 +102,6 @@ def test_score_rejects_missing_and_corrupt_records(tmp_path, capsys):
 
 def test_scripted_demo_replays_the_worked_example():
     out = subprocess.run(
-        [sys.executable, "-m", "engine.demo"], capture_output=True, text=True, timeout=60, check=True,
+        [sys.executable, "-m", "sim.scripted"], capture_output=True, text=True, timeout=60, check=True,
     ).stdout
     assert "王五 Wang +48" in out and "倍数: 8 = 炸弹 x2, 炸弹 x2, 王炸 x2" in out

@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import full_deck, parse_cards
-from engine.demo import random_hand
 from engine.events import (
     Announce,
     Bid,
@@ -26,6 +25,7 @@ from engine.events import (
 from engine.hand import Hand
 from engine.rules import get_rules
 from engine.violations import HandViolation, Violation
+from sim.scripted import random_hand
 
 
 def C(text: str) -> tuple:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from test_match import quick_hand, redeal
 
 from engine.match import HandRecord, Match, MatchOverError
 from engine.rules import get_rules
+from tests.engine.test_match import quick_hand, redeal
 
 
 def test_a_hand_after_the_qq_target_is_refused():

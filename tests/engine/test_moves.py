@@ -6,9 +6,9 @@ from collections import Counter
 import pytest
 
 from engine.cards import Card, full_deck, parse_cards, rank_counts
+from engine.classify import beats, classify, play_sort_key, to_combination
 from engine.combination import Combination
-from engine.combos import beats, classify, play_sort_key, to_combination
-from engine.moves import brute_force_plays, legal_plays, rank_legal_plays
+from engine.legal import brute_force_plays, legal_plays, rank_legal_plays
 from engine.rules import CLASSIC, get_rules
 
 FOUR = get_rules("four")

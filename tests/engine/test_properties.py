@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import Card, format_cards, full_deck, parse_cards, rank_counts
-from engine.combos import beats, classify, to_combination
-from engine.moves import brute_force_plays, legal_plays, rank_legal_plays
+from engine.classify import beats, classify, to_combination
+from engine.legal import brute_force_plays, legal_plays, rank_legal_plays
 from engine.rules import CLASSIC, get_rules
 
 FOUR = get_rules("four")

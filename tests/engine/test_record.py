@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import parse_cards
-from engine.demo import build, random_hand
 from engine.events import (
     EVENT_TYPES,
     Announce,
@@ -33,6 +32,7 @@ from engine.match import HandRecord, Match
 from engine.record import RecordedHand, dump, dumps, load, loads, rules_from_dict, rules_to_dict, score_sheet
 from engine.record_text import csv_sheet, render_hand, render_match
 from engine.rules import PRESETS, get_rules
+from sim.scripted import build, random_hand
 
 PLAYERS = ("Ann", "Bo", "Cy")
 

@@ -6,11 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import parse_cards
-from engine.demo import build, random_hand
 from engine.events import Bid, Deal, Escape, Landlord, OpenHand, Pass, Penalty, Play
 from engine.hand import Hand, HandResult
 from engine.rules import get_rules
 from engine.scoring import settle
+from sim.scripted import build, random_hand
 
 
 def C(text: str) -> tuple:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from engine.demo import random_hand
+from sim.scripted import random_hand
 from tracker.records import Alert
 from tracker.store import EventStore
 

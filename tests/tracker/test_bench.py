@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import cv2
-from test_cli import tiny_hand
-from toy_table import ToyTable
 
-from tracker.export import hand_keys
+from sim.toy_table import ToyTable
+from tests.tracker.test_cli import tiny_hand
+from tracker.match_record import hand_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,7 +36,7 @@ def test_bench_reads_a_simulated_folder_and_scores_it(tmp_path, capsys):
     for action, t in zip(plays, table.landed[1:], strict=True):  # landed[0] is the kitty
         action["time"] = t
     (tmp_path / "truth.json").write_text(json.dumps({"version": 1, "hands": [keys]}))
-    out = load_bench().bench_sim(tmp_path, "toy_table:ToyDetector", "onnx")
+    out = load_bench().bench_sim(tmp_path, "sim.toy_table:ToyDetector", "onnx")
     assert (out["plays"], out["exact"], out["phantom"], out["missed"]) == (2, 2, 0, 0)
     assert out["hands_exact_points"] == 1 and out["landlord_right"] == 1
     assert 0.3 < out["delay_max_s"] < 1.5

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
+from cli.main import main
+from cli.simulate import bot_stats
 from engine.cards import parse_cards
 from engine.events import Deal, Kitty, Landlord, Play
 from engine.hand import Hand
-from tracker.bots import choose_play, deal, play_hand, rates
-from tracker.sim_cli import bot_stats
-from tracker.simulate import SimError
-from webui.cli import main
+from sim.bots import choose_play, deal, play_hand, rates
+from sim.simulate import SimError
 
 
 def C(text: str) -> tuple:

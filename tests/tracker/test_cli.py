@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-from toy_table import ToyTable
 
+from cli import table as cli
 from engine.cards import parse_cards
 from engine.events import Bid, Deal, Kitty, Play
 from engine.hand import Hand
 from engine.record import load
-from tracker import cli
+from sim.toy_table import ToyTable
 from tracker.state import TableState
 from tracker.store import EventStore
 from tracker.zones import Calibration, find_markers
-
-sys.path.insert(0, str(Path(__file__).parent))  # so --detector toy_table:ToyDetector imports
 
 
 def tiny_hand():
@@ -102,7 +98,7 @@ def test_run_referees_a_filmed_hand_and_writes_the_record(tmp_path, toy_frames, 
         store.append(mid, 1, event, source="referee")
     store.close()
     code = ddz("run", "--source", folder, "--calibration", cal, "--db", db, "--no-web", "--record", record,
-               "--players", "甲,乙,丙", "--detector", "toy_table:ToyDetector")
+               "--players", "甲,乙,丙", "--detector", "sim.toy_table:ToyDetector")
     assert code == 0, capsys.readouterr().err
     data = json.loads(record.read_text())
     hand = data["hands"][0]
@@ -125,7 +121,7 @@ def test_run_refuses_mismatched_setups(tmp_path, toy_frames, capsys):
     assert "3 seats" in capsys.readouterr().err
     assert ddz("run", "--source", folder, "--calibration", cal, "--players", "a,b", "--no-web") == 2
     assert ddz("run", "--source", tmp_path / "nothing", "--calibration", cal, "--no-web",
-               "--db", tmp_path / "x.db", "--detector", "toy_table:ToyDetector") == 2
+               "--db", tmp_path / "x.db", "--detector", "sim.toy_table:ToyDetector") == 2
     assert "no such camera" in capsys.readouterr().err
     assert ddz("run", "--source", folder, "--calibration", cal, "--no-web", "--db", tmp_path / "y.db",
                "--detector", "nope") == 2
@@ -135,8 +131,7 @@ def test_run_refuses_mismatched_setups(tmp_path, toy_frames, capsys):
 def test_run_serves_the_site_with_the_pipeline_status(capsys):
     import urllib.request
 
-    from toy_table import ToyDetector
-
+    from sim.toy_table import ToyDetector
     from tracker.pipeline import Pipeline
 
     table = ToyTable()

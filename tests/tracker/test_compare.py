@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracker.compare import align_hands, compare_records
+from sim.compare import align_hands, compare_records
 
 
 def play(seat, cards, t=None):

@@ -1,5 +1,5 @@
 """End to end through the command line: ``ddz-table simulate`` films a short game,
-``ddz-table run --record`` reads the video into a record, and ``tracker.compare`` scores it
+``ddz-table run --record`` reads the video into a record, and ``sim.compare`` scores it
 against ``truth.json``.
 
 The toy deck (``--style toy`` / ``--detector toy``) leaves the card reader out, so
@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.events import Bid
 from engine.record import load
-from tracker.compare import compare_records
+from sim.compare import compare_records
 from tracker.state import TableState
 from tracker.store import EventStore
-from webui.cli import main
 
 CONTRACT_HAND_KEYS = {"landlord", "bid", "actions", "result"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from toy_table import ToyTable
 
+from sim.toy_table import ToyTable
 from tracker.pile import EntryWatcher
 from tracker.zones import MatLayout
 

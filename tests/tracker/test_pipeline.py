@@ -8,15 +8,15 @@ import time
 
 import numpy as np
 import pytest
-from toy_table import ToyDetector, ToyTable
 
 import tracker.pipeline as pipeline_module
 from engine.cards import parse_cards
-from engine.demo import random_hand
 from engine.events import Bid, Deal, Kitty, Pass, Play
 from engine.hand import Hand
 from engine.scoring import settle
-from tracker.export import match_record
+from sim.scripted import random_hand
+from sim.toy_table import ToyDetector, ToyTable
+from tracker.match_record import match_record
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
 from tracker.store import EventStore

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from toy_table import ToyDetector, ToyTable
 
+from sim.toy_table import ToyDetector, ToyTable
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
 from tracker.store import EventStore

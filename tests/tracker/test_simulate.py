@@ -9,13 +9,13 @@ import cv2
 import numpy as np
 import pytest
 
+from cli.main import main
+from cli.simulate import parse_spec, write_simulation
 from engine.record import load
-from tracker.export import hand_keys
-from tracker.sim_cli import parse_spec, write_simulation
-from tracker.simulate import HOLD_S, REACH_S, WITHDRAW_S, SimConfig, SimError, SimTable
+from sim.simulate import HOLD_S, REACH_S, WITHDRAW_S, SimConfig, SimError, SimTable
+from tracker.match_record import hand_keys
 from tracker.zones import Calibration
 from vision.sources import open_source
-from webui.cli import main
 
 SMALL = dict(seed=5, size=(320, 180), fps=2.0)
 

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from store_writer import PLAYERS, scripted_log
 
 from engine.cards import parse_cards
 from engine.events import Bid, Correction, Deal, Pass, Penalty, Play
 from engine.hand import Hand
+from tests.tracker.store_writer import PLAYERS, scripted_log
 from tracker.records import Alert, MatchEnd
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError

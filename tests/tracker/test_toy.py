@@ -7,9 +7,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tracker import cli
+from cli import table as cli
+from sim.toy import CODES, LEVELS, PAPER, ToyDetector, code_colour, toy_face
 from tracker.mat import MM_PER_INCH, render_mat
-from tracker.toy import CODES, LEVELS, PAPER, ToyDetector, code_colour, toy_face
 from tracker.zones import CROP_PX_PER_MM, MatLayout
 from vision.cards import CARD_IDS
 

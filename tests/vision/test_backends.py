@@ -12,6 +12,8 @@ import shutil
 import numpy as np
 import pytest
 
+from sim.synth import decks, scene
+from sim.training.export_model import ExportError, export
 from vision import backends
 from vision.backends import (
     ModelFileError,
@@ -24,8 +26,6 @@ from vision.backends import (
     write_metadata,
 )
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
-from vision.export import ExportError, export
-from vision.synth import decks, scene
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,7 @@ def test_metadata_round_trip(tmp_path):
 def test_export_errors_are_clear(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="unknown export format"):
         export(DEFAULT_FINDER, "finder", ("tflite",), out_dir=tmp_path)
-    monkeypatch.setattr("vision.export.importlib.util.find_spec", lambda name: None)
+    monkeypatch.setattr("sim.training.export_model.importlib.util.find_spec", lambda name: None)
     with pytest.raises(ExportError, match="pip install pnnx"):
         export(DEFAULT_FINDER, "finder", ("ncnn",), out_dir=tmp_path)
     junk = tmp_path / "junk.onnx"

@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+from cli.main import main
 from vision.backends import ModelFileError, load_backend
 from vision.detector import CardDetector, ImageError, check_image, read_image
-from webui.cli import main
 
 
 def test_a_missing_model_file_is_named_in_the_error(tmp_path):

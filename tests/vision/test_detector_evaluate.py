@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.cards import CARD_INDEX
-from vision.detections import Detections
-from vision.evaluate import (
+from sim.training.evaluate import (
     TableTally,
     Tally,
     at_working_scale,
@@ -19,6 +17,8 @@ from vision.evaluate import (
     match,
     table_cards,
 )
+from vision.cards import CARD_INDEX
+from vision.detections import Detections
 from vision.grouping import FUSE_SHARE
 
 

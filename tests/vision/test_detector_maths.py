@@ -187,7 +187,7 @@ def test_crop_past_the_frame_edge_is_letterbox_grey():
 
 
 def test_crops_match_the_training_crops_pixel_for_pixel():
-    from vision.synth import crops as crops_module
+    from sim.synth import crops as crops_module
     rng = np.random.default_rng(3)
     image = rng.integers(0, 255, (120, 160, 3), dtype=np.uint8)
     boxes = np.array([[10.3, 20.7, 30.1, 55.2], [140, 100, 170, 130], [50, 50, 51.5, 53]])

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim.synth import decks, scene  # noqa: E402
+from sim.training.evaluate import match
 from vision.camera_geometry import GOOD_INDEX_PX
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
-from vision.evaluate import match
-from vision.synth import decks, scene  # noqa: E402
 
 # Measured with the shipped models on these six scenes: 23/35 indices found, 20/35 read
 # right, 20 of 39 detections right (a first CPU-trained model; see models/README.md).
@@ -150,7 +150,7 @@ def test_detect_turns_reaches_the_detector(tables, tmp_path, capsys):
 
     import cv2
 
-    from webui.cli import main
+    from cli.main import main
 
     image, _ = tables[3]
     path = tmp_path / "table.png"
@@ -168,8 +168,8 @@ def test_detect_without_json_lists_each_card_as_players_write_it(tables, tmp_pat
     """The readable list: one line per index, suit symbol and rank (jokers 大王/小王) beside the id."""
     import cv2
 
+    from cli.main import main
     from vision.cards import card_label
-    from webui.cli import main
 
     image, _ = tables[3]
     path = tmp_path / "table.png"
@@ -194,7 +194,7 @@ def test_detect_without_json_warns_when_the_indices_are_too_small_to_read_well(t
 
     import cv2
 
-    from webui.cli import main
+    from cli.main import main
 
     image, _ = tables[3]
     median = float(np.median(CardDetector(DEFAULT_FINDER, DEFAULT_READER).detect(image).sizes))
@@ -212,7 +212,7 @@ def test_detect_without_json_warns_when_the_indices_are_too_small_to_read_well(t
 
 
 def test_the_small_indices_note_goes_by_the_median_index_and_not_an_empty_image():
-    from vision.cli import small_indices_note
+    from cli.detector import small_indices_note
     from vision.detections import Detections
 
     def dets(*sizes):

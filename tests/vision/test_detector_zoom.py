@@ -9,6 +9,8 @@ import json
 import numpy as np
 import pytest
 
+from sim.synth import decks, scene
+from sim.training.evaluate import match
 from vision.cards import CARD_INDEX
 from vision.detector import (
     DEFAULT_FINDER,
@@ -20,8 +22,6 @@ from vision.detector import (
     ZOOM_UP,
     CardDetector,
 )
-from vision.evaluate import match
-from vision.synth import decks, scene
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +151,7 @@ def test_detect_no_zoom_reaches_the_detector(detector, photo, tmp_path, capsys):
     """`ddz-table detect --json` takes the closer look; `--no-zoom` prints the single look."""
     import cv2
 
-    from webui.cli import main
+    from cli.main import main
 
     path = tmp_path / "photo.png"
     cv2.imwrite(str(path), photo[0])

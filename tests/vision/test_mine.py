@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
+from cli.main import main as cli_main
+from sim.synth.mine import label_boxes, mine_crops
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
-from vision.synth.mine import label_boxes, mine_crops
-from webui.cli import main as cli_main
 
 CORNERS = [
     {"card": "7h", "box": [10, 10, 30, 40], "visible": 1.0},
@@ -40,7 +40,7 @@ def test_no_boxes_no_labels():
 
 @pytest.fixture(scope="module")
 def tiny_set(tmp_path_factory):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     out = tmp_path_factory.mktemp("mine") / "ds"
     build(out, seed=5, n_train=2, n_val=0, n_test=0, imgsz=320, reader_size=32, workers=1)

@@ -8,17 +8,17 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards import CARD_IDS
-from vision.synth import procedural
-from vision.synth.decks import HELD_OUT_DECKS, DeckError, load_deck, training_decks
-from vision.synth.locate import REGION, ink_mask
-from vision.synth.procedural import (
+from sim.synth import procedural
+from sim.synth.decks import HELD_OUT_DECKS, DeckError, load_deck, training_decks
+from sim.synth.locate import REGION, ink_mask
+from sim.synth.procedural import (
     EMBLEM_DECKS_FROM,
     SUIT_DECKS_FROM,
     _Design,
     build_procedural,
     is_procedural,
 )
+from vision.cards import CARD_IDS
 
 # Enough seeds to meet every joker style, suits beside the rank and font glyphs; the last five
 # draw emblem jokers: every outer shape, filled and ring, four of the five marks, one with a word.
@@ -101,7 +101,7 @@ def test_load_deck_names_and_caches_procedural_decks(tmp_path, monkeypatch):
 
 
 def test_generated_decks_join_training_but_never_test_unseen(tmp_path):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     assert training_decks(2)[-2:] == ["proc_0", "proc_1"] and training_decks(2)[:-2] == training_decks()
     out = tmp_path / "ds"

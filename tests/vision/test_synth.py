@@ -9,9 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards import CARD_IDS
-from vision.synth import crops
-from vision.synth.decks import (
+from sim.synth import crops
+from sim.synth.decks import (
     HELD_OUT_DECKS,
     SHEET_DIR,
     DeckError,
@@ -20,9 +19,10 @@ from vision.synth.decks import (
     training_decks,
     write_atomically,
 )
-from vision.synth.layout import CardPose
-from vision.synth.locate import JOKER_REGION, REGION, ink_mask
-from vision.synth.scene import render_full, render_scene
+from sim.synth.layout import CardPose
+from sim.synth.locate import JOKER_REGION, REGION, ink_mask
+from sim.synth.scene import render_full, render_scene
+from vision.cards import CARD_IDS
 
 # Missing card art is a failure, not a skip: `make test` installs it (deploy/system-deps.sh).
 if not SHEET_DIR.is_dir():
@@ -176,7 +176,7 @@ def _read_yaml(path: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     out = tmp_path_factory.mktemp("synth") / "ds"
     summary = build(out, seed=7, n_train=3, n_val=1, n_test=1, imgsz=160, reader_size=32, workers=2)
@@ -229,7 +229,7 @@ def test_held_out_decks_appear_only_in_test_unseen(tiny):
 
 
 def test_build_is_the_same_whatever_the_worker_count(tiny, tmp_path):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     out, _ = tiny
     again = tmp_path / "again"
@@ -239,7 +239,7 @@ def test_build_is_the_same_whatever_the_worker_count(tiny, tmp_path):
 
 
 def test_build_refuses_bad_counts_and_an_existing_dataset(tiny, tmp_path):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     with pytest.raises(ValueError, match="negative"):
         build(tmp_path / "x", seed=0, n_train=-1, n_val=0, n_test=0)
@@ -252,7 +252,7 @@ def test_build_refuses_bad_counts_and_an_existing_dataset(tiny, tmp_path):
 def test_cli_registers_dataset_synth_and_contact_sheet(tmp_path):
     import argparse
 
-    from vision.synth.cli import register
+    from cli.dataset import register
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
@@ -287,7 +287,7 @@ def test_a_partial_deck_deals_no_jokers():
 
 
 def test_resume_finishes_an_interrupted_build_with_the_same_bytes(tiny, tmp_path):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     out, _ = tiny
     part = tmp_path / "part"
@@ -322,7 +322,7 @@ def test_joker_p_deals_both_jokers_and_zero_leaves_the_shuffle_alone():
 
 
 def test_build_rejects_a_joker_share_outside_0_1(tmp_path):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     with pytest.raises(ValueError, match="joker_p"):
         build(tmp_path / "j", seed=0, n_train=1, n_val=0, n_test=0, joker_p=1.5)
@@ -362,7 +362,7 @@ def _index_heights(scene) -> np.ndarray:
 
 
 def test_index_range_draws_index_heights_from_it_and_the_default_draws_as_before():
-    from vision.synth.scene import INDEX_PX
+    from sim.synth.scene import INDEX_PX
 
     plain, _ = render_scene(np.random.default_rng(8), ["anglo"], IMGSZ)
     same, _ = render_scene(np.random.default_rng(8), ["anglo"], IMGSZ, index_range=INDEX_PX)
@@ -377,7 +377,7 @@ def test_index_range_draws_index_heights_from_it_and_the_default_draws_as_before
 
 
 def test_build_records_the_index_range_and_rejects_a_bad_one(tmp_path):
-    from vision.synth.dataset import build
+    from sim.synth.dataset import build
 
     build(tmp_path / "s", seed=3, n_train=2, n_val=0, n_test=0, imgsz=160, reader_size=32, workers=1,
           index_px=(10, 14))

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_cards import make_dataset
 
+from sim.training.train import TrainConfig, TrainingError, train
+from tests.vision.tiny_cards import make_dataset
 from vision.cards import CARD_INDEX
-from vision.train import TrainConfig, TrainingError, train
 
 pytestmark = pytest.mark.train
 import ultralytics  # noqa: E402,F401  (the train extra; `make test` installs it)
@@ -74,7 +74,7 @@ def test_both_reader_kinds_learn_the_folder_classes(trained):
 def test_the_tiny_reader_resumes_from_its_last_epoch(trained, tmp_path):
     import shutil
 
-    from vision.reader_net import train_reader
+    from sim.training.reader_net import train_reader
 
     run = tmp_path / "reader"
     shutil.copytree(trained["runs"] / "reader", run)
@@ -94,7 +94,7 @@ def test_the_tiny_reader_resumes_from_its_last_epoch(trained, tmp_path):
 def test_the_tiny_reader_starts_from_given_weights_and_refuses_other_classes(trained, tmp_path):
     import torch
 
-    from vision.reader_net import train_reader
+    from sim.training.reader_net import train_reader
 
     lines = []
     best = train_reader(trained["data"]["reader"], tmp_path / "go_on", epochs=1, imgsz=32, batch=8,
@@ -114,8 +114,8 @@ def test_a_deeper_reader_starts_reading_what_the_shallower_one_read_and_exports(
     import onnxruntime as ort
     import torch
 
-    from vision.export import export_onnx
-    from vision.reader_net import IndexReader, load_weights, to_tensor, train_reader
+    from sim.training.export_model import export_onnx
+    from sim.training.reader_net import IndexReader, load_weights, to_tensor, train_reader
 
     start = torch.load(trained["reader"], weights_only=False)
     shallow = IndexReader(start["names"], 32)
@@ -165,8 +165,8 @@ def test_missing_dataset_is_a_clear_error(tmp_path):
 
 
 def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
+    from sim.training.export_model import export
     from vision.detector import CardDetector
-    from vision.export import export
 
     (finder,) = export(trained["finder"], "finder", imgsz=160, out_dir=tmp_path, fixed=True)
     (reader,) = export(trained["reader"], "reader", imgsz=32, out_dir=tmp_path)
@@ -197,7 +197,7 @@ def test_exported_models_run_in_the_torch_free_detector(trained, tmp_path):
 
 
 def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
-    from webui.cli import main
+    from cli.main import main
 
     assert main(["export-model", "reader", str(trained["reader"]), "--imgsz", "32", "--out", str(tmp_path)]) == 0
     assert main(["export-model", "finder", str(trained["finder"]), "--imgsz", "160", "--out", str(tmp_path)]) == 0
@@ -224,7 +224,7 @@ def test_cli_trains_exports_and_detects(trained, tmp_path, capsys):
 def test_cli_ships_the_checkpoint_beside_the_onnx_without_optimiser_state(trained, tmp_path, capsys):
     import torch
 
-    from webui.cli import main
+    from cli.main import main
 
     last = trained["runs"] / "reader" / "weights" / "last.pt"
     assert torch.load(last, weights_only=False)["optimizer"] is not None
@@ -253,12 +253,12 @@ def test_cli_ships_the_checkpoint_beside_the_onnx_without_optimiser_state(traine
 def test_cli_warmup_and_rate_reach_the_trainers(tmp_path, monkeypatch):
     import argparse
 
-    import vision.train
-    from vision.cli import register
-    from vision.train import train_arguments
+    import sim.training.train
+    from cli.detector import register
+    from sim.training.train import train_arguments
 
     configs = []
-    monkeypatch.setattr(vision.train, "train", lambda config: configs.append(config) or tmp_path)
+    monkeypatch.setattr(sim.training.train, "train", lambda config: configs.append(config) or tmp_path)
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
     for argv in (["--warmup", "0", "--lr0", "0.003"], []):
@@ -274,10 +274,10 @@ def test_cli_warmup_and_rate_reach_the_trainers(tmp_path, monkeypatch):
 
 
 def test_the_tiny_reader_gets_the_given_rate(tmp_path, monkeypatch):
-    import vision.reader_net
+    import sim.training.reader_net
 
     rates = []
-    monkeypatch.setattr(vision.reader_net, "train_reader", lambda *a, **k: rates.append(k["lr"]) or tmp_path)
+    monkeypatch.setattr(sim.training.reader_net, "train_reader", lambda *a, **k: rates.append(k["lr"]) or tmp_path)
     (tmp_path / "train").mkdir()
     (tmp_path / "val").mkdir()
     for lr0 in (None, 1e-3):
@@ -291,7 +291,7 @@ def test_reader_crops_load_into_one_array_skipping_what_is_not_a_crop(tmp_path):
     import cv2
     import numpy as np
 
-    from vision.reader_net import load_split
+    from sim.training.reader_net import load_split
 
     for name, shade in (("3s", 40), ("none", 200)):
         (tmp_path / name).mkdir()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from webui_site import PIN
 
+from tests.webui.webui_site import PIN
 from tracker.store import EventStore
 from webui import create_app
 

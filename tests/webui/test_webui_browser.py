@@ -18,12 +18,12 @@ import cv2
 import numpy as np
 import pytest
 from playwright import sync_api
-from webui_site import PIN, LiveSite, new_match, play_hands
 
 from engine.cards import parse_cards
-from engine.demo import random_hand
 from engine.events import Announce, Bid, Deal, Play
 from engine.record import load
+from sim.scripted import random_hand
+from tests.webui.webui_site import PIN, LiveSite, new_match, play_hands
 from tracker.records import Alert
 
 CHROMIUM = "/usr/bin/chromium"
@@ -295,10 +295,9 @@ def test_the_join_code_on_the_live_page_reads_back_as_the_address(site, page, tm
 
 
 def test_the_demo_camera_feed_shows_its_annotated_frames(browser):
-    from test_webui_camera_feed import SMALL, Blind
-
+    from sim.demo.camera_feed import CameraTable
+    from tests.webui.test_webui_camera_feed import SMALL, Blind
     from tracker.store import EventStore
-    from webui.camera_feed import CameraTable
 
     store = EventStore(":memory:")
     feed = CameraTable(store, new_match(store), speed=1000, seed=2, size=SMALL, fps=2, detector=Blind())

@@ -7,12 +7,13 @@ import argparse
 import time
 
 import pytest
-from webui_site import PIN, SMALL, Blind, new_match
 
+from cli import site as commands
 from engine.events import Bid, Deal, End, Play
+from sim.demo.camera_feed import CameraTable
+from tests.webui.webui_site import PIN, SMALL, Blind, new_match
 from tracker.state import TableState
-from webui import commands, create_app
-from webui.camera_feed import CameraTable
+from webui import create_app
 
 
 def _feed(store, **kw) -> CameraTable:
@@ -111,7 +112,7 @@ def test_the_shipped_detector_reads_rendered_frames():
 
 
 def test_the_toy_deck_comes_with_its_reader(store):
-    from tracker.toy import ToyDetector
+    from sim.toy import ToyDetector
 
     feed = CameraTable(store, new_match(store), size=SMALL, style="toy", cards=2)
     assert isinstance(feed.detector, ToyDetector) and feed.table.config.style == "toy"
@@ -143,7 +144,7 @@ def test_the_demo_command_offers_both_feeds():
 
 
 def test_the_demo_films_a_deck_held_out_from_training(store):
-    from vision.synth.decks import HELD_OUT_DECKS
+    from sim.synth.decks import HELD_OUT_DECKS
 
     feed = CameraTable(store, new_match(store), size=SMALL, detector=Blind())
     assert feed.table.config.deck in HELD_OUT_DECKS and feed.deck in feed.status()["source"]
@@ -161,7 +162,7 @@ def test_the_demo_command_refuses_an_unknown_deck_before_serving(tmp_path, capsy
 
 def test_without_card_art_the_default_demo_plays_bots_and_a_named_camera_feed_says_what_to_install(
         store, monkeypatch, capsys):
-    from vision.synth import art
+    from sim.synth import art
 
     monkeypatch.setattr(art, "gnome_path", lambda name: art.Path("/nonexistent") / f"{name}.svgz")
     monkeypatch.setattr(art, "kde_path", lambda name: None)

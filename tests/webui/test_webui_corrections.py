@@ -3,11 +3,10 @@ insert a missed pass, delete an event, open hand (明牌), announce (报单/报�
 
 from __future__ import annotations
 
-from test_webui_referee import act, api
-from webui_site import new_match
-
 from engine.cards import parse_cards
 from engine.events import Announce, Bid, Correction, Deal, Escape, OpenHand, Pass, Play
+from tests.webui.test_webui_referee import act, api
+from tests.webui.webui_site import new_match
 
 
 def _cards(text: str) -> tuple:

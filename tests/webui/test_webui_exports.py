@@ -7,14 +7,14 @@ import csv
 import io
 
 import pytest
-from webui_site import PLAYERS, new_match, play_hands
 
-from engine.demo import random_hand
+from cli import site as commands
 from engine.match import HandRecord, Match
 from engine.record import RecordedHand, load
+from sim.scripted import random_hand
+from tests.webui.webui_site import PLAYERS, new_match, play_hands
 from tracker.store import EventStore
-from webui import commands
-from webui.exports import parse_target
+from webui.downloads import parse_target
 
 
 @pytest.fixture

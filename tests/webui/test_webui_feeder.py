@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from webui_site import new_match
 
 from engine.events import Correction, Deal, Play
+from sim.demo.feeder import SimulatedTable
+from tests.webui.webui_site import new_match
 from tracker.records import Alert
 from tracker.state import TableState
-from webui.feeder import SimulatedTable
 
 
 def _fast(store, mid, **kw) -> SimulatedTable:

@@ -8,12 +8,12 @@ import cv2
 import numpy as np
 import pytest
 import segno
-from webui_site import PIN
 
-from tracker import config as tracker_config
+from box import lan as tracker_config
+from cli.site import make_server
+from tests.webui.webui_site import PIN
 from tracker.store import EventStore
 from webui import create_app, join
-from webui.commands import make_server
 
 
 def _svg(page: str) -> str:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from webui_site import PIN, PLAYERS, new_match
-
 from engine.cards import parse_cards
 from engine.events import Bid, Correction, Deal, Play
+from tests.webui.webui_site import PIN, PLAYERS, new_match
 from tracker.records import MatchEnd
 
 

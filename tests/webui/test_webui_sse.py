@@ -6,9 +6,8 @@ import http.client
 import json
 import time
 
-from webui_site import LiveSite, new_match
-
 from engine.events import Bid, Deal
+from tests.webui.webui_site import LiveSite, new_match
 
 
 def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import time
 
-from webui_site import PLAYERS, new_match, play_hands
-
 from engine.cards import parse_cards
-from engine.demo import random_hand
 from engine.events import Bid, Deal, Pass, Play
 from engine.match import HandRecord, Match
+from sim.scripted import random_hand
+from tests.webui.webui_site import PLAYERS, new_match, play_hands
 from tracker.records import Alert
 from webui.chart import score_chart
 

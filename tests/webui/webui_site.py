@@ -7,7 +7,7 @@ import threading
 import numpy as np
 from waitress.server import create_server
 
-from engine.demo import random_hand
+from sim.scripted import random_hand
 from tracker.store import EventStore
 from vision.detections import Detections
 from webui import create_app

@@ -1,0 +1,126 @@
+"""Engine commands: ``judge`` (settle a dispute about a play) and ``score`` (settle a record).
+
+``judge --json`` and ``judge --batch -`` print exactly the contract other checks rely on:
+one JSON object per query with ``valid``, ``readings`` (each ``type``, ``main``, ``length``,
+``core``, ``kickers``) and, when ``--after`` / ``"after"`` is given, ``beats``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO
+
+from engine.combination import TYPE_NAMES_ZH
+from engine.judge import judge
+from engine.rules import PRESETS, RuleSet, get_rules
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    judge = subparsers.add_parser(
+        "judge",
+        help="every reading of some cards, and whether they beat a previous play / 裁定牌型",
+        description="Read CARDS as every combination they form and say whether they beat --after.",
+    )
+    judge.add_argument("cards", nargs="?", help="cards, e.g. '333 4' or '10h 10s' (quote them)")
+    judge.add_argument("--after", help="the play on the table that CARDS must beat")
+    judge.add_argument("--rules", default="classic", help=f"rules preset: {', '.join(PRESETS)}")
+    judge.add_argument("--json", action="store_true", help="print JSON")
+    judge.add_argument("--batch", metavar="FILE", help="JSON lines {'cards', 'after'} from FILE ('-' = stdin)")
+    judge.set_defaults(func=run_judge)
+
+    score = subparsers.add_parser(
+        "score", help="settle a recorded hand or match and print the score sheet / 结算记录",
+    )
+    score.add_argument("record", help="hand or match record (JSON)")
+    score.add_argument("--lang", choices=("zh", "en"), default="zh")
+    score.add_argument("--format", choices=("txt", "csv", "json"), default="txt")
+    score.set_defaults(func=run_score)
+
+
+def _describe(verdict: dict[str, object]) -> str:
+    lines = [f"{verdict['cards']}:"]
+    readings = verdict["readings"]
+    if not readings:
+        lines.append("  不成牌型 / not a combination")
+    for r in readings:  # type: ignore[union-attr]
+        zh = TYPE_NAMES_ZH.get(r["type"], r["type"])
+        kick = f" + {r['kickers']}" if r["kickers"] else ""
+        mark = ""
+        if "beats" in r:
+            mark = "  ✓ 大过 / beats" if r["beats"] else "  ✗ 管不上 / does not beat"
+        lines.append(f"  {zh} {r['type']}  main {r['main']}  length {r['length']}:  {r['core']}{kick}{mark}")
+    if "beats" in verdict:
+        lines.append(f"  → {'能管上 / beats' if verdict['beats'] else '管不上 / does not beat'} {verdict['after']}")
+    return "\n".join(lines)
+
+
+def _judge_batch(stream: IO[str], out: IO[str], default_rules: RuleSet) -> int:
+    bad = 0
+    for number, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        try:
+            query = json.loads(line)
+            if not isinstance(query, dict) or not isinstance(query.get("cards"), str):
+                raise ValueError('each line must be a JSON object with a "cards" string')
+            after = query.get("after")
+            if after is not None and not isinstance(after, str):
+                raise ValueError('"after" must be a string')
+            rules = get_rules(query["rules"]) if "rules" in query else default_rules
+            result = judge(query["cards"], after, rules)
+        except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+            bad += 1
+            result = {"valid": False, "readings": [], "error": f"line {number}: {exc}"}
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    return 1 if bad else 0
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    try:
+        rules = get_rules(args.rules)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.batch:
+        if args.batch == "-":
+            return _judge_batch(sys.stdin, sys.stdout, rules)
+        try:
+            with open(args.batch, encoding="utf-8") as stream:
+                return _judge_batch(stream, sys.stdout, rules)
+        except OSError as exc:
+            print(f"error: cannot read {args.batch}: {exc.strerror}", file=sys.stderr)
+            return 2
+    if args.cards is None:
+        print("error: give CARDS or --batch FILE", file=sys.stderr)
+        return 2
+    try:
+        verdict = judge(args.cards, args.after, rules)
+    except ValueError as exc:
+        if args.json:
+            print(json.dumps({"valid": False, "readings": [], "error": str(exc)}, ensure_ascii=False))
+        else:
+            print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(verdict, ensure_ascii=False) if args.json else _describe(verdict))
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from engine import record as records
+
+    try:
+        with open(args.record, encoding="utf-8") as fh:
+            text = fh.read()
+        sheet = records.score_sheet(text, fmt=args.format, lang=args.lang)
+    except OSError as exc:
+        print(f"error: cannot read {args.record}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"error: {args.record}: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(sheet if sheet.endswith("\n") else sheet + "\n")
+    return 0
+

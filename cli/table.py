@@ -1,0 +1,329 @@
+"""Table commands: ``mat`` (print the table mat), ``calibrate`` (find it in the camera's view)
+and ``run`` (the live referee: camera -> detector -> tracker -> store, with the site).
+
+    ddz-table mat --seats 3 --size A2 --out mat.pdf
+    ddz-table calibrate --source 0 --out calibration.json --preview check.png
+    ddz-table run --source 0 --calibration calibration.json --rules classic --db table.db
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from box.config import Config, ConfigError, load_config, mode_error
+
+DEFAULT_DB = "ddz-table.db"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    mat = subparsers.add_parser("mat", help="draw the printable table mat / 生成桌垫")
+    mat.add_argument("--seats", type=int, choices=(2, 3, 4), default=3)
+    mat.add_argument("--size", choices=("A3", "A2", "A1"), default="A2", help="paper size (landscape)")
+    mat.add_argument("--dpi", type=int, default=200, help="print resolution (default 200)")
+    mat.add_argument("--out", default="mat.pdf", help="mat.pdf or mat.png")
+    mat.add_argument("--pile", action="store_true", help="centre-pile protocol: one pile zone in the middle")
+    mat.set_defaults(func=run_mat)
+
+    cal = subparsers.add_parser("calibrate", help="find the mat in the camera's view / 标定摄像头")
+    where = cal.add_mutually_exclusive_group(required=True)
+    where.add_argument("--image", help="a photo from the camera")
+    where.add_argument("--source", help="camera, stream or file to take a frame from")
+    cal.add_argument("--seats", type=int, choices=(2, 3, 4), default=3)
+    cal.add_argument("--size", choices=("A3", "A2", "A1"), default="A2")
+    cal.add_argument("--pile", action="store_true", help="the mat was printed with --pile")
+    cal.add_argument("--corners", help="no markers: the mat's corners in pixels, 'x,y x,y x,y x,y' "
+                                       "(top-left, top-right, bottom-right, bottom-left)")
+    cal.add_argument("--out", default="calibration.json")
+    cal.add_argument("--preview", help="write the frame with the zones drawn, to check by eye")
+    cal.add_argument("--tries", type=int, default=50, help="frames to try from --source")
+    cal.set_defaults(func=run_calibrate)
+
+    run = subparsers.add_parser("run", help="referee a live table / 实时裁判")
+    run.add_argument("--config", help="settings file (the Pi service: /etc/ddz-table/config.toml); flags win over it")
+    run.add_argument("--source", help="picamera, a device number, a stream URL, a video or a folder")
+    run.add_argument("--camera-mode", help="camera resolution WIDTHxHEIGHT (default: the source's own)")
+    run.add_argument("--calibration", help="calibration.json from `ddz-table calibrate`")
+    run.add_argument("--rules", help="rules preset (default classic)")
+    run.add_argument("--players", help="names by seat, comma separated (default 座位1,座位2,...)")
+    run.add_argument("--db", help=f"event store (default {DEFAULT_DB})")
+    run.add_argument("--match", type=int, help="continue this match and stay on it (default: the last unfinished "
+                     "one, then each match started later on the referee page)")
+    run.add_argument("--new-match", action="store_true", help="start a new match even if one is unfinished")
+    run.add_argument("--record", help="write the finished hands as a JSON record when the source ends")
+    run.add_argument("--no-web", action="store_true", help="no web site")
+    run.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    run.add_argument("--port", type=int, help="default 8000")
+    run.add_argument("--pin", help="referee PIN (default: generated and printed)")
+    run.add_argument("--protocol", choices=("zones", "pile"),
+                     help="zones: each seat plays in its own zone; pile: one centre pile "
+                          "(default: pile when the calibrated mat has one)")
+    run.add_argument("--camera-view", action="store_true", default=None, help="serve the annotated camera view (MJPEG)")
+    run.add_argument("--detector", default="onnx",
+                     help="'onnx' (models/finder.onnx + reader.onnx), 'toy' (the toy deck of `simulate "
+                          "--style toy`: a self-test of the tracker) or MODULE:FACTORY returning a detector")
+    run.add_argument("--backend", help="detector backend: onnx (default), openvino, ncnn")
+    run.add_argument("--models", help="folder with finder.onnx and reader.onnx (default: the shipped models)")
+    run.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)
+    run.set_defaults(func=run_run)
+
+
+def _fail(message: str) -> int:
+    print(f"ddz-table: {message}", file=sys.stderr)
+    return 2
+
+
+# ---------------------------------------------------------------------- mat
+def run_mat(args: argparse.Namespace) -> int:
+    from tracker.mat import render_mat, save_mat
+    from tracker.zones import MatLayout
+
+    try:
+        layout = MatLayout.standard(args.seats, args.size, pile=args.pile)
+        image = render_mat(layout, args.dpi)
+        path = save_mat(image, args.out, layout, args.dpi)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"{path}: {args.size} ({layout.width_mm:.0f} x {layout.height_mm:.0f} mm), {args.seats} seats. "
+          f"Print at 100% (no 'fit to page'); the scale bar must measure 50 mm.")
+    return 0
+
+
+# ---------------------------------------------------------------------- calibrate
+def run_calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from tracker.zones import Calibration, CalibrationError, MatLayout
+    from vision.detector import ImageError
+    from vision.sources import SourceError
+
+    layout = MatLayout.standard(args.seats, args.size, pile=args.pile)
+    try:
+        frame = _calibration_frame(args, layout)
+        if args.corners:
+            cal = Calibration.from_corners(_corners(args.corners), layout, (frame.shape[1], frame.shape[0]))
+        else:
+            cal = Calibration.from_markers(frame, layout)
+        cal.save(args.out)
+    except (CalibrationError, SourceError, ImageError, ValueError, OSError) as exc:
+        return _fail(str(exc))
+    if args.preview:
+        cv2.imwrite(args.preview, draw_zones(frame, cal))
+    found = f"markers {list(cal.markers_found)}" if cal.method == "markers" else "four corners"
+    print(f"{args.out}: {cal.method} ({found}), error {cal.error_px:.2f} px, "
+          f"image {cal.image_size[0]}x{cal.image_size[1]}")
+    return 0
+
+
+def _calibration_frame(args: argparse.Namespace, layout: Any):
+    from tracker.zones import CalibrationError, find_markers
+    from vision.detector import read_image
+    from vision.sources import open_source
+
+    if args.image:
+        return read_image(args.image)
+    source = open_source(args.source, reconnect=False)
+    best, best_count = None, -1
+    try:
+        for _ in range(max(1, args.tries)):
+            frame = source.read()
+            if frame is None:
+                break
+            count = len(find_markers(frame.image)) if not args.corners else 4
+            if count > best_count:
+                best, best_count = frame.image, count
+            if count == 4:
+                break
+    finally:
+        source.close()
+    if best is None:
+        raise CalibrationError(f"{args.source} gave no frame")
+    return best
+
+
+def _corners(text: str) -> list[list[float]]:
+    try:
+        points = [[float(v) for v in p.split(",")] for p in text.replace(";", " ").split()]
+    except ValueError:
+        raise ValueError(f"corners must look like 'x,y x,y x,y x,y', not {text!r}") from None
+    if len(points) != 4 or any(len(p) != 2 for p in points):
+        raise ValueError(f"need exactly four 'x,y' corners, got {text!r}")
+    return points
+
+
+def draw_zones(image, cal) -> Any:
+    """The frame with the calibrated zones outlined and named (a check by eye)."""
+    import cv2
+    import numpy as np
+
+    out = image.copy()
+    for name, poly in cal.zones.items():
+        pts = cal.table_to_image(poly).astype(np.int32)
+        cv2.polylines(out, [pts], True, (0, 200, 255), 2)
+        x, y = pts.min(axis=0)
+        cv2.putText(out, name, (int(x) + 4, int(y) + 22), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 200, 255), 2)
+    return out
+
+
+# ---------------------------------------------------------------------- run
+def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -> Any:
+    """The card detector: the shipped ONNX models (or those in ``models``), the toy deck's reader
+    (``toy``: a self-test of everything but the card reader), or ``MODULE:FACTORY``."""
+    if spec == "toy":
+        from sim.toy import ToyDetector
+
+        return ToyDetector()
+    if spec == "onnx":
+        from tracker.pipeline import JOKER_FLOOR, JOKER_PAIR_FLOOR
+        from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
+
+        finder, reader = (Path(models) / "finder.onnx", Path(models) / "reader.onnx") if models else \
+            (DEFAULT_FINDER, DEFAULT_READER)
+        return CardDetector(finder, reader, backend=backend, joker_floor=JOKER_FLOOR,
+                            joker_pair_floor=JOKER_PAIR_FLOOR)
+    module, _, name = spec.partition(":")
+    if not name:
+        raise ValueError(f"--detector must be 'onnx', 'toy' or MODULE:FACTORY, not {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot load detector {spec}: {exc}") from None
+    return factory()
+
+
+def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match: int | None, new: bool) -> int:
+    """The match to referee: the one asked for, else the last unfinished one with these rules."""
+    from tracker.state import TableState
+
+    if match is not None:
+        store.match(match)  # raises StoreError if missing
+        return match
+    if not new:
+        for info in reversed(store.matches()):
+            if info.rules.name == rules.name and info.rules.players == rules.players:
+                if TableState.load(store, info.id).ended is None and (players is None or info.players == players):
+                    return info.id
+                break
+    names = players or tuple(f"座位{i + 1}" for i in range(rules.players))
+    return store.create_match(names, rules)
+
+
+def run_run(args: argparse.Namespace) -> int:
+    from box.config import ConfigError
+    from box.watchdog import Notifier, stop_on_sigterm
+    from engine.rules import get_rules
+    from tracker.match_record import match_record
+    from tracker.pipeline import Pipeline, PipelineConfig
+    from tracker.state import TableState
+    from tracker.store import EventStore, StoreError
+    from tracker.zones import Calibration, CalibrationError
+    from vision.backends import ModelFileError
+    from vision.sources import SourceError, open_source
+
+    try:
+        apply_run_config(args)
+        rules = get_rules(args.rules)
+        players = tuple(p.strip() for p in args.players.split(",")) if args.players else None
+        if players is not None and len(players) != rules.players:
+            return _fail(f"{rules.name} needs {rules.players} player names, got {len(players)}")
+        calibration = Calibration.load(args.calibration)
+        if calibration.layout.seats != rules.players:
+            return _fail(f"the calibration's mat has {calibration.layout.seats} seats; {rules.name} needs "
+                         f"{rules.players}")
+        store = EventStore(args.db)
+        match_id = choose_match(store, rules, players, args.match, args.new_match)
+        detector = load_detector(args.detector, args.backend, args.models)
+        source = open_source(args.source, **args.source_options)
+    except (ValueError, CalibrationError, ConfigError, StoreError, SourceError, ModelFileError, KeyError) as exc:
+        return _fail(str(exc))
+    protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
+    try:
+        pipeline = Pipeline(source, calibration, detector, store, match_id,
+                            PipelineConfig(camera_view=args.camera_view, protocol=protocol,
+                                           follow_new_matches=args.match is None))
+    except ValueError as exc:
+        return _fail(str(exc))
+    server = None if args.no_web else _serve(store, pipeline, args)
+    print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
+    notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
+    pipeline.heartbeat = notifier.ping
+    restore_sigterm = stop_on_sigterm(pipeline.stop)
+    notifier.ready(f"match {match_id}, reading {source.name}")
+    try:
+        pipeline.run(max_frames=args.max_frames)
+    except KeyboardInterrupt:
+        pipeline.stop()
+    except SourceError as exc:
+        print(f"ddz-table: the camera stopped: {exc}", file=sys.stderr)
+    finally:
+        notifier.stopping()
+        restore_sigterm()
+        if server is not None:
+            server.close()
+    if args.record:
+        record = match_record(TableState.load(store, pipeline.match_id))  # it may have moved on
+        Path(args.record).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+        print(f"{args.record}: {len(record['hands'])} finished hand(s)")
+    store.close()
+    return 0
+
+
+def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
+    """The site on a waitress thread; ``None`` (with a note) if the web package is not there."""
+    try:
+        from cli.site import make_server
+        from webui import create_app
+    except ImportError as exc:
+        print(f"ddz-table: no web site ({exc}); running without it", file=sys.stderr)
+        return None
+    config: dict[str, Any] = {"CAMERA_VIEW": bool(args.camera_view)}
+    if args.pin:
+        config["REFEREE_PIN"] = args.pin
+    app = create_app(config, store=store, pipeline_status=pipeline)
+    server = make_server(app, host=args.host, port=args.port, threads=32)
+    if server is not None:
+        threading.Thread(target=server.run, name="web", daemon=True).start()
+    return server
+
+
+# ---------------------------------------------------------------------- `run --config`
+#: run's option -> (Config field, built-in default when neither flag nor file sets it).
+RUN_OPTIONS: dict[str, tuple[str | None, Any]] = {
+    "source": ("source", None), "calibration": ("calibration", None), "rules": ("preset", "classic"),
+    "players": ("players", None), "db": ("db", "ddz-table.db"), "host": ("host", "127.0.0.1"),
+    "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),
+    "camera_view": ("camera_view", False), "backend": ("backend", "onnx"), "models": ("model_dir", None),
+    "camera_mode": ("mode", None),
+}
+
+
+def apply_run_config(args: argparse.Namespace) -> Config | None:
+    """Fill ``run``'s unset options (None) from ``args.config`` and then the built-in defaults."""
+    config = load_config(args.config) if getattr(args, "config", None) else None
+    for option, (field, default) in RUN_OPTIONS.items():
+        if getattr(args, option, None) is not None:
+            continue
+        value = getattr(config, field) if config is not None else default
+        if option == "players":
+            value = ",".join(value) if value else None
+        elif option in ("pin", "models", "camera_mode") and value in ("", "auto"):
+            value = None
+        elif option == "backend" and config is not None:
+            value = config.resolved_backend()
+        setattr(args, option, value)
+    if args.camera_mode and mode_error(args.camera_mode):
+        raise ConfigError(f"--camera-mode {args.camera_mode}: {mode_error(args.camera_mode)}")
+    options = config.source_options() if config is not None else {}
+    options.pop("size", None)
+    if args.camera_mode:
+        options["size"] = tuple(int(v) for v in args.camera_mode.split("x"))
+    args.source_options = options
+    for needed in ("source", "calibration"):
+        if getattr(args, needed) is None:
+            raise ConfigError(f"give --{needed} (or --config FILE with it)")
+    return config

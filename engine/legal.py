@@ -1,0 +1,97 @@
+"""Legal moves: every play a known hand can make on the current trick (or as a lead).
+
+Generation works on the hand's rank counts and is cached per (counts, previous play) and
+rule set; the plays are then mapped onto the hand's cards. One play is returned per
+distinct rank-level combination (type, main, length, core ranks, kicker ranks): where a
+hand holds several cards of a rank, the play uses that rank's first cards in suit order
+``s h d c`` (unknown suits last), the core before the kickers. So ``legal_plays`` answers
+"which combinations can this hand play", not "which physical card subsets".
+
+>>> from engine.classify import classify
+>>> [str(c) for c in legal_plays("3 4 4 BJ RJ", classify("3")[0])]
+['single(4)', 'single(BJ)', 'single(RJ)', 'rocket(BJ RJ)']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from itertools import product
+
+from engine import rank_plays
+from engine.cards import Card, as_cards
+from engine.classify import (
+    NRANKS,
+    RankPlay,
+    beats,
+    classify_counts,
+    combinations,
+    group_by_rank,
+    to_combination,
+)
+from engine.combination import Combination
+from engine.rank_plays import ORDINARY, PrevKey, generate
+from engine.rules import CLASSIC, RuleSet
+
+__all__ = ["legal_plays", "rank_legal_plays", "brute_force_plays", "clear_caches"]
+
+_CACHES: dict[int, tuple[RuleSet, object]] = {}
+
+
+def clear_caches(plays: bool = False) -> None:
+    """Forget every cached answer; with ``plays`` also the table of built rank-level plays.
+
+    Benchmarks measure the cold path with this. The play table holds values that depend on
+    no hand (333+4 is always the same rank-level play), so a running process keeps it.
+    """
+    _CACHES.clear()
+    if plays:
+        rank_plays.clear_memo()
+
+
+def rank_legal_plays(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet = CLASSIC) -> tuple[RankPlay, ...]:
+    """Rank-level legal plays for a 15-entry rank-count tuple; ``prev`` as (type, main, length, size)."""
+    entry = _CACHES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_CACHES) >= 16:  # rule sets made on the fly must not pile up
+            del _CACHES[next(iter(_CACHES))]
+        entry = (rules, lru_cache(maxsize=1 << 15)(lambda c, p: generate(c, p, rules)))
+        _CACHES[id(rules)] = entry
+    return entry[1](counts, prev)
+
+
+def legal_plays(
+    hand_cards: str | Iterable[Card], prev: Combination | None = None, rules: RuleSet = CLASSIC
+) -> list[Combination]:
+    """Every distinct combination the hand can play on ``prev`` (every lead when ``prev`` is None).
+
+    One Combination per rank-level play, in ``classify``'s order, made of the hand's own cards
+    (each rank's first cards in suit order to the core, the next to the kickers). Passing is
+    always allowed when following and is not listed. Bad card text raises ``ValueError``.
+    """
+    if prev is not None and prev.type not in ORDINARY and prev.type not in ("bomb", "rocket"):
+        raise ValueError(f"unknown combination type {prev.type!r}")
+    groups = group_by_rank(as_cards(hand_cards))
+    key = None if prev is None else (prev.type, prev.main, prev.length, prev.size)
+    plays = rank_legal_plays(tuple(map(len, groups)), key, rules)
+    return combinations(plays, groups)
+
+
+def brute_force_plays(counts: tuple[int, ...], prev: Combination | None, rules: RuleSet = CLASSIC) -> set[RankPlay]:
+    """Reference answer, slow: classify every sub-multiset of the hand's ranks and keep the
+    readings that beat ``prev``. Shares no code with the generators above; tests and the
+    benchmark check :func:`rank_legal_plays` against it.
+
+    For speed it skips the sub-multisets that :func:`classify_counts` rejects on its first
+    line (unequal counts without a trio, or a size no kicker shape has); a wrong skip there
+    would show up as a play the generators find and this does not.
+    """
+    groups = [(Card(r),) * k for r, k in enumerate(counts)]
+    found: set[RankPlay] = set()
+    for sub in product(*(range(k + 1) for k in counts)):
+        m, t = sum(sub), max(sub)
+        if (NRANKS - sub.count(0)) * t == m or (t >= 3 and (m % 4 == 0 or m % 5 == 0 or m == 6)):
+            for play in classify_counts(sub, rules):
+                if prev is None or beats(to_combination(play, groups), prev, rules):
+                    found.add(play)
+    return found

@@ -1,0 +1,298 @@
+"""Rank-level move generation: every play a hand's rank counts allow, type by type.
+
+Each generator appends plays (see :data:`engine.classify.RankPlay`) in the order ``classify``
+sorts readings (length, main, kickers), so a lead or a follow needs no final sort beyond
+putting chains of several lengths in order. Plays are built once and memoised: the same
+``trio_single`` 333+4 turns up in many hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from operator import itemgetter
+
+from engine.cards import ACE, BJ, RJ, TWO
+from engine.classify import NRANKS, RankPlay, chain_position, make_play
+from engine.rules import RuleSet
+
+PrevKey = tuple[str, int, int, int] | None
+
+_MEMO: dict[tuple, RankPlay] = {}
+_MEMO_MAX = 1 << 19
+_LENGTH_MAIN = itemgetter(2, 1)
+
+
+def clear_memo() -> None:
+    _MEMO.clear()
+
+
+def _play(key: tuple, kind: str, main: int, length: int, core: dict[int, int], kick: dict[int, int]) -> RankPlay:
+    play = _MEMO.get(key)
+    if play is None:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        play = _MEMO[key] = make_play(kind, main, length, core, kick)
+    return play
+
+
+def _multisets(caps: list[tuple[int, int]], k: int, start: int = 0) -> Iterator[tuple[tuple[int, int], ...]]:
+    """Every way to take ``k`` cards from ranks with caps [(rank, cap)], as ((rank, taken), ...).
+
+    Ranks ascend, and for one rank fewer cards come first: the order of sorted kicker spans.
+    """
+    if k == 0:
+        yield ()
+        return
+    if k == 2 and start == 0:  # four-with-two and two-trio airplanes: the common case, unrolled
+        for i, (r, cap) in enumerate(caps):
+            for s in caps[i + 1:]:
+                yield ((r, 1), (s[0], 1))
+            if cap >= 2:
+                yield ((r, 2),)
+        return
+    for i in range(start, len(caps)):
+        r, cap = caps[i]
+        for take in range(1, min(cap, k) + 1):
+            for rest in _multisets(caps, k - take, i + 1):
+                yield ((r, take), *rest)
+
+
+class MoveGen:
+    """The plays of one hand (rank counts) under one rule set, appended to ``out``.
+
+    Each type's method takes ``length`` (None: every length) and ``floor``: only plays whose
+    chain position is above it are made, so following a trick builds only what can follow.
+    """
+
+    def __init__(self, counts: tuple[int, ...], rules: RuleSet) -> None:
+        self.c = counts
+        self.rules = rules
+        self.out: list[RankPlay] = []
+
+    def _pool(self, core: dict[int, int]) -> list[int]:
+        """Cards left for kickers per rank; a core rank's spare cards only where the rules allow."""
+        pool = list(self.c)
+        spare = self.rules.kicker_core_rank
+        for r, k in core.items():
+            pool[r] = pool[r] - k if spare else 0
+        return pool
+
+    def _pair_top(self) -> int:
+        return NRANKS if self.rules.joker_pairs else BJ
+
+    def single(self, length=None, floor=-9):
+        c, memo = self.c, _MEMO
+        self.out += [
+            memo.get(("single", r)) or _play(("single", r), "single", r, 1, {r: 1}, {})
+            for r in range(max(floor + 1, 0), NRANKS)
+            if c[r]
+        ]
+
+    def pair(self, length=None, floor=-9):
+        c, memo = self.c, _MEMO
+        self.out += [
+            memo.get(("pair", r)) or _play(("pair", r), "pair", r, 1, {r: 2}, {})
+            for r in range(max(floor + 1, 0), self._pair_top())
+            if c[r] >= 2
+        ]
+
+    def trio(self, length=None, floor=-9):
+        c, memo = self.c, _MEMO
+        self.out += [
+            memo.get(("trio", r)) or _play(("trio", r), "trio", r, 1, {r: 3}, {})
+            for r in range(max(floor + 1, 0), BJ)
+            if c[r] >= 3
+        ]
+
+    def bomb(self, length=None, floor=-9):
+        c, low, high = self.c, self.rules.bomb_min, self.rules.bomb_max
+        ranks = [r for r in range(BJ) if c[r] >= low]
+        for size in range(low, high + 1) if length is None else (length,):
+            for r in ranks:
+                if c[r] >= size:
+                    self.out.append(_play(("bomb", r, size), "bomb", r, size, {r: size}, {}))
+
+    def rocket(self, length=None, floor=-9):
+        half = self.rules.rocket_jokers // 2
+        if self.c[BJ] >= half and self.c[RJ] >= half:
+            self.out.append(_play(("rocket", half), "rocket", BJ, 2 * half, {BJ: half, RJ: half}, {}))
+
+    def _runs(self, each: int, min_len: int, length: int | None, floor: int) -> Iterator[tuple[int, int]]:
+        """(low rank, length) of every chain of ``each`` cards per rank the hand holds."""
+        c, high = self.c, self.rules.chain_high
+        for lo in range(max(floor + 1, 0), high + 1):
+            n = 0
+            while lo + n <= high and c[lo + n] >= each:
+                n += 1
+                if n >= min_len and (length is None or n == length):
+                    yield lo, n
+
+    def _chains(self, kind: str, each: int, min_len: int, length, floor) -> None:
+        memo = _MEMO
+        for lo, n in self._runs(each, min_len, length, floor):
+            key = (kind, lo, n)
+            self.out.append(memo.get(key) or _play(key, kind, lo, n, dict.fromkeys(range(lo, lo + n), each), {}))
+
+    def straight(self, length=None, floor=-9):
+        rules = self.rules
+        self._chains("straight", 1, rules.straight_min, length, floor)
+        if not rules.low_straights:
+            return
+        # A and 2 play as the two cards below 3: A2345... and 23456...
+        for low in (ACE, TWO):
+            ranks = [ACE, TWO] if low == ACE else [TWO]
+            if chain_position("straight", low) <= floor or not all(self.c[r] for r in ranks):
+                continue
+            for r in range(0, ACE if low == ACE else ACE + 1):
+                if not self.c[r]:
+                    break
+                ranks.append(r)
+                n = len(ranks)
+                if n >= rules.straight_min and (length is None or n == length):
+                    self.out.append(_play(("straight", low, n), "straight", low, n, dict.fromkeys(ranks, 1), {}))
+
+    def pair_straight(self, length=None, floor=-9):
+        self._chains("pair_straight", 2, self.rules.pair_chain_min, length, floor)
+
+    def airplane(self, length=None, floor=-9):
+        self._chains("airplane", 3, self.rules.trio_chain_min, length, floor)
+
+    def trio_single(self, length=None, floor=-9):
+        if not self.rules.trio_single:
+            return
+        c, memo, out = self.c, _MEMO, self.out
+        for r in range(max(floor + 1, 0), BJ):
+            if c[r] >= 3:
+                core = {r: 3}
+                pool = self._pool(core)
+                for x in range(NRANKS):
+                    if pool[x]:
+                        key = ("trio_single", r, x)
+                        out.append(memo.get(key) or _play(key, "trio_single", r, 1, core, {x: 1}))
+
+    def trio_pair(self, length=None, floor=-9):
+        if not self.rules.trio_pair:
+            return
+        c, memo, out = self.c, _MEMO, self.out
+        for r in range(max(floor + 1, 0), BJ):
+            if c[r] >= 3:
+                core = {r: 3}
+                pool = self._pool(core)
+                for x in range(self._pair_top()):
+                    if pool[x] >= 2:
+                        key = ("trio_pair", r, x)
+                        out.append(memo.get(key) or _play(key, "trio_pair", r, 1, core, {x: 2}))
+
+    def _with_kickers(self, kind, main, length, core, caps, k, per_unit, no_rocket) -> None:
+        """Append ``kind`` with every choice of ``k`` kicker units (cards or pairs) from caps."""
+        memo, out = _MEMO, self.out
+        for kick in _multisets(caps, k):
+            if no_rocket and len(kick) >= 2 and kick[-1][0] == RJ and kick[-2][0] == BJ:
+                continue
+            key = (kind, main, length, kick)
+            play = memo.get(key)
+            if play is None:
+                play = _play(key, kind, main, length, core, {r: per_unit * t for r, t in kick})
+            out.append(play)
+
+    def four_two_single(self, length=None, floor=-9):
+        rules = self.rules
+        if not rules.four_two:
+            return
+        cap = 2 if rules.four_two_single_pair else 1
+        for r in range(max(floor + 1, 0), BJ):
+            if self.c[r] >= 4:
+                core = {r: 4}
+                pool = self._pool(core)
+                caps = [(x, min(pool[x], cap)) for x in range(NRANKS) if pool[x]]
+                self._with_kickers("four_two_single", r, 1, core, caps, 2, 1, not rules.kicker_rocket)
+
+    def four_two_pair(self, length=None, floor=-9):
+        rules = self.rules
+        if not rules.four_two:
+            return
+        cap = 2 if rules.four_two_pair_same else 1
+        for r in range(max(floor + 1, 0), BJ):
+            if self.c[r] >= 4:
+                core = {r: 4}
+                pool = self._pool(core)
+                caps = [(x, min(pool[x] // 2, cap)) for x in range(self._pair_top()) if pool[x] >= 2]
+                self._with_kickers("four_two_pair", r, 1, core, caps, 2, 2, False)
+
+    def _wings(self, per: int, length: int | None, floor: int) -> Iterator[tuple[int, int, dict, list]]:
+        total = sum(self.c)
+        for lo, n in self._runs(3, self.rules.trio_chain_min, length, floor):
+            if n * per <= total:
+                core = dict.fromkeys(range(lo, lo + n), 3)
+                yield lo, n, core, self._pool(core)
+
+    def airplane_single(self, length=None, floor=-9):
+        rules = self.rules
+        if not rules.trio_single:
+            return
+        for lo, n, core, pool in self._wings(4, length, floor):
+            caps = []
+            for x in range(NRANKS):
+                cap = pool[x]
+                if not cap:
+                    continue
+                if not rules.airplane_kicker_repeat:
+                    cap = 1
+                if not rules.airplane_kicker_trio or (x in (lo - 1, lo + n) and x <= rules.chain_high):
+                    cap = min(cap, 2)  # a trio beside the chain would only lengthen it
+                if not rules.kicker_four_of_rank:
+                    cap = min(cap, 3)
+                caps.append((x, cap))
+            self._with_kickers("airplane_single", lo, n, core, caps, n, 1, not rules.kicker_rocket)
+
+    def airplane_pair(self, length=None, floor=-9):
+        rules = self.rules
+        if not rules.trio_pair:
+            return
+        cap = NRANKS if rules.kicker_four_of_rank else 1
+        for lo, n, core, pool in self._wings(5, length, floor):
+            caps = [(x, min(pool[x] // 2, cap)) for x in range(self._pair_top()) if pool[x] >= 2]
+            self._with_kickers("airplane_pair", lo, n, core, caps, n, 2, False)
+
+
+# Type order of TYPES; chains of every length come out by low rank and need a sort by length.
+_LEAD_ORDER = (
+    "single", "pair", "trio", "trio_single", "trio_pair", "straight", "pair_straight",
+    "airplane", "airplane_single", "airplane_pair", "bomb", "rocket", "four_two_single", "four_two_pair",
+)
+_BY_LENGTH = {"straight", "pair_straight", "airplane", "airplane_single", "airplane_pair"}
+_AFTER_BOMBS = {"four_two_single", "four_two_pair"}
+ORDINARY = frozenset(_LEAD_ORDER) - {"bomb", "rocket"}
+
+
+def generate(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet) -> tuple[RankPlay, ...]:
+    """Every rank-level play of ``counts`` that may follow ``prev`` (every lead if None)."""
+    gen = MoveGen(counts, rules)
+    out = gen.out
+    if prev is None:
+        for kind in _LEAD_ORDER:
+            start = len(out)
+            getattr(gen, kind)()
+            if kind in _BY_LENGTH and len(out) - start > 1:
+                out[start:] = sorted(out[start:], key=_LENGTH_MAIN)
+        return tuple(out)
+    kind, main, length, _size = prev
+    if kind == "rocket":
+        return ()
+    if kind == "bomb":
+        gen.bomb()
+        if rules.bomb_size_first:
+            gen.out = [p for p in out if (p[2], p[1]) > (length, main)]
+        else:
+            gen.out = [p for p in out if (p[1], p[2]) > (main, length)]
+        gen.rocket()
+        return tuple(gen.out)
+    if kind in _AFTER_BOMBS:
+        gen.bomb()
+        gen.rocket()
+        getattr(gen, kind)(length, chain_position(kind, main))
+    else:
+        getattr(gen, kind)(length, chain_position(kind, main))
+        gen.bomb()
+        gen.rocket()
+    return tuple(out)

@@ -1,0 +1,10 @@
+"""The shipped detector weights, installed with the program.
+
+``finder.onnx`` and ``reader.onnx`` (ONNX Runtime and OpenVINO) and their NCNN conversions in
+``*_ncnn_model/``; the ``.pt`` checkpoints stay in the source tree for training. ``README.md`` is
+the model card, ``TRAINING.md`` the log of the training runs.
+"""
+
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).resolve().parent
