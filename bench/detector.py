@@ -302,7 +302,7 @@ def _time_scenes(detector: CardDetector, args) -> dict:
 
 
 def _cpu() -> str:
-    """The processor and the vector units that decide these timings (this machine's model changed between sittings)."""
+    """The processor and the vector units that decide these timings."""
     try:
         info = Path("/proc/cpuinfo").read_text()
     except OSError:

@@ -1,0 +1,1 @@
+"""The rules engine (stdlib only): cards, combinations, legal plays, bidding, the hand, scoring, matches and records."""

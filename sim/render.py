@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from sim.synth import clutter
-from sim.synth.scene import _place_card
+from sim.synth.scene import place_card
 
 SHADOW = (1, 2, 0.35, 1.5)  # a card's drop shadow on the canvas: dx, dy, strength, blur
 
@@ -81,7 +81,7 @@ class TableLayer:
         x2, y2 = np.ceil(corners.max(0)).astype(int) + pad
         ph, pw = self.labels.shape
         item["bounds"] = (max(int(x1), 0), max(int(y1), 0), min(int(x2), pw), min(int(y2), ph))
-        _place_card(self.canvas, self.labels, art, m, 1, SHADOW)
+        place_card(self.canvas, self.labels, art, m, 1, SHADOW)
 
     def remove(self, gone: Sequence[dict], staying: Sequence[dict], affine: Callable[[dict], np.ndarray]) -> None:
         """Take cards away: the bare table comes back there, and cards still lying across
@@ -98,7 +98,7 @@ class TableLayer:
                 # drawn into the restored area only: outside it the canvas is already right
                 m = affine(item).copy()
                 m[:, 2] -= (x1, y1)
-                _place_card(area, labels, item["face"], m, 1, SHADOW)
+                place_card(area, labels, item["face"], m, 1, SHADOW)
         self._warp(rect)
 
 

@@ -40,7 +40,7 @@ from sim.render import Noise, TableLayer, draw_arm, to_jpeg_frame
 from sim.synth import clutter, effects
 from sim.synth.decks import DECKS, HELD_OUT_DECKS, list_decks, load_deck
 from sim.synth.layout import CardPose
-from sim.synth.scene import _card_affine, _scaled_art, _tint
+from sim.synth.scene import card_affine, scaled_art, tint
 from sim.synth.textures import table_surface
 from sim.toy import toy_face
 from tracker.mat import MM_PER_INCH, render_mat
@@ -220,7 +220,7 @@ class SimTable:
     # ------------------------------------------------------------------ drawing
     def _affine(self, item: dict) -> np.ndarray:
         _, f = item["art"]
-        m = _card_affine(item["pose"], *self.face_size)
+        m = card_affine(item["pose"], *self.face_size)
         m[:, :2] /= f
         return m
 
@@ -328,10 +328,10 @@ class SimTable:
     def _card_art(self, card: str) -> tuple[np.ndarray, float]:
         if card not in self._art:
             if self.deck is None:  # toy cards are flat paper: no tint, curl or sheen
-                self._art[card] = _scaled_art(toy_face(card, self.face_size), self._card_scale)
+                self._art[card] = scaled_art(toy_face(card, self.face_size), self._card_scale)
             else:
-                art, f = _scaled_art(np.asarray(self.deck.faces[card]), self._card_scale)
-                self._art[card] = (_tint(self.rng, art), f)
+                art, f = scaled_art(np.asarray(self.deck.faces[card]), self._card_scale)
+                self._art[card] = (tint(self.rng, art), f)
         return self._art[card]
 
     def _put(self, zone: str, seat: int, cards: list[str]):

@@ -6,6 +6,8 @@
 - ``referee``: plays checked by ``engine.Hand``; inferred passes and landlord; alerts.
 - ``store`` / ``state`` / ``records``: the append-only SQLite log and the fold over it.
 - ``pipeline``: frames -> crops -> detector -> stability -> referee -> store.
-- ``export`` / ``compare``: records with plain hand keys, and comparing them with the truth.
-- ``cli``: ``ddz-table mat``, ``calibrate`` and ``run``.
+- ``match_record``: the match record with plain hand keys (what ``run --record`` writes).
+
+The command line (``ddz-table mat``, ``calibrate``, ``run``) is :mod:`cli.table`; the simulated
+table the tracker is tested on is the lab's (:mod:`sim`).
 """

@@ -59,7 +59,7 @@ def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
-def _card_affine(pose: layout.CardPose, face_w: int, face_h: int) -> np.ndarray:
+def card_affine(pose: layout.CardPose, face_w: int, face_h: int) -> np.ndarray:
     """2x3 matrix: face pixels -> plane pixels."""
     c, s = np.cos(pose.angle) * pose.scale, np.sin(pose.angle) * pose.scale
     rs = np.array([[c, -s], [s, c]])
@@ -75,7 +75,7 @@ def _box_quads(box) -> tuple[np.ndarray, np.ndarray]:
     return top, bottom
 
 
-def _place_card(canvas, labels, art, m, label, shadow):
+def place_card(canvas, labels, art, m, label, shadow):
     """Warp one card's BGRA art onto the plane with its drop shadow; update the top-card map."""
     ph, pw = labels.shape
     h, w = art.shape[:2]
@@ -99,7 +99,7 @@ def _place_card(canvas, labels, art, m, label, shadow):
     labels[y1:y2, x1:x2][alpha[..., 0] > 0.5] = label
 
 
-def _scaled_art(art: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
+def scaled_art(art: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
     """Shrink art with area averaging first, so the warp does not alias fine print."""
     if scale >= 0.9:
         return art, 1.0
@@ -128,7 +128,7 @@ def _visible(labels_img: np.ndarray, quad: np.ndarray, label: int) -> float:
     return float(min(1.0, shown / inside * min(1.0, inside / area)))
 
 
-def _tint(rng, art: np.ndarray) -> np.ndarray:
+def tint(rng, art: np.ndarray) -> np.ndarray:
     """Cards age, print and lie differently: brightness and warmth per card, and on some a
     curl (light falling off across it) or a glossy sheen band."""
     h, w = art.shape[:2]
@@ -234,12 +234,12 @@ def render_full(
     for k, pose in enumerate(poses):
         deck = chosen[pose.deck]
         art = deck.faces[pose.card] if pose.face_up else deck.back
-        art, f = _scaled_art(art, scale)
-        art = _tint(rng, art)
-        m = _card_affine(pose, *deck.size)
+        art, f = scaled_art(art, scale)
+        art = tint(rng, art)
+        m = card_affine(pose, *deck.size)
         m_art = m.copy()
         m_art[:, :2] /= f
-        _place_card(canvas, labels, art, m_art, k + 1, shadow)
+        place_card(canvas, labels, art, m_art, k + 1, shadow)
     if rng.random() < clutter_p * 0.5:  # clutter on top
         for _ in range(rng.integers(1, 3)):
             hit = clutter.DISTRACTORS[rng.integers(len(clutter.DISTRACTORS))](rng, canvas, card_w)
@@ -255,7 +255,7 @@ def render_full(
     for k, pose in enumerate(poses):
         deck = chosen[pose.deck]
         dw, dh = deck.size
-        m = _card_affine(pose, dw, dh)
+        m = card_affine(pose, dw, dh)
         to_img = h_mat @ np.vstack([m, [0, 0, 1]])
         outline = _apply(to_img, np.array([[0, 0], [dw, 0], [dw, dh], [0, dh]], float))
         scene.cards.append(
