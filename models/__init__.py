@@ -2,7 +2,7 @@
 
 ``finder.onnx`` and ``reader.onnx`` (ONNX Runtime and OpenVINO) and their NCNN conversions in
 ``*_ncnn_model/``; the ``.pt`` checkpoints stay in the source tree for training. ``README.md`` is
-the model card, ``TRAINING.md`` the log of the training runs.
+the model card, ``docs/training-log.md`` the log of the training runs.
 """
 
 from pathlib import Path
