@@ -9,6 +9,8 @@ change a card's rank. Text written by players may omit suits (``333 4``): such c
 [Card('10h'), Card('10h'), Card('Qs'), Card('BJ')]
 >>> format_cards(parse_cards("3,3,3,4"))
 '3 3 3 4'
+>>> [c.label for c in parse_cards("10h 3s BJ")]
+['♥10', '♠3', '小王']
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ SUITS: tuple[str, ...] = ("s", "h", "d", "c")
 # Rank values: index into RANK_TEXT. Named ones the rules talk about.
 THREE, ACE, TWO, BJ, RJ = 0, 11, 12, 13, 14
 RANK_VALUE: dict[str, int] = {t: i for i, t in enumerate(RANK_TEXT)}
+
+#: How a card is shown to people: a suit as its symbol, a joker by its Chinese name.
+SUIT_SYMBOLS: dict[str, str] = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+JOKER_NAMES: dict[str, str] = {"BJ": "小王", "RJ": "大王"}
 
 _SUIT_ORDER = {s: i for i, s in enumerate(SUITS)}
 _RANK_ALIASES = {"T": "10"}
@@ -81,6 +87,18 @@ class Card:
     @property
     def is_joker(self) -> bool:
         return self.rank >= BJ
+
+    @property
+    def suit_symbol(self) -> str:
+        """The suit as people see it (``♠♥♦♣``); empty for jokers and rank-only cards."""
+        return SUIT_SYMBOLS.get(self.suit or "", "")
+
+    @property
+    def label(self) -> str:
+        """The card as printed on it: ``♠3``, ``♥10``, ``小王``; a rank-only card is its rank."""
+        if self.is_joker:
+            return JOKER_NAMES[self.rank_text]
+        return self.suit_symbol + self.rank_text
 
     def __str__(self) -> str:
         return RANK_TEXT[self.rank] + (self.suit or "")

@@ -2,7 +2,7 @@
 
 A ``Hand`` knows the phase, whose turn it is, the current trick, cards left per seat, every
 card played, bombs and rockets, and the multiplier with its causes. ``apply(event)`` raises
-:class:`~engine.violations.HandViolation` for each fault of RULES.md section 8;
+:class:`~engine.violations.HandViolation` for each fault of docs/rules.md section 8;
 ``check(event)`` returns the :class:`~engine.violations.Violation` without changing anything.
 ``Hand.from_events(rules, events)`` gives the same state as applying them one by one:
 corrections (undo, replace, insert, delete) simply refold the corrected event list.
@@ -228,10 +228,10 @@ class Hand(HandChecks):
         n = len(events)
         if fix.action == "undo":
             if not events:
-                raise self._fault("bad_correction", "nothing to undo")
+                raise self._fault("bad_correction", reason="nothing_to_undo")
             events.pop()
         elif fix.target >= n + (fix.action == "insert"):
-            raise self._fault("bad_correction", f"event {fix.target} does not exist (the hand has {n})")
+            raise self._fault("bad_correction", reason="no_such_event", at=fix.target, count=n)
         elif fix.action == "replace":
             events[fix.target] = fix.event  # type: ignore[assignment]
         elif fix.action == "insert":
@@ -242,9 +242,8 @@ class Hand(HandChecks):
         for i, event in enumerate(events):
             violation = fixed._validate(event)
             if violation is not None:
-                raise HandViolation(Violation(
-                    "bad_correction", f"after the correction event {i} ({event.kind}) fails: {violation.message}",
-                    violation.seat, violation.zh, i))
+                raise HandViolation(Violation("bad_correction", violation.seat, i, (
+                    ("reason", "breaks"), ("at", i), ("event", event.kind), ("cause", violation.kind))))
             fixed._do(event)
             fixed.events.append(event)
         return fixed

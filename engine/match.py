@@ -4,7 +4,7 @@ A :class:`Match` holds the rule set, the players (player ``i`` sits at seat ``i`
 whole match), the hand records in order and the referee's match penalties. Totals and the
 verdict are always recomputed from those, so a corrected hand corrects the sheet.
 
-Formats follow ``rules.scoring`` (RULES.md section 3):
+Formats follow ``rules.scoring`` (docs/rules.md section 3):
 
 - ``points``: running totals; with ``time_limit_min`` (90 or 45) the highest total when time
   runs out wins; a tie at the top plays another hand (``status`` says ``tie_break``).

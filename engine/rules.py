@@ -1,6 +1,6 @@
 """Rule sets: one ``RuleSet`` of named options, each preset a few differences from ``classic``.
 
-Clubs disagree on details (RULES.md: "where the documents disagree, the disagreement is a
+Clubs disagree on details (docs/rules.md: "where the documents disagree, the disagreement is a
 rule option"), so every disagreement is a field here with the classic default, and a preset
 is a small declarative override, the way python-chess variants override a base board.
 
@@ -68,7 +68,7 @@ class RuleSet:
     four_two_pair_same: bool = False  # four with two pairs may use one rank as both (33334444)
 
     # --- scoring -----------------------------------------------------------------------
-    scoring: str = "points"  # points | qq | chips | fixed (RULES.md section 3)
+    scoring: str = "points"  # points | qq | chips | fixed (docs/rules.md section 3)
     double_min_bomb: int = 4  # bombs of at least this many cards double the multiplier
     rocket_doubles: bool = True
     spring: bool = True  # 春天 and 反春 double

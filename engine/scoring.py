@@ -1,7 +1,7 @@
 """Settling a hand (结算): points per seat under the rule set's scoring format.
 
 ``settle(hand_or_result, rules)`` returns a :class:`Settlement`: the change per seat, the base,
-the multiplier and its causes. The formats (RULES.md sections 2.2 and 3):
+the multiplier and its causes. The formats (docs/rules.md sections 2.2 and 3):
 
 - ``points`` [000]: stake = base (the winning bid) x multiplier. The landlord wins or loses
   ``(players - 1) x stake`` and each farmer the opposite ``stake``: zero-sum. Three players:

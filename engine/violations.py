@@ -1,14 +1,20 @@
-"""Typed faults a referee reports (RULES.md section 8), in English and Chinese, and the
-checks that find them (``HandChecks``, mixed into ``Hand``).
+"""Typed faults a referee reports (docs/rules.md section 8), and the checks that find them
+(``HandChecks``, mixed into ``Hand``).
 
 ``Hand.check(event)`` returns a :class:`Violation` (or ``None``); ``Hand.apply(event)``
 raises :class:`HandViolation`, a ``ValueError`` carrying it.
+
+A violation is data: its ``kind`` (one of :data:`KINDS`), the seat at fault and named
+``data`` (the cards, the seat whose turn it was, a ``reason`` id for kinds with several
+causes). The engine writes no sentences for people: the wording of every kind, in Chinese
+and English, lives in one table above it (``tracker.alerts``). ``message`` is a terse
+diagnostic (kind and data) for logs and exceptions.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.bidding import BidError
@@ -16,50 +22,54 @@ from engine.cards import BJ, Card, format_cards
 from engine.combination import TYPES, Combination
 from engine.events import Bid, Deal, End, Escape, Event, Kitty, Landlord, OpenHand, Pass, Penalty, Play
 
-#: Every kind of fault, with its Chinese name for the referee page.
-KINDS_ZH: dict[str, str] = {
-    "illegal_combination": "不成牌型",
-    "does_not_beat": "管不上",
-    "out_of_turn": "没轮到",
-    "too_many_cards": "手牌不够",
-    "duplicate_card": "重复的牌",
-    "not_held": "手中没有这张牌",
-    "bomb_quota": "炸弹超出限额",
-    "cannot_pass": "首出不能不出",
-    "not_started": "牌局未开始",
-    "finished": "牌局已结束",
-    "wrong_phase": "此时不能这样做",
-    "bad_bid": "叫牌不合规",
-    "bad_kitty": "底牌不对",
-    "bad_deal": "发牌不对",
-    "bad_correction": "更正无效",
-    "bad_seat": "没有这个座位",
-    "not_announced": "没有报牌",
-}
-KINDS: tuple[str, ...] = tuple(KINDS_ZH)
+#: Every kind of fault the engine reports.
+KINDS: tuple[str, ...] = (
+    "illegal_combination", "does_not_beat", "out_of_turn", "too_many_cards", "duplicate_card", "not_held",
+    "bomb_quota", "cannot_pass", "not_started", "finished", "wrong_phase", "bad_bid", "bad_kitty", "bad_deal",
+    "bad_correction", "bad_seat",
+)
+
+Data = tuple[tuple[str, object], ...]
+
+
+def freeze_data(data: Mapping[str, object] | Iterable[tuple[str, object]] | None) -> Data:
+    """Named values as a sorted tuple of pairs (hashable; lists become tuples)."""
+    items = dict(data or ())
+    if any(not isinstance(k, str) for k in items):
+        raise ValueError(f"data names must be strings, not {list(items)!r}")
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in items.items()))
 
 
 @dataclass(frozen=True)
 class Violation:
-    """One fault: its ``kind``, the seat at fault (if any), and a message in both languages."""
+    """One fault: its ``kind``, the seat at fault (if any), where it would have gone in the
+    hand's events, and the named ``data`` its wording needs."""
 
     kind: str
-    message: str
     seat: int | None = None
-    zh: str = ""
     event_index: int | None = None
+    data: Data = ()
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS_ZH:
+        if self.kind not in KINDS:
             raise ValueError(f"unknown violation kind {self.kind!r}")
+        object.__setattr__(self, "data", freeze_data(self.data))
+
+    @property
+    def fields(self) -> dict[str, object]:
+        return dict(self.data)
+
+    @property
+    def message(self) -> str:
+        """``kind (seat=…, name=value, …)``: a diagnostic, not the page's wording."""
+        parts = ([] if self.seat is None else [f"seat={self.seat}"]) + [f"{k}={v}" for k, v in self.data]
+        return f"{self.kind} ({', '.join(parts)})" if parts else self.kind
 
     def __str__(self) -> str:
-        zh = self.zh or KINDS_ZH[self.kind]
-        return f"{self.kind}: {self.message} / {zh}"
+        return self.message
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "message": self.message, "seat": self.seat, "zh": self.zh,
-                "event_index": self.event_index}
+        return {"kind": self.kind, "seat": self.seat, "event_index": self.event_index, "data": self.fields}
 
 
 class HandViolation(ValueError):
@@ -101,10 +111,6 @@ def take(hand: list[Card], cards: Iterable[Card], remove: bool = False) -> Card 
     return None
 
 
-def _text(cards: Iterable[Card]) -> str:
-    return format_cards(cards)
-
-
 class HandChecks:
     """The referee's checks, mixed into ``Hand``: each raises the fault an event would be.
 
@@ -117,8 +123,8 @@ class HandChecks:
         return isinstance(deal, Deal) and deal.kitty is not None and not any(
             isinstance(e, Kitty) for e in self.events)
 
-    def _fault(self, kind: str, message: str, seat: int | None = None, zh: str = "") -> HandViolation:
-        return HandViolation(Violation(kind, message, seat, zh, len(self.events)))
+    def _fault(self, kind: str, seat: int | None = None, **data: object) -> HandViolation:
+        return HandViolation(Violation(kind, seat, len(self.events), freeze_data(data)))
 
     def _validate(self, event: Event) -> Violation | None:
         try:
@@ -130,60 +136,61 @@ class HandChecks:
     def _check(self, event: Event) -> None:  # noqa: C901 - one branch per event kind reads best
         seat = getattr(event, "seat", None)
         if seat is not None and seat >= self.players:
-            raise self._fault("bad_seat", f"seat {seat} does not exist at a {self.players}-player table", seat)
+            raise self._fault("bad_seat", seat, players=self.players)
         if isinstance(event, Penalty):
             return
         if isinstance(event, Deal):
             if self.phase != "not_started":
-                raise self._fault("wrong_phase", "the cards were already dealt", zh="已经发过牌")
+                raise self._fault("wrong_phase", reason="already_dealt")
             self._check_deal(event)
             return
         if self.phase == "not_started":
-            raise self._fault("not_started", f"{event.kind} before the deal", seat, "还没发牌")
+            raise self._fault("not_started", seat, event=event.kind)
         if self.phase == "finished":
             if isinstance(event, End):
                 return
-            raise self._fault("finished", f"{event.kind} after the hand ended", seat, "本局已结束")
+            raise self._fault("finished", seat, event=event.kind)
         if isinstance(event, Escape | End):
             if isinstance(event, End) and not event.abandoned:
-                raise self._fault("wrong_phase", "nobody has gone out; end it as abandoned or correct the plays",
-                                  zh="还没有人出完牌")
+                raise self._fault("wrong_phase", reason="nobody_out")
             return
         if isinstance(event, Bid):
             if self.phase != "bidding" or self.bidding is None:
-                raise self._fault("wrong_phase", "bidding is over", seat, "叫牌已结束")
+                raise self._fault("wrong_phase", seat, reason="bidding_over")
             error: BidError | None = self.bidding.check(event.seat, event.action, event.value)
             if error is not None:
-                kind = "out_of_turn" if error.kind == "out_of_turn" else "bad_bid"
-                raise self._fault(kind, error.message, seat, error.zh)
+                if error.kind == "out_of_turn":
+                    raise self._fault("out_of_turn", seat, expected=self.bidding.to_act)
+                raise self._fault("bad_bid", seat, reason=error.kind, action=event.action, value=event.value)
             return
         if isinstance(event, Landlord):
             if self.phase != "bidding":
-                raise self._fault("wrong_phase", "the landlord is already known", seat, "地主已确定")
+                raise self._fault("wrong_phase", seat, reason="landlord_known")
             return
         if self.phase != "play":
-            raise self._fault("wrong_phase", f"{event.kind} before the landlord is known", seat, "地主还没确定")
+            raise self._fault("wrong_phase", seat, reason="no_landlord", event=event.kind)
         if isinstance(event, Kitty):
             self._check_kitty(event)
         elif isinstance(event, OpenHand):
             if seat != self.landlord:
-                raise self._fault("wrong_phase", "only the landlord may open his hand", seat, "只有地主可以明牌")
+                raise self._fault("wrong_phase", seat, reason="only_landlord_opens")
             if self.open_hand:
-                raise self._fault("wrong_phase", "the hand is already open", seat, "已经明牌")
+                raise self._fault("wrong_phase", seat, reason="already_open")
         elif isinstance(event, Pass):
             self._check_turn(event.seat)
             if self.top is None:
-                raise self._fault("cannot_pass", f"seat {seat} leads and may not pass", seat, "首出不能不出")
+                raise self._fault("cannot_pass", seat)
         elif isinstance(event, Play):
             self._check_play(event)
 
     def _check_deal(self, deal: Deal) -> None:
         if len(deal.counts) != self.players:
-            raise self._fault("bad_deal", f"deal has {len(deal.counts)} seats, the table has {self.players}")
+            raise self._fault("bad_deal", reason="deal_seats", count=len(deal.counts), players=self.players)
         if deal.first_bidder >= self.players:
-            raise self._fault("bad_deal", f"first bidder {deal.first_bidder} is not a seat")
+            raise self._fault("bad_deal", reason="first_bidder", first=deal.first_bidder)
         if deal.kitty is not None and len(deal.kitty) != self.rules.kitty_size:  # type: ignore[union-attr]
-            raise self._fault("bad_deal", f"the kitty holds {self.rules.kitty_size} cards, not {len(deal.kitty)}")  # type: ignore[union-attr]
+            raise self._fault("bad_deal", reason="kitty_size", size=self.rules.kitty_size,  # type: ignore[union-attr]
+                              count=len(deal.kitty))
         if deal.hands is not None:
             everything = [c for h in deal.hands for c in h] + list(deal.kitty or ())
             self._check_duplicates(everything, Counter(), None)
@@ -191,11 +198,11 @@ class HandChecks:
     def _check_kitty(self, kitty: Kitty) -> None:
         size = self.rules.kitty_size  # type: ignore[union-attr]
         if self.kitty is not None and not self._kitty_from_deal:
-            raise self._fault("bad_kitty", "the kitty was already revealed", zh="底牌已亮过")
+            raise self._fault("bad_kitty", reason="kitty_shown")
         if len(kitty.cards) != size:
-            raise self._fault("bad_kitty", f"the kitty holds {size} cards, not {len(kitty.cards)}", zh="底牌张数不对")
+            raise self._fault("bad_kitty", reason="kitty_size", size=size, count=len(kitty.cards))
         if self.kitty is not None and Counter(self.kitty) != Counter(kitty.cards):
-            raise self._fault("bad_kitty", "these are not the kitty cards dealt", zh="与发牌时的底牌不符")
+            raise self._fault("bad_kitty", reason="kitty_differs", cards=format_cards(kitty.cards))
         if not self._kitty_from_deal:
             # A kitty shown late: the landlord may already have played some of its cards, which
             # are then in ``seen`` without being repeats.
@@ -210,8 +217,7 @@ class HandChecks:
 
     def _check_turn(self, seat: int) -> None:
         if seat != self.turn:
-            raise self._fault("out_of_turn", f"seat {seat} acted out of turn; it is seat {self.turn}'s turn", seat,
-                              f"没轮到 {seat} 号位，应由 {self.turn} 号位出牌")
+            raise self._fault("out_of_turn", seat, expected=self.turn)
 
     def _check_duplicates(self, cards: Iterable[Card], seen: Counter, seat: int | None) -> None:
         """A physical card may appear at most ``decks`` times among the cards played and the
@@ -225,34 +231,33 @@ class HandChecks:
             here[key] += 1
             credit = min(here[key], self.kitty_unplayed[key]) if seat is not None and seat == self.landlord else 0
             if seen[key] + self.kitty_unplayed[key] + here[key] - credit > limit:
-                where = "played or seen before" if seen[key] else "more often than the deck holds it"
-                raise self._fault("duplicate_card", f"{card} was {where}", seat, f"{card} 重复出现")
+                raise self._fault("duplicate_card", seat, card=str(card),
+                                  reason="seen_before" if seen[key] else "beyond_deck")
 
     def _check_play(self, play: Play) -> None:
         seat = play.seat
         self._check_turn(seat)
         if len(play.cards) > self.cards_left[seat]:
-            raise self._fault("too_many_cards", f"seat {seat} plays {len(play.cards)} cards but holds "
-                              f"{self.cards_left[seat]}", seat, "出牌张数超过手牌")
+            raise self._fault("too_many_cards", seat, count=len(play.cards), held=self.cards_left[seat])
         self._check_duplicates(play.cards, self.seen, seat)
         if self.known is not None and self._hand_known(seat):
             missing = take(self.known[seat], play.cards)
             if missing is not None:
-                raise self._fault("not_held", f"seat {seat} does not hold {missing}", seat, f"手中没有 {missing}")
+                raise self._fault("not_held", seat, card=str(missing))
         readings = self._readings(play)
         if not readings:
-            raise self._fault("illegal_combination", f"{_text(play.cards)} is not a combination under "
-                              f"{self.rules.name} rules", seat, "不成牌型")  # type: ignore[union-attr]
+            raise self._fault("illegal_combination", seat, cards=format_cards(play.cards),
+                              rules=self.rules.name)  # type: ignore[union-attr]
         if self.top is not None and not self._beating(readings):
-            raise self._fault("does_not_beat", f"{_text(play.cards)} does not beat {self.plays[self.top].reading}",
-                              seat, "管不上")
+            beaten = self.plays[self.top]
+            raise self._fault("does_not_beat", seat, cards=format_cards(play.cards),
+                              beaten=format_cards(beaten.cards), other=beaten.seat)
         if self.rules.bomb_quota and seat != self.landlord:  # type: ignore[union-attr]
             chosen = self._beating(readings) if self.top is not None else readings
             if chosen[0].is_bomb:
                 quota = self.bids_by_seat.get(seat, 0) or 1
                 if self.bombs_by_seat[seat] >= quota:
-                    raise self._fault("bomb_quota", f"seat {seat} already played {quota} bomb(s), its quota",
-                                      seat, f"炸弹已用完（限 {quota} 个）")
+                    raise self._fault("bomb_quota", seat, quota=quota)
 
     def _hand_known(self, seat: int) -> bool:
         return seat != self.landlord or self.kitty is not None

@@ -1,6 +1,6 @@
 """A scripted demonstration: two classic hands replayed through the engine, then the sheet.
 
-Hand 1 is RULES.md's worked example: bid 3, two bombs and a rocket played (x8), the landlord
+Hand 1 is docs/rules.md's worked example: bid 3, two bombs and a rocket played (x8), the landlord
 wins 24 from each farmer. Hand 2 is a spring (春天): the landlord goes out before either
 farmer plays a card. On the way the referee refuses an out-of-turn play and a play that does
 not beat. Run: ``python -m sim.scripted`` (``make demo`` until the camera pipeline exists).

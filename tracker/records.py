@@ -4,69 +4,110 @@ The engine's events (``engine.events``) describe the game. The table also produc
 that are not rules events: the referee's alerts and the end of a match. They are stored in
 the same append-only log with their own ``kind``, so the page's history shows them in order.
 
->>> a = Alert("does_not_beat", "3s does not beat 5h", "管不上", seat=1, cards="3s")
+An alert is stored as data (its kind, seat, cards and named fields); its sentence comes from
+``tracker.alerts`` when it is shown, so the wording can change without touching stores.
+
+>>> a = Alert("does_not_beat", seat=1, cards="3s", data={"beaten": "5h", "other": 0})
 >>> record_from_dict(a.to_dict()) == a
 True
+>>> a.message
+'seat 2: 3s does not beat 5h (seat 1)'
+>>> a.text("zh", ("甲", "乙", "丙"))
+'乙 的 3s 管不上 甲 的 5h'
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from engine.events import Event, event_from_dict
-from engine.violations import KINDS_ZH, Violation
-
-#: Alert kinds beyond the engine's violations.
-ALERT_KINDS_ZH: dict[str, str] = {
-    **KINDS_ZH,
-    "uncertain_read": "看不清的牌",
-    "seen_twice": "同一张牌出现两次",
-    "late_card": "出牌后才读到的牌",
-    "missed_play": "可能漏读了一手牌",
-    "hand_unfinished": "上一局没打完",
-    "unknown_zone": "牌放在了区域外",
-    "rejected_on_replay": "记录中的事件无效",
-    "source": "摄像头问题",
-}
+from engine.violations import Data, Violation, freeze_data
+from tracker import alerts
 
 
 @dataclass(frozen=True)
 class Alert:
     """Something the referee wants a person to look at (a fault, or a doubtful read).
 
-    ``kind``: a violation kind of ``engine.violations`` or one of ``ALERT_KINDS_ZH``.
-    ``message``/``zh``: English and Chinese text for the page. ``cards``: what the camera read
-    (card text) when the alert is about a play; ``suggestion``: card text of the likely
-    correct read (an "uncertain read"), or ``None``. ``event_index``: where in the hand's
-    effective events the fault would have gone.
+    ``alert``: a kind of ``tracker.alerts.ALERTS``. ``seat``: the seat concerned (from 0).
+    ``cards``: what the camera read (card text) when the alert is about a play;
+    ``suggestion``: card text of the likely correct read, or ``None``. ``event_index``: where
+    in the hand's effective events the fault would have gone. ``data``: the other named fields
+    its message needs (``{"left": 2}``).
+
+    ``fallback_en``/``fallback_zh``: text shown when the table cannot render the alert: the
+    sentences of alerts stored before alerts were data (their ``message``/``zh`` keys), whose
+    kind may since have left the table. New alerts leave them empty.
     """
 
     kind: ClassVar[str] = "alert"
     alert: str
-    message: str
-    zh: str = ""
+    fallback_en: str = ""
+    fallback_zh: str = ""
     seat: int | None = None
     cards: str | None = None
     suggestion: str | None = None
     event_index: int | None = None
     time: float | None = None
+    data: Data = ()
 
     def __post_init__(self) -> None:
-        if self.alert not in ALERT_KINDS_ZH:
+        if self.alert not in alerts.ALERTS and not (self.fallback_en or self.fallback_zh):
             raise ValueError(f"unknown alert kind {self.alert!r}")
         if self.seat is not None and (not isinstance(self.seat, int) or isinstance(self.seat, bool) or self.seat < 0):
             raise ValueError(f"alert seat must be a non-negative integer or null, not {self.seat!r}")
-        if not self.zh:
-            object.__setattr__(self, "zh", ALERT_KINDS_ZH[self.alert])
+        if not isinstance(self.data, Mapping | tuple | list):
+            raise ValueError(f"alert data must be an object, not {type(self.data).__name__}")
+        object.__setattr__(self, "data", freeze_data(self.data))
 
     @classmethod
     def of(cls, violation: Violation, cards: str | None = None, time: float | None = None) -> Alert:
-        return cls(violation.kind, violation.message, violation.zh or KINDS_ZH[violation.kind], violation.seat,
-                   cards, None, violation.event_index, time)
+        return cls(violation.kind, seat=violation.seat, cards=cards, event_index=violation.event_index, time=time,
+                   data=violation.data)
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    @property
+    def severity(self) -> str:
+        return alerts.severity(self.alert)
+
+    def text(self, lang: str, players: Sequence[str] = ()) -> str:
+        """The message in ``lang`` with the players' names (seat numbers without them)."""
+        rendered = alerts.render(self.alert, lang, seat=self.seat, cards=self.cards, suggestion=self.suggestion,
+                                 data=self.data, players=players)
+        if rendered is not None:
+            return rendered
+        stored = (self.fallback_zh or self.fallback_en) if lang == "zh" else (self.fallback_en or self.fallback_zh)
+        return stored or alerts.kind_name(self.alert, lang)
+
+    @property
+    def message(self) -> str:
+        return self.text("en")
+
+    @property
+    def zh(self) -> str:
+        return self.text("zh")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **asdict(self)}
+        out: dict[str, Any] = {"kind": self.kind, "alert": self.alert, "seat": self.seat, "cards": self.cards,
+                               "suggestion": self.suggestion, "event_index": self.event_index, "time": self.time,
+                               "data": self.fields}
+        if self.fallback_en:
+            out["message"] = self.fallback_en
+        if self.fallback_zh:
+            out["zh"] = self.fallback_zh
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Alert:
+        """From ``to_dict``; a stored ``message``/``zh`` (all alerts of older stores have them)
+        becomes the fallback text."""
+        values = {k: v for k, v in data.items() if k not in ("kind", "message", "zh")}
+        return cls(fallback_en=data.get("message") or "", fallback_zh=data.get("zh") or "", **values)
 
 
 @dataclass(frozen=True)
@@ -92,11 +133,13 @@ def record_from_dict(data: dict[str, Any]) -> Record:
     cls = TRACKER_TYPES.get(data.get("kind"))  # type: ignore[arg-type]
     if cls is None:
         return event_from_dict(data)
-    names = {f.name for f in fields(cls)}
+    names = {f.name for f in fields(cls)} | ({"message", "zh"} if cls is Alert else set())
     unknown = set(data) - names - {"kind"}
     if unknown:
         raise ValueError(f"{cls.kind} record has unknown field(s): {', '.join(sorted(unknown))}")
     try:
+        if cls is Alert:
+            return Alert.from_dict(data)
         return cls(**{k: v for k, v in data.items() if k != "kind"})
     except TypeError as exc:
         raise ValueError(f"{cls.kind} record: {exc}") from None

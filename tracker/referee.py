@@ -8,8 +8,10 @@ log (bids and corrections from the page arrive there), then:
   the highest bid so far (1 if none), unless the page entered the landlord or the bids.
 - **Passes** (不出) are not seen, only inferred: when a later seat plays, the seats between
   the one whose turn it was and the player passed, as long as each pass is legal.
-- **Checks**: every fault of RULES.md section 8 comes from ``engine.Hand.check`` and is stored
-  as an :class:`~tracker.records.Alert`; the play is then left out of the hand.
+- **Checks**: every fault of docs/rules.md section 8 comes from ``engine.Hand.check`` and is stored
+  as an :class:`~tracker.records.Alert`; the play is then left out of the hand. Alerts are
+  stored as data (kind, seat, cards, named fields): their words are ``tracker.alerts``', rendered
+  when the page shows them, so nothing here writes a sentence.
 - **Uncertain read** (看不清): when the engine refuses a read that becomes legal by changing one
   low-confidence card to one of the detector's alternatives, the referee does not accuse the
   player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
@@ -155,12 +157,8 @@ class Referee:
         hand = self.hand
         assert hand is not None
         if hand.phase == "play" and hand.kitty is not None and sum((Counter(hand.kitty) & Counter(kitty)).values()) <= 1:
-            left = ", ".join(f"{seat}: {n}" for seat, n in enumerate(hand.cards_left))
-            out.append(self._append(Alert(
-                "hand_unfinished", f"a new kitty ({format_cards(kitty)}) was shown before hand "
-                f"{self.state.hand_number} ended (cards left by seat {left}); the hand is closed without a result",
-                f"第 {self.state.hand_number} 局还没打完就亮出了新的底牌（{format_cards(kitty)}），本局作废、不计分",
-                None, format_cards(kitty), None, None, time)))
+            out.append(self._append(Alert("hand_unfinished", cards=format_cards(kitty), time=time, data={
+                "hand": self.state.hand_number, "left": list(hand.cards_left)})))
             out.append(self._append(End(abandoned=True, reason="camera: a new deal's kitty was shown", time=time)))
             out += self.new_hand(time)
             hand = self.hand
@@ -201,11 +199,8 @@ class Referee:
             self._held = (candidate, self.state.hand_number, self.state.last_seq) if missed else None
             return out
         fixed = Play(candidate.seat, suggestion, time=candidate.time)
-        alert = Alert("uncertain_read",
-                      f"seat {candidate.seat}: read {text}, which the rules refuse ({violation.message}); "
-                      f"probably {format_cards(suggestion)}",
-                      f"{candidate.seat} 号位的牌看不清：读到 {text}，可能是 {format_cards(suggestion)}",
-                      candidate.seat, text, format_cards(suggestion), violation.event_index, candidate.time)
+        alert = Alert("uncertain_read", seat=candidate.seat, cards=text, suggestion=format_cards(suggestion),
+                      event_index=violation.event_index, time=candidate.time, data={"cause": violation.kind})
         out.append(self._append(alert))
         if self.accept_suggestions:
             out.append(self._append(fixed))
@@ -230,10 +225,8 @@ class Referee:
             if hand.check(fix) is None:  # type: ignore[union-attr]
                 return [self._append(fix)] + self._announce_reminder(last.seat, candidate.time)
         extra = format_cards(late)
-        alert = Alert("late_card", f"seat {candidate.seat}: {extra} appeared in its zone after the play "
-                      f"{format_cards(short)} was read; check the play",
-                      f"{candidate.seat} 号位出牌后又读到 {extra}，请核对这一手牌", candidate.seat,
-                      format_cards(whole), None, None, candidate.time)
+        alert = Alert("late_card", seat=candidate.seat, cards=format_cards(whole), time=candidate.time,
+                      data={"late": extra, "before": format_cards(short)})
         return [self._append(alert)]
 
     # ------------------------------------------------------------------ helpers
@@ -245,9 +238,8 @@ class Referee:
         if not self.remind_announce or hand is None or hand.finished or seat not in hand.unannounced():
             return []
         left = hand.cards_left[seat]
-        alert = Alert("not_announced", f"seat {seat} has {left} card(s) left and must announce it",
-                      f"{seat} 号位剩 {left} 张牌，须报牌", seat, None, None, None, time)
-        if any(a.alert == alert.alert and a.message == alert.message for a in self.state.alerts):
+        alert = Alert("not_announced", seat=seat, time=time, data={"left": left})
+        if any(a.alert == alert.alert and a.seat == seat and a.data == alert.data for a in self.state.alerts):
             return []
         return [self._append(alert)]
 
@@ -326,15 +318,8 @@ class Referee:
             return None
         if any((r.type, r.length) in shapes for r in readings):
             return None  # the same kind, only lower: a weak follow or a misread card
-        seat, other, on_record = candidate.seat, beaten.seat, format_cards(beaten.cards)
-        return Alert(
-            "missed_play",
-            f"seat {seat}: {text} does not beat {on_record} (seat {other}) but reads as a lead: a play of "
-            f"seat {seat} that took the trick, or a card of this play, was probably not read; enter the "
-            "missed play and this one is recorded after it",
-            f"{seat} 号位的 {text} 管不上 {other} 号位的 {on_record}，像是新一轮首出：可能漏读了 {seat} "
-            "号位压过它的一手牌（或这一手中的一张牌）；补录漏读的牌后，这一手会自动记上",
-            seat, text, None, violation.event_index, candidate.time)
+        return Alert("missed_play", seat=candidate.seat, cards=text, event_index=violation.event_index,
+                     time=candidate.time, data={"beaten": format_cards(beaten.cards), "other": beaten.seat})
 
     def _suggest(self, candidate: PlayCandidate, violation: Violation) -> tuple[Card, ...] | None:
         """The likeliest one-card change of a low-confidence card that the rules accept."""

@@ -90,28 +90,28 @@ class TableState:
             if isinstance(event, Penalty):
                 self.match.penalties.append(event)
             else:
-                self._rejected(0, stored, "only penalties belong to the match itself (hand 0)")
+                self._rejected(0, stored, reason="match_penalty_only")
         else:
             hand = self._hands.get(number)
             if hand is None:
                 if not isinstance(event, Deal):
-                    self._rejected(number, stored, "a hand starts with the deal")
+                    self._rejected(number, stored, reason="needs_deal")
                     return
                 hand = self._hands[number] = Hand(self.info.rules)
             try:
                 hand.apply(event)
             except HandViolation as exc:
-                self._rejected(number, stored, str(exc))
+                self._rejected(number, stored, reason="broke_rule", cause=exc.kind)
         if number >= self.hand_number and number in self._hands:
             self.hand_number = number
         self.hand = self._hands.get(self.hand_number)
         self.alerts = self.all_alerts.get(self.hand_number, [])
         self.match.hands = [HandRecord(tuple(h.log)) for n, h in sorted(self._hands.items()) if h.finished]
 
-    def _rejected(self, number: int, stored: StoredEvent, why: str) -> None:
+    def _rejected(self, number: int, stored: StoredEvent, **why: str) -> None:
+        """``why``: the ``reason`` (a ``tracker.alerts.REASONS`` id) and, for a rule broken, its ``cause``."""
         self.all_alerts.setdefault(number, []).append(Alert(
-            "rejected_on_replay", f"stored event {stored.seq} ({stored.kind}) was refused on replay: {why}",
-            f"记录中的事件 {stored.seq} 无效"))
+            "rejected_on_replay", data={"at": stored.seq, "event": stored.kind, **why}))
 
     # ------------------------------------------------------------------ views
     @property

@@ -2,7 +2,7 @@
 
 The vision package knows nothing of the rules, so it keeps its own list of the 54 card
 ids in rank order (3 low ... 2 high, then the small and big joker). Ids use the card text
-of ARCHITECTURE.md: ranks ``3..10 J Q K A 2``, suits ``s h d c``, jokers ``BJ`` and ``RJ``.
+of docs/architecture.md: ranks ``3..10 J Q K A 2``, suits ``s h d c``, jokers ``BJ`` and ``RJ``.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ from engine.events import (
 from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS
 from engine.rules import PRESETS, SCORING_FORMATS, get_rules
-from engine.violations import KINDS_ZH
+from tracker.alerts import violation_text
 from tracker.records import MatchEnd
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError
@@ -106,7 +106,8 @@ class RefereeDesk:
             raise ActionError("no hand has been dealt yet", 409, "还没有发牌")
         violation = hand.check(event)
         if violation is not None:
-            raise ActionError(violation.message, 409, violation.zh or KINDS_ZH.get(violation.kind, ""))
+            players = state.info.players
+            raise ActionError(violation_text(violation, "en", players), 409, violation_text(violation, "zh", players))
         return self._append(mid, state.hand_number, event, source)
 
     def perform(self, action: str, fields: dict[str, Any], source: str = "referee") -> int:

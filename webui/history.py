@@ -15,7 +15,7 @@ from webui import i18n
 from webui.app import lang, site
 from webui.downloads import FORMATS, export_hand, export_match
 from webui.tables import UnknownMatch, fast_match
-from webui.view import card_parts, hand_block
+from webui.view import alert_dict, card_parts, hand_block
 
 bp = Blueprint("history", __name__)
 
@@ -102,9 +102,10 @@ def replay(match_id: int, number: int):
     language = lang()
     steps = [describe(e, players, language) for e in events]
     s = settle(shown, rules)
+    alerts = [alert_dict(a, players=players) for a in state.all_alerts.get(number, [])]
     return render_template("replay.html", info=state.info, number=number, step=step, total=len(events),
                            hand=block, steps=steps, points=s.points, final=shown.finished,
-                           outcome=s.outcome, played=[format_cards(p.cards) for p in shown.plays])
+                           outcome=s.outcome, played=[format_cards(p.cards) for p in shown.plays], alerts=alerts)
 
 
 def _download(result, as_text: bool) -> Response:

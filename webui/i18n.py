@@ -1,7 +1,7 @@
 """The site's words in Chinese (the default: club players read it first) and English.
 
 A visitor's language comes from ``?lang=zh|en`` (remembered in a cookie), else the cookie,
-else Chinese. Game terms follow RULES.md: 地主 landlord, 农民 farmer, 倍数 multiplier.
+else Chinese. Game terms follow docs/rules.md: 地主 landlord, 农民 farmer, 倍数 multiplier.
 
 >>> t("landlord", "en"), t("landlord", "zh")
 ('Landlord', '地主')
@@ -12,7 +12,7 @@ else Chinese. Game terms follow RULES.md: 地主 landlord, 农民 farmer, 倍数
 from __future__ import annotations
 
 from engine.combination import TYPE_NAMES_ZH
-from engine.violations import KINDS_ZH
+from tracker import alerts
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
@@ -113,15 +113,6 @@ _TYPES_EN: dict[str, str] = {
     "airplane_single": "airplane + singles", "airplane_pair": "airplane + pairs", "bomb": "bomb",
     "rocket": "rocket", "four_two_single": "four + two", "four_two_pair": "four + two pairs",
 }
-_ALERTS_EN: dict[str, str] = {
-    "illegal_combination": "illegal combination", "does_not_beat": "does not beat", "out_of_turn": "out of turn",
-    "too_many_cards": "more cards than in hand", "duplicate_card": "duplicate card", "not_held": "card not held",
-    "bomb_quota": "bomb quota used", "cannot_pass": "the leader cannot pass", "uncertain_read": "uncertain read",
-    "not_announced": "did not announce", "source_lost": "camera lost", "bad_correction": "correction refused",
-    "late_card": "card read late", "hand_unfinished": "hand left unfinished", "missed_play": "a play probably missed",
-}
-_ALERTS_ZH: dict[str, str] = {**KINDS_ZH, "uncertain_read": "读牌不确定", "source_lost": "摄像头中断",
-                               "late_card": "迟读到的牌", "hand_unfinished": "上一局未打完", "missed_play": "可能漏读"}
 
 
 def normal_lang(value: str | None) -> str | None:
@@ -149,5 +140,5 @@ def cause_name(cause: str, lang: str) -> str:
 
 
 def alert_name(kind: str, lang: str) -> str:
-    table = _ALERTS_ZH if lang == "zh" else _ALERTS_EN
-    return table.get(kind, kind.replace("_", " "))
+    """An alert kind's short name; the words live in ``tracker.alerts.ALERTS``."""
+    return alerts.kind_name(kind, lang)

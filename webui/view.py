@@ -23,16 +23,15 @@ from engine.rules import RuleSet
 from engine.scoring import settle
 from tracker.records import Alert
 from tracker.state import TableState
-from vision.cards import JOKER_NAMES, SUIT_SYMBOLS
 
 
 def card_parts(card: Card) -> dict[str, str]:
     """A card for display: rank text, suit symbol and colour (red/black/joker)."""
     if card.is_joker:
-        return {"rank": JOKER_NAMES[card.rank_text], "suit": "", "colour": "red" if card.rank_text == "RJ" else "black",
+        return {"rank": card.label, "suit": "", "colour": "red" if card.rank_text == "RJ" else "black",
                 "text": str(card)}
     colour = "red" if card.suit in ("h", "d") else "black"
-    return {"rank": card.rank_text, "suit": SUIT_SYMBOLS.get(card.suit or "", ""), "colour": colour, "text": str(card)}
+    return {"rank": card.rank_text, "suit": card.suit_symbol, "colour": colour, "text": str(card)}
 
 
 def card_list(text: str | None) -> list[dict[str, str]]:
@@ -45,10 +44,13 @@ def card_list(text: str | None) -> list[dict[str, str]]:
         return []
 
 
-def alert_dict(alert: Alert, handled: bool = False) -> dict[str, Any]:
-    """``handled``: the referee has entered something for the hand since the alert came."""
-    return {"alert": alert.alert, "message": alert.message, "zh": alert.zh, "seat": alert.seat,
-            "cards": alert.cards, "suggestion": alert.suggestion, "event_index": alert.event_index,
+def alert_dict(alert: Alert, handled: bool = False, players: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+    """An alert for the page: its data, and its message rendered in both languages with the
+    match's ``players`` (``tracker.alerts`` words it). ``handled``: the referee has entered
+    something for the hand since the alert came."""
+    return {"alert": alert.alert, "severity": alert.severity, "message": alert.text("en", players),
+            "zh": alert.text("zh", players), "seat": alert.seat, "cards": alert.cards,
+            "suggestion": alert.suggestion, "event_index": alert.event_index, "data": alert.fields,
             "time": alert.time, "handled": handled}
 
 
@@ -152,7 +154,7 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
         "hand": hand_block(info.players, rules, state.hand, state.hand_number),
         "scores": {"hand": hand_points, "hand_final": final, "match": match.totals(),
                    "unit": "chips" if rules.scoring == "chips" else "points"},
-        "alerts": [alert_dict(a, i < state.alerts_handled) for i, a in enumerate(state.alerts)],
+        "alerts": [alert_dict(a, i < state.alerts_handled, info.players) for i, a in enumerate(state.alerts)],
         "finished": len(match.hands),
         "progress": _progress(state),
     }

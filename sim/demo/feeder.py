@@ -165,6 +165,5 @@ class SimulatedTable:
         if violation is None:
             return  # a misread that is still legal would go unnoticed; the bots keep it honest
         read, true = format_cards(wrong), format_cards(cards)
-        self._append(Alert("uncertain_read", f"read {read}: {violation.message}; most likely {true}",
-                           f"读到 {read}（{violation.zh or violation.kind}），应为 {true}", seat=seat, cards=read,
-                           suggestion=true, time=time.time()))
+        self._append(Alert("uncertain_read", seat=seat, cards=read, suggestion=true, time=time.time(),
+                           data={"cause": violation.kind}))

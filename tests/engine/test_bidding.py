@@ -1,4 +1,4 @@
-"""Bidding rules (RULES.md sections 2, 4, 5, 6): one test per rule and option."""
+"""Bidding rules (docs/rules.md sections 2, 4, 5, 6): one test per rule and option."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Combinations (牌型), one test per rule of RULES.md 2.1 and 5 and per kicker option."""
+"""Combinations (牌型), one test per rule of docs/rules.md 2.1 and 5 and per kicker option."""
 
 from collections import Counter
 
@@ -27,7 +27,7 @@ def wins(new, prev, rules=CLASSIC):
     return beats(one(new, rules), one(prev, rules), rules)
 
 
-# --- the shapes of RULES.md 2.1 ------------------------------------------------------------
+# --- the shapes of docs/rules.md 2.1 ------------------------------------------------------------
 
 
 def test_single_is_one_card():
@@ -269,7 +269,7 @@ def test_trio_single_and_four_with_two_can_be_switched_off():
     assert readings("3333 4455", rules) == []
 
 
-# --- four-player rules (RULES.md 5) -----------------------------------------------------------
+# --- four-player rules (docs/rules.md 5) -----------------------------------------------------------
 
 
 def test_four_player_has_no_trio_single_and_no_four_with_two():

@@ -1,4 +1,4 @@
-"""The hand state machine (RULES.md sections 2, 5, 6 and every referee check of section 8)."""
+"""The hand state machine (docs/rules.md sections 2, 5, 6 and every referee check of section 8)."""
 
 from __future__ import annotations
 

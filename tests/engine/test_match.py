@@ -1,4 +1,4 @@
-"""Match formats (RULES.md section 3), bidding order across hands, redeals and penalties."""
+"""Match formats (docs/rules.md section 3), bidding order across hands, redeals and penalties."""
 
 from __future__ import annotations
 

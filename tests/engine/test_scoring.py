@@ -1,4 +1,4 @@
-"""Per-hand settlement (RULES.md sections 2.2, 3, 4, 5): one test per scoring rule."""
+"""Per-hand settlement (docs/rules.md sections 2.2, 3, 4, 5): one test per scoring rule."""
 
 from __future__ import annotations
 

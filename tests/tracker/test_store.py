@@ -44,7 +44,7 @@ def test_store_runs_in_wal_mode_with_full_sync(store):
 def test_events_read_back_equal_with_seq_source_and_hand(store):
     mid = store.create_match(PLAYERS, "classic", meta={"name": "周五", "best_of": 0})
     written = [Deal(counts=(17, 17, 17)), Bid(0, "bid", 3, time=1.5), Play(0, cards("3s"), time=3.0),
-               Alert("uncertain_read", "6h or 8h?", seat=1, cards="6h", suggestion="8h")]
+               Alert("uncertain_read", seat=1, cards="6h", suggestion="8h", data={"cause": "does_not_beat"})]
     seqs = [store.append(mid, 1, e, source="referee" if i == 1 else "camera") for i, e in enumerate(written)]
     assert seqs == sorted(seqs) and len(set(seqs)) == 4
     got = store.events(mid)

@@ -158,7 +158,7 @@ def test_alerts_on_the_referee_page_offer_the_fix(referee, store, client):
 
     mid = _hand(store, Play(0, _cards("9s")))
     # The camera read 8h for seat 1 (does not beat 9s); the table shows 10h.
-    store.append(mid, 1, Alert("does_not_beat", "8h does not beat 9s", seat=1, cards="8h"))
+    store.append(mid, 1, Alert("does_not_beat", seat=1, cards="8h", data={"beaten": "9s", "other": 0}))
     page = referee.get("/referee").get_data(as_text=True)
     assert 'id="ref-alerts"' in page and 'value="8h"' in page and 'class="record-as"' in page
     assert act(referee, "play", seat=1, cards="10h").status_code == 303
@@ -172,7 +172,7 @@ def test_a_not_announced_reminder_offers_the_announcement(referee, store):
 
     mid = new_match(store)
     for e in (Deal(counts=(17, 3, 17)), Bid(0, "bid", 3), Play(0, _cards("3s")), Play(1, _cards("4s")),
-              Alert("not_announced", "seat 1 has 2 card(s) left and must announce it", seat=1)):
+              Alert("not_announced", seat=1, data={"left": 2})):
         store.append(mid, 1, e)
     page = referee.get("/referee").get_data(as_text=True)
     assert 'class="announce-now"' in page

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from engine.cards import Card
 from engine.events import Correction, Kitty, Pass, Play
 from sim.demo.camera_feed import CameraTable
 from sim.demo.corrector import REVIEW_S, DemoCorrector, due_events, event_key
 from tests.webui.webui_site import SMALL, Blind, new_match
 from tracker.state import TableState
+
+pytestmark = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
 
 
 def _filmed(store, **kw) -> CameraTable:

@@ -46,6 +46,17 @@ def test_replay_steps_through_the_plays(client, played):
     assert "Step 6 of" in middle
 
 
+def test_the_replay_lists_the_hands_alerts_in_the_readers_language(client, store, played):
+    from tracker.records import Alert
+
+    store.append(played, 2, Alert("not_announced", seat=2, data={"left": 1}))
+    zh = client.get(f"/history/{played}/2?lang=zh").get_data(as_text=True)
+    en = client.get(f"/history/{played}/2?lang=en").get_data(as_text=True)
+    assert f"{PLAYERS[2]} 剩 1 张牌，须报牌" in zh and "没有报牌" in zh
+    assert f"{PLAYERS[2]} has 1 card(s) left and must announce it" in en and "did not announce" in en
+    assert "须报牌" not in client.get(f"/history/{played}/1?lang=zh").get_data(as_text=True)
+
+
 def test_match_downloads_parse_and_agree_with_the_engine(client, played):
     match = _match()
     record = load(client.get(f"/export/{played}.json").get_data(as_text=True))

@@ -69,6 +69,7 @@ def test_an_illegal_play_is_refused_with_a_message_and_not_stored(referee, store
     before = store.last_seq()
     response = act(referee, "play", seat=1, cards="3s")
     assert response.status_code == 409 and "id=\"refusal\"" in response.get_data(as_text=True)
+    assert "没轮到 李四 出牌，轮到的是 张三" in response.get_data(as_text=True)  # worded by tracker.alerts
     response = act(referee, "play", seat=0, cards="3s 4h")
     assert response.status_code == 409
     assert store.last_seq() == before

@@ -1,0 +1,255 @@
+"""Every kind of alert the table raises, and its wording: the one table the site, the
+referee page and the exports read.
+
+An alert (or an engine :class:`~engine.violations.Violation`) is stored as data: its kind,
+the seat concerned, the cards, and named fields. Its sentence is rendered when it is shown,
+from the table below, in the reader's language, with the match's player names.
+
+:data:`ALERTS` maps a kind to an :class:`AlertKind`: its short name and its message template,
+Chinese first, and a severity. Templates use these fields:
+
+- ``{player}``: the alert's seat as the player's name (``3 号位`` / ``seat 3`` when names
+  are unknown); ``{seat}``: that seat counted from 1.
+- ``{cards}``, ``{suggestion}``: card text of the alert's cards and the likely correct read.
+- the alert's own ``data``; those naming a seat (:data:`SEAT_FIELDS`) show as a player, as
+  ``{player}`` does; ``{cause}`` names another kind by its short name; ``{reason}`` is the
+  wording of a cause in :data:`REASONS`, for kinds with several causes (``wrong_phase``).
+
+A template whose fields an alert lacks cannot be rendered; the alert then shows the text it
+was stored with (stores written before alerts were data hold their sentences), else the
+kind's short name.
+
+>>> render("out_of_turn", "zh", seat=0, data={"expected": 2}, players=("甲", "乙", "丙"))
+'没轮到 甲 出牌，轮到的是 丙'
+>>> render("not_announced", "en", seat=1, data={"left": 2})
+'seat 2 has 2 card(s) left and must announce it'
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+LANGS = ("zh", "en")
+#: ``fault``: a player broke a rule; ``doubt``: the camera is unsure, a person should look;
+#: ``notice``: a reminder or a note; ``record``: an entry or a stored event the rules refuse.
+SEVERITIES = ("fault", "doubt", "notice", "record")
+
+
+@dataclass(frozen=True)
+class AlertKind:
+    """One kind's words: its short name and message template in Chinese, then in English."""
+
+    name_zh: str
+    name_en: str
+    zh: str
+    en: str
+    severity: str
+
+    def name(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" else self.name_en
+
+    def template(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+ALERTS: dict[str, AlertKind] = {
+    # Faults of docs/rules.md section 8, found by engine.violations.
+    "illegal_combination": AlertKind(
+        "不成牌型", "illegal combination",
+        "{player} 出的 {cards} 不成牌型（{rules} 规则）",
+        "{player}: {cards} is not a combination under {rules} rules", "fault"),
+    "does_not_beat": AlertKind(
+        "管不上", "does not beat",
+        "{player} 的 {cards} 管不上 {other} 的 {beaten}",
+        "{player}: {cards} does not beat {beaten} ({other})", "fault"),
+    "out_of_turn": AlertKind(
+        "没轮到", "out of turn",
+        "没轮到 {player} 出牌，轮到的是 {expected}",
+        "{player} acted out of turn; it is {expected}'s turn", "fault"),
+    "too_many_cards": AlertKind(
+        "手牌不够", "more cards than in hand",
+        "{player} 出了 {count} 张牌，手里只有 {held} 张",
+        "{player} plays {count} cards but holds {held}", "fault"),
+    "duplicate_card": AlertKind(
+        "重复的牌", "duplicate card",
+        "{card} 重复出现：{reason}",
+        "{card} was {reason}", "fault"),
+    "not_held": AlertKind(
+        "手中没有这张牌", "card not held",
+        "{player} 手中没有 {card}",
+        "{player} does not hold {card}", "fault"),
+    "bomb_quota": AlertKind(
+        "炸弹超出限额", "bomb quota used",
+        "{player} 的炸弹已用完（限 {quota} 个）",
+        "{player} already played {quota} bomb(s), the quota", "fault"),
+    "cannot_pass": AlertKind(
+        "首出不能不出", "the leader cannot pass",
+        "{player} 是首出，不能不出",
+        "{player} leads and may not pass", "fault"),
+    "bad_bid": AlertKind(
+        "叫牌不合规", "illegal bid",
+        "{player}：{reason}",
+        "{player}: {reason}", "fault"),
+    "not_started": AlertKind(
+        "牌局未开始", "hand not dealt",
+        "还没发牌",
+        "nothing can be entered before the deal", "record"),
+    "finished": AlertKind(
+        "牌局已结束", "hand over",
+        "本局已结束",
+        "the hand has ended", "record"),
+    "wrong_phase": AlertKind(
+        "此时不能这样做", "not at this point",
+        "{reason}",
+        "{reason}", "record"),
+    "bad_kitty": AlertKind(
+        "底牌不对", "wrong kitty",
+        "{reason}",
+        "{reason}", "record"),
+    "bad_deal": AlertKind(
+        "发牌不对", "bad deal",
+        "{reason}",
+        "{reason}", "record"),
+    "bad_correction": AlertKind(
+        "更正无效", "correction refused",
+        "{reason}",
+        "{reason}", "record"),
+    "bad_seat": AlertKind(
+        "没有这个座位", "no such seat",
+        "{seat} 号位不存在（本桌 {players} 人）",
+        "seat {seat} does not exist at a {players}-player table", "record"),
+    # The camera referee's own alerts (tracker.referee, tracker.state).
+    "uncertain_read": AlertKind(
+        "看不清的牌", "uncertain read",
+        "{player} 的牌看不清：读到 {cards}（{cause}），可能是 {suggestion}",
+        "{player}: read {cards}, which the rules refuse ({cause}); probably {suggestion}", "doubt"),
+    "missed_play": AlertKind(
+        "可能漏读了一手牌", "a play probably missed",
+        "{player} 的 {cards} 管不上 {other} 的 {beaten}，像是新一轮首出：可能漏读了 {player} "
+        "压过它的一手牌（或这一手中的一张牌）；补录漏读的牌后，这一手会自动记上",
+        "{player}: {cards} does not beat {beaten} ({other}) but reads as a lead: a play of {player} "
+        "that took the trick, or a card of this play, was probably not read; enter the missed play "
+        "and this one is recorded after it", "doubt"),
+    "late_card": AlertKind(
+        "迟读到的牌", "card read late",
+        "{player} 的 {before} 读完后又读到 {late}，请核对这一手牌",
+        "{player}: {late} appeared in the zone after the play {before} was read; check the play", "doubt"),
+    "not_announced": AlertKind(
+        "没有报牌", "did not announce",
+        "{player} 剩 {left} 张牌，须报牌",
+        "{player} has {left} card(s) left and must announce it", "notice"),
+    "hand_unfinished": AlertKind(
+        "上一局没打完", "hand left unfinished",
+        "第 {hand} 局还没打完（各座位剩 {left} 张）就亮出了新的底牌（{cards}），本局作废、不计分",
+        "a new kitty ({cards}) was shown before hand {hand} ended (cards left by seat: {left}); "
+        "the hand is closed without a result", "notice"),
+    "rejected_on_replay": AlertKind(
+        "记录中的事件无效", "stored event refused",
+        "记录中的事件 {at}（{event}）重放时无效：{reason}",
+        "stored event {at} ({event}) was refused on replay: {reason}", "record"),
+}
+
+#: The causes of kinds that have several, as ``(zh, en)`` templates (the same fields).
+REASONS: dict[str, tuple[str, str]] = {
+    "already_dealt": ("已经发过牌", "the cards were already dealt"),
+    "nobody_out": ("还没有人出完牌：请作废本局或更正出牌", "nobody has gone out; end it as abandoned or correct the plays"),
+    "bidding_over": ("叫牌已结束", "bidding is over"),
+    "landlord_known": ("地主已确定", "the landlord is already known"),
+    "no_landlord": ("地主还没确定", "the landlord is not known yet"),
+    "only_landlord_opens": ("只有地主可以明牌", "only the landlord may open his hand"),
+    "already_open": ("已经明牌", "the hand is already open"),
+    "illegal_bid": ("此时不能这样叫", "this bid is not allowed now"),
+    "deal_seats": ("发牌有 {count} 个座位，本桌 {players} 人", "the deal has {count} seats, the table has {players}"),
+    "first_bidder": ("首叫 {first} 不是本桌的座位", "first bidder {first} is not a seat"),
+    "kitty_size": ("底牌应为 {size} 张，不是 {count} 张", "the kitty holds {size} cards, not {count}"),
+    "kitty_shown": ("底牌已亮过", "the kitty was already revealed"),
+    "kitty_differs": ("与发牌时的底牌不符", "these are not the kitty cards dealt"),
+    "seen_before": ("已经出过或见过", "played or seen before"),
+    "beyond_deck": ("超过了牌中的张数", "more often than the deck holds it"),
+    "nothing_to_undo": ("没有可撤销的步骤", "nothing to undo"),
+    "no_such_event": ("没有第 {at} 步（本局共 {count} 步）", "event {at} does not exist (the hand has {count})"),
+    "breaks": ("更正后第 {at} 步（{event}）不成立：{cause}", "after the correction event {at} ({event}) fails: {cause}"),
+    "needs_deal": ("每一局须从发牌开始", "a hand starts with the deal"),
+    "match_penalty_only": ("比赛本身只记罚分", "only penalties belong to the match itself (hand 0)"),
+    "broke_rule": ("{cause}", "{cause}"),
+}
+
+#: Data fields that hold a seat (counted from 0) and show as a player.
+SEAT_FIELDS = ("expected", "other", "first")
+
+
+def seat_label(seat: int, lang: str, players: Sequence[str] = ()) -> str:
+    """A seat as the page names it: the player's name, else ``3 号位`` / ``seat 3`` (from 1)."""
+    if 0 <= seat < len(players) and players[seat]:
+        return players[seat]
+    return f"{seat + 1} 号位" if lang == "zh" else f"seat {seat + 1}"
+
+
+def kind_name(kind: str, lang: str) -> str:
+    """A kind's short name (the alert's heading); an unknown kind shows itself."""
+    entry = ALERTS.get(kind)
+    return entry.name(lang) if entry is not None else kind.replace("_", " ")
+
+
+def severity(kind: str) -> str:
+    entry = ALERTS.get(kind)
+    return entry.severity if entry is not None else "record"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str | None:
+    """``template`` with ``values``; ``None`` when it names a field ``values`` lacks."""
+    try:
+        return string.Formatter().vformat(template, (), values)
+    except (KeyError, IndexError, ValueError):
+        return None
+
+
+def render(kind: str, lang: str, *, seat: int | None = None, cards: str | None = None,
+           suggestion: str | None = None, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
+           players: Sequence[str] = ()) -> str | None:
+    """The message of an alert of ``kind`` in ``lang``, or ``None`` when the table has no such
+    kind or the alert lacks a field its template needs."""
+    entry = ALERTS.get(kind)
+    if entry is None or lang not in LANGS:
+        return None
+    values: dict[str, str] = {}
+    for key, value in dict(data).items():
+        if value is None:
+            continue
+        if key in SEAT_FIELDS and isinstance(value, int):
+            values[key] = seat_label(value, lang, players)
+        elif key == "cause":
+            values[key] = kind_name(str(value), lang)
+        elif key != "reason":
+            values[key] = _show(value)
+    if seat is not None:
+        values["player"] = seat_label(seat, lang, players)
+        values["seat"] = str(seat + 1)
+    if cards:
+        values["cards"] = cards
+    if suggestion:
+        values["suggestion"] = suggestion
+    reason = dict(data).get("reason")
+    if reason is not None:
+        words = REASONS.get(str(reason))
+        filled = None if words is None else _fill(words[0] if lang == "zh" else words[1], values)
+        if filled is None:
+            return None
+        values["reason"] = filled
+    return _fill(entry.template(lang), values)
+
+
+def violation_text(violation: Any, lang: str, players: Sequence[str] = ()) -> str:
+    """An engine :class:`~engine.violations.Violation` in words (its short name when its
+    fields do not fill the template)."""
+    text = render(violation.kind, lang, seat=violation.seat, data=violation.data, players=players)
+    return text if text is not None else kind_name(violation.kind, lang)
