@@ -1,4 +1,6 @@
 # Two commands: `make demo` and `make test`. Both set up .venv on a fresh machine.
+# `make test-fast` is the quick check while working: the dev venv only (no train extra, no apt
+# packages: no browser, no training, no card art), nothing that takes seconds per test.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -8,7 +10,7 @@ TRAIN := $(VENV)/.installed-train
 SYSDEPS := $(VENV)/.installed-system
 DEMODEPS := $(VENV)/.installed-demo-system
 
-.PHONY: demo test lint venv train-env system-deps bench-engine clean
+.PHONY: demo test test-fast lint venv train-env system-deps bench-engine clean
 
 $(DEV): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +50,16 @@ lint: $(DEV)
 
 test: $(TRAIN) $(SYSDEPS) lint
 	$(VENV)/bin/pytest -q
+
+# The vision tests that need neither card art (apt) nor the train extra.
+FAST_VISION := $(addprefix tests/vision/,test_camera_geometry.py test_detector_errors.py \
+	test_detector_evaluate.py test_detector_maths.py test_grouping.py test_sources_mjpeg.py \
+	test_sources_picamera.py test_sources_webcam.py)
+# The browser module checks for chromium when it is imported, so it is left out, not just deselected.
+test-fast: $(DEV)
+	$(VENV)/bin/pytest -q -m "not slow and not browser and not train and not art and not heavy" \
+		--ignore=tests/webui/test_webui_browser.py \
+		tests/engine tests/tracker tests/webui tests/deploy tests/test_layers.py $(FAST_VISION)
 
 # The engine benchmark compares against rlcard and douzero, kept out of the project venv.
 BENCHVENV ?= /tmp/ddz-benchvenv

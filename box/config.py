@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracker.paths import DB_NAME  # the store's file name in data_dir, the same off the box
+
 DEFAULT_PATH = "/etc/ddz-table/config.toml"
-DB_NAME = "ddz-table.db"
 BACKEND_CHOICES = ("auto", "onnx", "openvino", "ncnn")
 STREAM_PREFIXES = ("tcp://", "udp://", "rtsp://", "rtsps://", "http://", "https://")
 

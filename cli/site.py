@@ -18,7 +18,8 @@ import sys
 import tempfile
 import time
 
-DEFAULT_DB = "ddz-table.db"
+#: Where ``serve`` and ``export`` look without ``--db``: the user's data folder, never the working directory.
+DEFAULT_DB_HELP = "default: $XDG_DATA_HOME/ddz-table/ddz-table.db, else ~/.local/share/ddz-table/ddz-table.db"
 DEMO_PLAYERS = ("张三 Zhang", "李四 Li", "王五 Wang")
 #: The rendered table read by the whole pipeline; at 2.8x table speed on 2 idle cores it keeps up
 #: (bench/demo_camera.py), and the demo's referee corrects what the detector misreads.
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve = subparsers.add_parser("serve", help="serve the table site for a store / 启动记分网站",
                                   description="Serve the live page, referee controls and history for an event store.")
     _site_options(serve)
-    serve.add_argument("--db", default=DEFAULT_DB, help=f"event store (SQLite) file (default {DEFAULT_DB})")
+    serve.add_argument("--db", help=f"event store (SQLite) file ({DEFAULT_DB_HELP})")
     serve.set_defaults(func=run_serve)
 
     # The contract names this ``export``; the vision CLI's model export held the name at first.
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("target", metavar="HAND_OR_MATCH", help="MATCH, MATCH/HAND, or 'last'")
     export.add_argument("--format", choices=("json", "csv", "txt"), default="json")
     export.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the txt format")
-    export.add_argument("--db", default=DEFAULT_DB, help=f"event store file (default {DEFAULT_DB})")
+    export.add_argument("--db", help=f"event store file ({DEFAULT_DB_HELP})")
     export.add_argument("--out", help="write to this file instead of standard output")
     export.set_defaults(func=run_export)
 
@@ -149,23 +150,38 @@ def _config(args: argparse.Namespace) -> dict:
             "JOIN_URL": args.join_url}
 
 
+def _store_path(db: str | None, create: bool) -> tuple[str, bool]:
+    """``--db``, or the default store in the user's data folder (made when ``create``); and
+    whether it is the default."""
+    if db:
+        return db, False
+    from tracker.paths import default_db
+
+    return str(default_db(create=create)), True
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from webui import create_app
 
-    store = _open_store(args.db)
+    path, default = _store_path(args.db, create=True)
+    store = _open_store(path)
     if store is None:
         return 2
     app = create_app(_config(args), store=store)
-    return serve_app(app, args.host, args.port, args.threads, [f"event store: {os.path.abspath(args.db)}"])
+    where = f"event store: {os.path.abspath(path)}" + (" (the default; --db PATH for another)" if default else "")
+    return serve_app(app, args.host, args.port, args.threads, [where])
 
 
 def run_export(args: argparse.Namespace) -> int:
     from webui.downloads import export
 
-    if not os.path.exists(args.db):
-        print(f"error: no event store at {args.db} (give --db PATH)", file=sys.stderr)
+    path, default = _store_path(args.db, create=False)
+    if default:
+        print(f"event store: {path} (the default; --db PATH for another)", file=sys.stderr)
+    if not os.path.exists(path):
+        print(f"error: no event store at {path} (give --db PATH)", file=sys.stderr)
         return 2
-    store = _open_store(args.db)
+    store = _open_store(path)
     if store is None:
         return 2
     try:

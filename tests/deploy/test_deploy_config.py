@@ -160,11 +160,12 @@ def test_run_flags_win_over_the_file_and_the_file_over_defaults(tmp_path):
     assert args.source_options == {"mains_hz": 50.0, "height_mm": 1100.0, "size": (640, 480), "mat": "A2"}
 
 
-def test_run_without_a_config_keeps_its_old_defaults():
+def test_run_without_a_config_keeps_its_old_defaults(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     args = run_args("--source", "0", "--calibration", "c.json")
     apply_run_config(args)
-    assert (args.rules, args.db, args.host, args.port, args.backend) == ("classic", "ddz-table.db", "127.0.0.1",
-                                                                          8000, "onnx")
+    db = str(tmp_path / "ddz-table" / "ddz-table.db")  # the user's data folder, never the working directory
+    assert (args.rules, args.db, args.host, args.port, args.backend) == ("classic", db, "127.0.0.1", 8000, "onnx")
     assert args.pin is None and args.models is None and args.source_options == {}
     with pytest.raises(ConfigError, match="give --source"):
         apply_run_config(run_args("--calibration", "c.json"))

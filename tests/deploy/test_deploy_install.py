@@ -14,6 +14,8 @@ import pytest
 
 from box.config import load_config, parse_config
 
+pytestmark = pytest.mark.heavy  # runs the install scripts into scratch roots
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "deploy" / "raspberrypi"
 QUIET = ["--no-apt", "--no-venv", "--python", sys.executable]

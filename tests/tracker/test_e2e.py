@@ -26,6 +26,8 @@ from sim.compare import compare_records
 from tracker.state import TableState
 from tracker.store import EventStore
 
+pytestmark = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
+
 CONTRACT_HAND_KEYS = {"landlord", "bid", "actions", "result"}
 
 

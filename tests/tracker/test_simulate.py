@@ -17,6 +17,8 @@ from tracker.match_record import hand_keys
 from tracker.zones import Calibration
 from vision.sources import open_source
 
+pytestmark = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
+
 SMALL = dict(seed=5, size=(320, 180), fps=2.0)
 
 

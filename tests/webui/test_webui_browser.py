@@ -26,6 +26,8 @@ from sim.scripted import random_hand
 from tests.webui.webui_site import PIN, LiveSite, new_match, play_hands
 from tracker.records import Alert
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
