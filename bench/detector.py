@@ -57,7 +57,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sim.training.evaluate import (  # noqa: E402
-    WORKING_PX,
     TableTally,
     Tally,
     at_working_scale,
@@ -69,16 +68,9 @@ from sim.training.evaluate import (  # noqa: E402
 from sim.training.evaluate import load_truth as load_labelled  # noqa: E402
 from vision.backends import BACKEND_CHOICES  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
-from vision.detector import (  # noqa: E402
-    DEFAULT_CONF,
-    DEFAULT_FINDER,
-    DEFAULT_READER,
-    DEFAULT_TURNS,
-    TURNS,
-    CardDetector,
-    read_image,
-)
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
 from vision.grouping import FUSE_SHARE  # noqa: E402
+from vision.settings import GOOD_INDEX_PX, PHOTO, TURNS  # noqa: E402
 
 SPLITS = ("test_seen", "test_unseen")
 
@@ -90,8 +82,8 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
         raise SystemExit(str(exc)) from None
 
 
-def score_split(detector: CardDetector, rows: list[dict], conf: float = DEFAULT_CONF,
-                working_px: float = WORKING_PX) -> tuple[
+def score_split(detector: CardDetector, rows: list[dict], conf: float = PHOTO.conf,
+                working_px: float = GOOD_INDEX_PX) -> tuple[
         Tally, float, dict[str, Tally], TableTally, dict[str, TableTally], Tally, dict[str, Tally]]:
     """The split's tally, seconds per image, a tally per deck (images of one deck only), the
     cards-on-the-table tally, the cards-on-the-table tallies of the cards grouped at
@@ -190,11 +182,11 @@ def report_marks(marked: Tally, tally: Tally, conf: float) -> dict:
             "best_f1": round(best["f1"], 4), "best_f1_conf": round(best["conf"], 2)}
 
 
-def report_working(working: dict[str, Tally], conf: float, working_px: float = WORKING_PX) -> dict:
+def report_working(working: dict[str, Tally], conf: float, working_px: float = GOOD_INDEX_PX) -> dict:
     """Precision and recall on the corners of ``working_px`` or more (a mounted camera is set up
-    to give ``WORKING_PX``), every read counted and with jokers' unlabelled marks set aside."""
+    to give ``GOOD_INDEX_PX``), every read counted and with jokers' unlabelled marks set aside."""
     at, aside = working["all"].at_threshold(conf), working["marks_aside"].at_threshold(conf)
-    why = ", the size a mounted camera is set up for" if working_px == WORKING_PX else ""
+    why = ", the size a mounted camera is set up for" if working_px == GOOD_INDEX_PX else ""
     print(f"{'':>9} corners of {working_px:g} px or more only ({working['all'].n_true}{why}): @{conf:.2f} "
           f"P {at['precision']:.3f} R {at['recall']:.3f} | jokers' marks set aside: P {aside['precision']:.3f}")
     return {"min_px": working_px, "corners": working["all"].n_true, "precision": round(at["precision"], 4),
@@ -262,7 +254,7 @@ def latency_one(args) -> None:
     times, found = [], 0
     for _ in range(args.runs):
         start = time.perf_counter()
-        found = len(detector.detect(image, conf=DEFAULT_CONF))
+        found = len(detector.detect(image, conf=PHOTO.conf))
         times.append((time.perf_counter() - start) * 1000)
     finder = [_time(lambda: detector.find(image)) for _ in range(args.runs)]
     boxes = detector.find(image)[0]
@@ -272,7 +264,7 @@ def latency_one(args) -> None:
     h, w = image.shape[:2]
     frame = np.ascontiguousarray(image[(h - w * 9 // 16) // 2:][: w * 9 // 16])
     detector.detect(frame)
-    wide = [_time(lambda: detector.detect(frame, conf=DEFAULT_CONF)) for _ in range(args.runs)]
+    wide = [_time(lambda: detector.detect(frame, conf=PHOTO.conf)) for _ in range(args.runs)]
     scenes = _time_scenes(detector, args) if args.data else {}
     print(json.dumps({**scenes, "backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
@@ -293,7 +285,7 @@ def _time_scenes(detector: CardDetector, args) -> dict:
     times, read = [], []
     for image in images:
         start = time.perf_counter()
-        read.append(len(detector.detect(image, conf=DEFAULT_CONF)))
+        read.append(len(detector.detect(image, conf=PHOTO.conf)))
         times.append((time.perf_counter() - start) * 1000)
     return {"scenes": f"{args.data}:{args.split}", "scenes_n": len(images), "scenes_median_ms": _median(times),
             "scenes_p90_ms": round(float(np.percentile(times, 90)), 1),
@@ -436,7 +428,7 @@ def main() -> None:
         if name != "reader":
             p.add_argument("--no-zoom", action="store_true",
                            help="one look at the finder's input size, never a closer one (CardDetector's zoom)")
-            p.add_argument("--turns", type=int, choices=TURNS, default=DEFAULT_TURNS,
+            p.add_argument("--turns", type=int, choices=TURNS, default=PHOTO.turns,
                            help="quarter-turns each index crop is read at (CardDetector's turns)")
         if name == "reader":
             p.add_argument("--data", required=True, help="dataset folder with reader/<split>/ and truth/")
@@ -447,11 +439,11 @@ def main() -> None:
             p.add_argument("--splits", nargs="+", default=list(SPLITS))
             p.add_argument("--single", default=None, help="single-stage model to compare")
             p.add_argument("--backend", default="onnx")
-            p.add_argument("--conf", type=float, default=DEFAULT_CONF)
+            p.add_argument("--conf", type=float, default=PHOTO.conf)
             p.add_argument("--imgsz", type=int, default=None,
                            help="finder input size (a dynamic export runs 416 px tests at their own scale)")
             p.add_argument("--limit", type=int, default=None, help="score only the first N images per split")
-            p.add_argument("--working-px", type=float, default=WORKING_PX,
+            p.add_argument("--working-px", type=float, default=GOOD_INDEX_PX,
                            help="also score only the corners this large (longer side, px): a mounted camera's")
             p.add_argument("--json", default=None, help="also write the full results here")
         else:

@@ -34,11 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cli.table import load_detector  # noqa: E402
 from engine.events import Deal, Landlord  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from sim.compare import Comparison, compare_hands  # noqa: E402
 from sim.scripted import random_hand  # noqa: E402
+from tracker.detection import build_detector  # noqa: E402
 from tracker.match_record import hand_keys, match_record  # noqa: E402
 from tracker.pipeline import Pipeline  # noqa: E402
 from tracker.state import TableState  # noqa: E402
@@ -94,7 +94,8 @@ def bench_sim(folder: Path, detector_spec: str, backend: str) -> dict:
     ends = [max(a["time"] for a in h["actions"] if a.get("time") is not None) for h in truth]
     starts = [0.0] + [e + 0.5 for e in ends[:-1]]
     enter = Entering(store, mid, truth, starts)
-    pipeline = Pipeline(None, cal, load_detector(detector_spec, backend), store, mid)
+    detector = build_detector("sim.toy:ToyDetector" if detector_spec == "toy" else detector_spec, backend)
+    pipeline = Pipeline(None, cal, detector, store, mid)
     video = next((p for p in (folder / "video.mp4", folder / "video.avi") if p.is_file()), folder / "video.mp4")
     source = OpenCVSource(str(video))
     frames, busy = 0, 0.0

@@ -163,9 +163,9 @@ def check_model(config: Any) -> Check:
                     fix_zh, fix_en)
     try:
         backend = config.resolved_backend()
-        from vision.detector import CardDetector
+        from tracker.detection import build_detector
 
-        detector = CardDetector(models / "finder.onnx", models / "reader.onnx", backend=backend)
+        detector = build_detector("onnx", backend, models)
         size = tuple(detector.imgsz)
         if size[0] != size[1] or size[0] % 32 or not 256 <= size[0] <= 1280:
             return fail("model", f"检测模型输入尺寸不对 {size}", f"the finder takes {size[0]}x{size[1]} input; "

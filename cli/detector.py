@@ -14,14 +14,16 @@ from pathlib import Path
 import numpy as np
 
 from vision.backends import BACKEND_CHOICES, ModelFileError
+from vision.settings import GOOD_INDEX_PX, PHOTO, TURNS
 
 
 def register(subparsers) -> None:
     detect = subparsers.add_parser("detect", help="read the cards in images / 识别图片中的牌")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
     detect.add_argument("--json", action="store_true", help="one JSON object per image and line")
-    detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default: best F1)")
-    detect.add_argument("--iou", type=float, default=0.5, help="NMS overlap limit")
+    detect.add_argument("--conf", type=float, default=None,
+                        help=f"confidence threshold (default {PHOTO.conf}: the best F1 on held-out scenes)")
+    detect.add_argument("--iou", type=float, default=PHOTO.iou, help="NMS overlap limit")
     detect.add_argument("--finder", default=None, help="finder model (default models/finder.onnx)")
     detect.add_argument("--reader", default=None, help="reader model (default models/reader.onnx)")
     detect.add_argument("--single", default=None, metavar="MODEL",
@@ -30,8 +32,9 @@ def register(subparsers) -> None:
                         help="auto: NCNN on ARM boards when its export is there, else ONNX Runtime")
     detect.add_argument("--imgsz", type=int, default=None,
                         help="finder input size (default: the model's own, 640)")
-    detect.add_argument("--turns", type=int, choices=(1, 2, 4), default=None,
-                        help="read each index at this many quarter-turns and average (default 4; 1 is fastest)")
+    detect.add_argument("--turns", type=int, choices=TURNS, default=PHOTO.turns,
+                        help=f"read each index at this many quarter-turns and average (default {PHOTO.turns}; "
+                             "1 is fastest)")
     detect.add_argument("--no-zoom", action="store_true",
                         help="one look at the finder's input size: no second look at a photo whose "
                              "indices come out too small (or, enlarged, too large)")
@@ -90,13 +93,12 @@ def run_detect(args) -> int:
         print("ddz-table detect: --conf must be between 0 and 1", file=sys.stderr)
         return 2
     try:
+        settings = PHOTO.replace(iou=args.iou, turns=args.turns, zoom=not args.no_zoom)
         if args.single:
-            detector = CardDetector(args.single, None, backend=args.backend, iou=args.iou, imgsz=args.imgsz,
-                                    zoom=not args.no_zoom)
+            detector = CardDetector(args.single, None, backend=args.backend, settings=settings, imgsz=args.imgsz)
         else:
             detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
-                                    backend=args.backend, iou=args.iou, imgsz=args.imgsz,
-                                    zoom=not args.no_zoom, **({"turns": args.turns} if args.turns else {}))
+                                    backend=args.backend, settings=settings, imgsz=args.imgsz)
     except (ModelFileError, ValueError) as exc:
         print(f"ddz-table detect: {exc}", file=sys.stderr)
         return 2
@@ -132,11 +134,9 @@ def run_detect(args) -> int:
 
 def small_indices_note(detections) -> str | None:
     """For the readable list: a warning when the indices found are, at the median, under the
-    18 px a mounted camera is set up to give them (``vision.camera_geometry.GOOD_INDEX_PX``).
-    Under it misreads grow fast (models/README.md, "at working scale"), and enlarging the
+    18 px a mounted camera is set up to give them (``vision.settings.GOOD_INDEX_PX``).
+    Under it misreads grow fast (the benchmarks' working scale), and enlarging the
     image adds no detail: only a lower camera or more sensor pixels do."""
-    from vision.camera_geometry import GOOD_INDEX_PX
-
     if not len(detections):
         return None
     median = float(np.median(detections.sizes))

@@ -9,7 +9,6 @@ and ``run`` (the live referee: camera -> detector -> tracker -> store, with the 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import threading
@@ -17,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from box.config import Config, ConfigError, load_config, mode_error
-
-DEFAULT_DB = "ddz-table.db"
+from tracker.paths import default_db
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--calibration", help="calibration.json from `ddz-table calibrate`")
     run.add_argument("--rules", help="rules preset (default classic)")
     run.add_argument("--players", help="names by seat, comma separated (default 座位1,座位2,...)")
-    run.add_argument("--db", help=f"event store (default {DEFAULT_DB})")
+    run.add_argument("--db", help="event store (default: the config's data dir, else "
+                     "$XDG_DATA_HOME/ddz-table/ddz-table.db or ~/.local/share/ddz-table/ddz-table.db)")
     run.add_argument("--match", type=int, help="continue this match and stay on it (default: the last unfinished "
                      "one, then each match started later on the referee page)")
     run.add_argument("--new-match", action="store_true", help="start a new match even if one is unfinished")
@@ -171,29 +170,19 @@ def draw_zones(image, cal) -> Any:
 
 
 # ---------------------------------------------------------------------- run
+#: ``--detector toy``: the toy deck's reader (``simulate --style toy``), a self-test of
+#: everything but the card reader; it lives in the lab, which the tracker does not import.
+TOY_DETECTOR = "sim.toy:ToyDetector"
+
+
 def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -> Any:
-    """The card detector: the shipped ONNX models (or those in ``models``), the toy deck's reader
-    (``toy``: a self-test of everything but the card reader), or ``MODULE:FACTORY``."""
-    if spec == "toy":
-        from sim.toy import ToyDetector
+    """The card detector ``run --detector`` names: ``onnx`` (the shipped models, or those in
+    ``models``), ``toy`` or ``MODULE:FACTORY``, built by :func:`tracker.detection.build_detector`."""
+    from tracker.detection import build_detector
 
-        return ToyDetector()
-    if spec == "onnx":
-        from tracker.pipeline import JOKER_FLOOR, JOKER_PAIR_FLOOR
-        from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
-
-        finder, reader = (Path(models) / "finder.onnx", Path(models) / "reader.onnx") if models else \
-            (DEFAULT_FINDER, DEFAULT_READER)
-        return CardDetector(finder, reader, backend=backend, joker_floor=JOKER_FLOOR,
-                            joker_pair_floor=JOKER_PAIR_FLOOR)
-    module, _, name = spec.partition(":")
-    if not name:
+    if spec != "onnx" and spec != "toy" and ":" not in spec:
         raise ValueError(f"--detector must be 'onnx', 'toy' or MODULE:FACTORY, not {spec!r}")
-    try:
-        factory = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load detector {spec}: {exc}") from None
-    return factory()
+    return build_detector(TOY_DETECTOR if spec == "toy" else spec, backend, models)
 
 
 def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match: int | None, new: bool) -> int:
@@ -292,10 +281,11 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
 
 
 # ---------------------------------------------------------------------- `run --config`
-#: run's option -> (Config field, built-in default when neither flag nor file sets it).
+#: run's option -> (Config field, built-in default when neither flag nor file sets it; a callable
+#: is called then, so the default store's folder is made only when it is used).
 RUN_OPTIONS: dict[str, tuple[str | None, Any]] = {
     "source": ("source", None), "calibration": ("calibration", None), "rules": ("preset", "classic"),
-    "players": ("players", None), "db": ("db", "ddz-table.db"), "host": ("host", "127.0.0.1"),
+    "players": ("players", None), "db": ("db", lambda: str(default_db())), "host": ("host", "127.0.0.1"),
     "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),
     "camera_view": ("camera_view", False), "backend": ("backend", "onnx"), "models": ("model_dir", None),
     "camera_mode": ("mode", None),
@@ -308,7 +298,7 @@ def apply_run_config(args: argparse.Namespace) -> Config | None:
     for option, (field, default) in RUN_OPTIONS.items():
         if getattr(args, option, None) is not None:
             continue
-        value = getattr(config, field) if config is not None else default
+        value = getattr(config, field) if config is not None else default() if callable(default) else default
         if option == "players":
             value = ",".join(value) if value else None
         elif option in ("pin", "models", "camera_mode") and value in ("", "auto"):

@@ -45,14 +45,6 @@ from vision.sources import Frame, FrameSource, LatestFrame
 MOVED_PX = 3.0
 #: Pixels per millimetre of the coarse crops motion is judged on (a hand is 80+ mm across).
 MOTION_PX_PER_MM = 0.6
-#: The card detector the tracker runs keeps a joker read this low in finder score when the
-#: reader is sure of it (``vision.detector.JOKER_SURE``): a play is k of n frames' reads, so
-#: a one-frame false joker does not settle. On the four filmed games: 191 -> 195 plays exact.
-JOKER_FLOOR = 0.05
-#: ... and a joker read 0.8 sure from this finder score where another corner of that joker is
-#: read a card's corners away (``vision.detector.JOKER_PAIR_SURE``): six films 311 -> 313 of
-#: 323 plays exact, no phantom more (models/README.md, "Jokers in pairs").
-JOKER_PAIR_FLOOR = 0.02
 #: The deck's span (how far apart a card's two corners sit, in index sizes; vision.grouping)
 #: is the median over the last this many cards paired from corners read alike ...
 SPANS_KEPT = 200

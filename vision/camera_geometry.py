@@ -1,6 +1,8 @@
 """How much table a camera straight above it sees, and how many pixels a card's corner index gets.
 
-The detector reads corner indices 12-60 px tall (what it was trained on), and the zone crops
+The detector reads corner indices 12-60 px tall (what it was trained on,
+:data:`vision.settings.INDEX_PX`; a mounted camera aims for :data:`vision.settings.GOOD_INDEX_PX`),
+and the zone crops
 cannot add detail the sensor never saw, so what matters is the camera's own pixels per
 millimetre on the table. A pinhole looking straight down from ``height_mm`` sees
 ``2 * height * tan(fov / 2)`` millimetres across; a sensor mode that reads the full sensor
@@ -9,7 +11,7 @@ fast 1536x864 mode is binned *and* cropped to the middle 3072x1728 of the sensor
 two thirds of the width, at the same pixels per millimetre as 2304x1296.
 
 The corner index (rank glyph plus the small suit under it) of the 24 decks in
-``vision/synth`` measured 16-37 % of the card's height (median 21 %): 14-33 mm on an
+``sim/synth`` measured 16-37 % of the card's height (median 21 %): 14-33 mm on an
 87-88 mm card. :data:`INDEX_MM` = 12 mm is a deliberately low figure, so a table that
 passes here also reads the smallest-index club decks.
 
@@ -26,6 +28,8 @@ import argparse
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from vision.settings import GOOD_INDEX_PX, INDEX_PX
 
 #: Full sensor of the IMX708 (Camera Module 3 and 3 Wide).
 SENSOR_PX = (4608, 2592)
@@ -52,9 +56,6 @@ LENSES: dict[str, Lens] = {
 }
 #: A conservative corner-index height (mm) on a standard 57x87 or 63x88 mm card (see above).
 INDEX_MM = 12.0
-#: The smallest index the detector was trained on, and the height we aim for (blur and tilt eat some).
-MIN_INDEX_PX = 12.0
-GOOD_INDEX_PX = 18.0
 #: The printed mats (``ddz-table mat --size``), landscape, mm: see ``tracker.zones.PAPER_MM``.
 MATS_MM: dict[str, tuple[float, float]] = {"A3": (420.0, 297.0), "A2": (594.0, 420.0), "A1": (841.0, 594.0)}
 #: The mats a club table uses (A3 is for trying things out on a desk).
@@ -88,7 +89,7 @@ class View:
     def verdict(self) -> str:
         if self.index_px >= GOOD_INDEX_PX:
             return "good"
-        return "marginal" if self.index_px >= MIN_INDEX_PX else "too small"
+        return "marginal" if self.index_px >= INDEX_PX[0] else "too small"
 
 
 def lens(name: str) -> Lens:

@@ -31,68 +31,16 @@ from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, neste
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 from vision.grouping import PAIR_RANGE, card_distance
+from vision.settings import PHOTO, DetectorSettings
 
 DEFAULT_FINDER = MODELS_DIR / "finder.onnx"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
-#: Threshold with the best F1 on the held-out synthetic set (see models/README.md).
-DEFAULT_CONF = 0.17
-#: Boxes the finder keeps before reading: low, since the reader's probability still multiplies in.
-FINDER_FLOOR = 0.1
-READER_PAD = 0.15
-#: Quarter-turns each index crop is read at (probabilities averaged): a corner lies at any
-#: angle on a table, and the reader, trained on every rotation, errs differently at each
-#: (models/README.md: reading four turns is worth more than a sitting of training).
-DEFAULT_TURNS = 4
-TURNS = (1, 2, 4)
-#: A crop whose best card the reader gives at least this probability at the first turn keeps
-#: that read; the others are read at the remaining turns (a third of a table's crops: half
-#: the cost of turning them all, and the same cards read, models/README.md).
-SURE = 0.8
+#: The reader's class for a crop that is no corner index.
 NOT_AN_INDEX = "none"
-#: A second look at the scale the finder reads best. The finder reads indices of 20-45 px far
-#: better than smaller or larger ones (models/README.md). When the indices found at the first
-#: look (their median long side, boxes scored ``ZOOM_SURE`` or more) are under ``ZOOM_BELOW`` px
-#: or over ``ZOOM_ABOVE`` px, the finder looks again at a size that brings them to about
-#: ``ZOOM_TARGET`` px. A closer look never enlarges the image more than ``ZOOM_UP`` times the
-#: larger of its own pixels and the first look's scale, nor past a ``ZOOM_MAX`` px long side;
-#: a farther look never shrinks the image under its own pixels. A large image where nothing
-#: sure was found is looked at at its own pixels (up to ``ZOOM_MAX``); an image no larger than
-#: the input where nothing sure was found (an empty table) gets one look.
-ZOOM_BELOW = 20.0
-ZOOM_ABOVE = 45.0
-ZOOM_TARGET = 30.0
-ZOOM_UP = 1.5
-ZOOM_MAX = 1920
-#: Finder scores that count as found when measuring the indices' size.
-ZOOM_SURE = 0.3
-#: A second look that would scale the first look's image by less than this is not worth its time.
-ZOOM_GAIN = 1.2
-#: A first look's box is kept beside the second look's when it overlaps none of them this much.
-ZOOM_ALONE = 0.1
-#: A detection lying this much inside a better one of the same card (or holding one), by the
-#: smaller box's area, is dropped (``vision.boxes.nested``): the finder sometimes boxes a rank
-#: glyph alone beside its whole index, and NMS keeps both, their IoU being low. Dropping them
-#: raised precision 0.2-1.4 points on every test split and changed no tracker film
-#: (models/README.md).
-NESTED = 0.6
-#: Jokers' corners are drawn differently in every deck (a word along the edge, a small star or
-#: emblem), and the finder scores them lowest of all cards: on the tracker's films the held-out
-#: decks' joker corners were boxed at 0.03-0.12 and read 0.92-0.98 sure. With ``joker_floor``
-#: set, a box the reader reads as a joker at least ``JOKER_SURE`` sure is kept from that finder
-#: score, under ``conf``. Off by default: on single images it trades precision for joker recall
-#: about evenly (models/README.md); the tracker turns it on, as it keeps only a card read in
-#: several frames of the few seconds a play lies still.
-JOKER_SURE = 0.9
-#: With ``joker_pair_floor`` set, a joker read at least ``JOKER_PAIR_SURE`` sure is also kept
-#: from that (lower) finder score when another read of the same joker lies a card's corners
-#: apart from it (``vision.grouping``): two corners of one card agreeing is more evidence than
-#: one. On plastic's film a rocket's red joker showed only as two corner emblems boxed at
-#: 0.046 and 0.023 and read 0.90 and 0.97 sure (models/README.md, "Jokers in pairs").
-JOKER_PAIR_SURE = 0.8
 
 JOKER_IDS = np.array([CARD_INDEX["BJ"], CARD_INDEX["RJ"]])
 
-__all__ = ["CardDetector", "ImageError", "ModelFileError", "DEFAULT_CONF", "read_image"]
+__all__ = ["CardDetector", "DetectorSettings", "ImageError", "ModelFileError", "PHOTO", "read_image"]
 
 
 def joker_pairs(dets: Detections, among: np.ndarray) -> np.ndarray:
@@ -146,42 +94,23 @@ class CardDetector:
 
     finder: path of the index finder (``.onnx``; for NCNN its ``*_ncnn_model`` folder).
     reader: path of the index reader, or None when ``finder`` is a single-stage card model.
-    conf: default threshold on the final confidence; iou: NMS overlap limit.
-    top_k: how many alternatives each detection carries.
-    turns: read each crop at 1, 2 (0 and 90 degrees) or 4 quarter-turns and average;
-    sure: crops read at least this sure at the first turn are not turned (1.0: all are).
+    settings: every threshold it runs with (:class:`vision.settings.DetectorSettings`):
+    :data:`~vision.settings.PHOTO` for single photos, :data:`~vision.settings.TRACKER` for the
+    live tracker. Any further keyword names a field of it to change
+    (``CardDetector(turns=1)`` is ``CardDetector(settings=PHOTO.replace(turns=1))``).
     rect: letterbox each image only to the next multiple of 32 (a 16:9 frame goes in as
     640x384, not 640x640). Needs a finder exported with a free input size (the default
     export); None uses it whenever the finder allows it. Square images read the same either way.
-    zoom: look again at the size that brings the indices to about 30 px when the first look
-    showed them under 20 px or, in an image the first look enlarged, over 45 px
-    (:meth:`zoom_size`), and keep that look's boxes (and the first look's where it found
-    nothing). Needs a free input size.
-    joker_floor: keep a read the reader is ``JOKER_SURE`` sure is a joker from this finder
-    score, below ``conf`` (None: jokers need ``conf`` like every card).
-    joker_pair_floor: keep a read the reader is ``JOKER_PAIR_SURE`` sure is a joker from this
-    finder score when another read of that joker (kept, or of this kind) lies a card's corners
-    away (None: no such pairs).
+    The settings' ``zoom`` (a second look at the size that brings the indices to about
+    ``zoom_target`` px, :meth:`zoom_size`) also needs a free input size: ``self.zoom`` says
+    whether this finder takes it.
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
-                 conf: float = DEFAULT_CONF, iou: float = 0.5, top_k: int = 3, threads: int | None = None,
-                 reader_pad: float = READER_PAD, imgsz: int | None = None, rect: bool | None = None,
-                 turns: int = DEFAULT_TURNS, sure: float = SURE, zoom: bool = True,
-                 joker_floor: float | None = None, joker_pair_floor: float | None = None):
-        if not 0 <= conf <= 1 or not 0 < iou <= 1:
-            raise ValueError(f"conf must be in [0, 1] and iou in (0, 1], got {conf}, {iou}")
-        for name, floor in (("joker_floor", joker_floor), ("joker_pair_floor", joker_pair_floor)):
-            if floor is not None and not 0 < floor <= 1:
-                raise ValueError(f"{name} must be in (0, 1], got {floor}")
-        self.joker_floor, self.joker_pair_floor = joker_floor, joker_pair_floor
-        if turns not in TURNS:
-            raise ValueError(f"turns must be one of {', '.join(map(str, TURNS))}, got {turns}")
-        if not 0 < sure <= 1:
-            raise ValueError(f"sure must be in (0, 1], got {sure}")
-        self.turns, self.sure = turns, sure
-        self.conf, self.iou, self.top_k, self.reader_pad = conf, iou, top_k, reader_pad
+                 settings: DetectorSettings = PHOTO, threads: int | None = None, imgsz: int | None = None,
+                 rect: bool | None = None, **changes: object):
+        self.settings = settings.replace(**changes) if changes else settings
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
         if self.finder.input_shape[1] not in (3, None):
@@ -202,7 +131,7 @@ class CardDetector:
             raise ValueError(f"{finder} takes only {fixed[0]}x{fixed[1]} input; export it again "
                              "(ddz-table export-model) to letterbox frames to their own shape")
         self.rect = fixed is None if rect is None else rect
-        self.zoom = zoom and fixed is None
+        self.zoom = self.settings.zoom and fixed is None
         finder_names = self.finder.names
         if self.reader is None:
             missing = [n for n in finder_names.values() if n not in CARD_INDEX]
@@ -238,11 +167,12 @@ class CardDetector:
         """The finder's (h, w) input for an image of this size: its own shape (``rect``) or the square."""
         return rect_size(height, width, self.imgsz) if self.rect else self.imgsz
 
-    def find(self, image: np.ndarray, floor: float = FINDER_FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Index boxes (image pixels), finder scores and finder classes above ``floor``; with
-        ``zoom``, a second look at another size where the indices came out too small or, in an
+    def find(self, image: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Index boxes (image pixels), finder scores and finder classes above ``floor`` (None: the
+        settings' ``finder_floor``); with ``zoom``, a second look at another size where the indices came out too small or, in an
         enlarged image, too large (:meth:`zoom_size`)."""
         image = check_image(image)
+        floor = self.settings.finder_floor if floor is None else floor
         size = self.input_size(*image.shape[:2])
         found = self._find_at(image, size, floor)
         again = self.zoom_size(image.shape[:2], size, found[0], found[1])
@@ -251,27 +181,28 @@ class CardDetector:
         near = self._find_at(image, again, floor)
         # The second look's boxes, and the first look's where the second look found nothing
         # (an index near the camera may come out too large to find at a closer size).
-        alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < ZOOM_ALONE
+        alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < self.settings.zoom_alone
         return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found, strict=True))
 
     def zoom_size(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
                   scores: np.ndarray) -> tuple[int, int] | None:
         """The (h, w) input of a second look at an image of ``shape`` whose look at ``size``
         found ``boxes``, or None when one look is enough: its indices came out at
-        ``ZOOM_BELOW``-``ZOOM_ABOVE`` px, the image is no larger than the input and nothing sure
+        ``zoom_below``-``zoom_above`` px (the settings'), the image is no larger than the input and nothing sure
         was found, or the most a second look may change the scale is not worth it."""
         if not self.zoom:
             return None
+        s = self.settings
         h, w = shape
         ratio = min(size[0] / h, size[1] / w)
-        sure = scores >= ZOOM_SURE
+        sure = scores >= s.zoom_sure
         if sure.any():
             index_px = float(np.median((boxes[sure, 2:] - boxes[sure, :2]).max(axis=1))) * ratio
-            want = ratio * ZOOM_TARGET / max(index_px, 1.0)
-            if index_px < ZOOM_BELOW:
-                # Closer, at most ZOOM_UP times the larger of its own pixels and the first scale.
-                want = min(want, ZOOM_UP * max(ratio, 1.0))
-            elif index_px > ZOOM_ABOVE and ratio > 1:
+            want = ratio * s.zoom_target / max(index_px, 1.0)
+            if index_px < s.zoom_below:
+                # Closer, at most zoom_up times the larger of its own pixels and the first scale.
+                want = min(want, s.zoom_up * max(ratio, 1.0))
+            elif index_px > s.zoom_above and ratio > 1:
                 # Farther, but never under the image's own pixels (camera zones read worse
                 # shrunk): only a small image that the first look enlarged.
                 want = max(want, 1.0)
@@ -283,8 +214,8 @@ class CardDetector:
             return None
         long_side = max(h, w)
         first = long_side * ratio
-        side = min(long_side * want, ZOOM_MAX)
-        if first / ZOOM_GAIN < side < first * ZOOM_GAIN:
+        side = min(long_side * want, s.zoom_max)
+        if first / s.zoom_gain < side < first * s.zoom_gain:
             return None
         side = math.ceil(side / 32) * 32
         return rect_size(h, w, side) if self.rect else (side, side)
@@ -293,7 +224,7 @@ class CardDetector:
         padded, fit = letterbox(image, size)
         raw = self.finder(to_blob(padded))
         boxes, scores, classes = decode_yolo(raw, floor)
-        keep = nms(boxes, scores, self.iou, classes if self._finder_cards is not None else None)
+        keep = nms(boxes, scores, self.settings.iou, classes if self._finder_cards is not None else None)
         boxes = fit.to_image(boxes[keep])
         wh = boxes[:, 2:] - boxes[:, :2]
         ok = (wh > 1).all(axis=1)  # boxes squashed to nothing by the frame edge
@@ -302,19 +233,20 @@ class CardDetector:
     # -- stage 2 -------------------------------------------------------------------------
     def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Reader probabilities (N, reader classes) of the index in each box: one batch, then
-        the crops read less than ``sure`` again at the other quarter-turns, averaged."""
-        crops = crop_squares(check_image(image), boxes, self.read_size, self.reader_pad)
+        the crops read less than the settings' ``sure`` again at the other quarter-turns, averaged."""
+        crops = crop_squares(check_image(image), boxes, self.read_size, self.settings.reader_pad)
         if not len(crops):
             return np.zeros((0, len(self._reader_cards)), np.float32)
         probs = self._read_crops(crops)
-        if self.turns > 1:
+        turns, sure = self.settings.turns, self.settings.sure
+        if turns > 1:
             best = probs[:, self._card_columns].max(axis=1)
-            unsure = np.ones(len(crops), bool) if self.sure >= 1 else best < self.sure
+            unsure = np.ones(len(crops), bool) if sure >= 1 else best < sure
             if unsure.any():
                 again = crops[unsure]
-                turned = np.concatenate([np.rot90(again, k, axes=(1, 2)) for k in range(1, self.turns)])
-                more = self._read_crops(turned).reshape(self.turns - 1, len(again), -1)
-                probs[unsure] = (probs[unsure] + more.sum(axis=0)) / self.turns
+                turned = np.concatenate([np.rot90(again, k, axes=(1, 2)) for k in range(1, turns)])
+                more = self._read_crops(turned).reshape(turns - 1, len(again), -1)
+                probs[unsure] = (probs[unsure] + more.sum(axis=0)) / turns
         return probs
 
     def _read_crops(self, crops: np.ndarray) -> np.ndarray:
@@ -326,13 +258,14 @@ class CardDetector:
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """All corner indices of one BGR image with their cards, above ``conf``."""
-        conf = self.conf if conf is None else conf
+        s = self.settings
+        conf = s.conf if conf is None else conf
         image = check_image(image)
         # A read multiplies the finder's score by a probability, so a box the finder scores
         # under ``conf`` never reaches it: the finder keeps only boxes at ``conf`` or more
         # (or at a joker floor, for the reader to find the jokers among them).
         single, pair = (f if self.reader is not None and f is not None and f < conf else None
-                        for f in (self.joker_floor, self.joker_pair_floor))
+                        for f in (s.joker_floor, s.joker_pair_floor))
         floor = min(f for f in (conf, single, pair) if f is not None)
         boxes, finder_scores, classes = self.find(image, floor if floor > 0 else 1e-3)
         if self.reader is None:
@@ -343,7 +276,7 @@ class CardDetector:
         probs = self.read(image, boxes)
         card_probs = probs[:, self._card_columns]
         card_ids = self._reader_cards[self._card_columns]
-        order = np.argsort(-card_probs, axis=1)[:, : self.top_k + 1]
+        order = np.argsort(-card_probs, axis=1)[:, : s.top_k + 1]
         ranked = np.take_along_axis(card_probs, order, axis=1)
         best = ranked[:, 0] if len(boxes) else np.zeros(0, np.float32)
         dets = Detections(
@@ -357,15 +290,14 @@ class CardDetector:
         keep = dets.scores >= conf
         joker = np.isin(dets.class_ids, JOKER_IDS)
         if single is not None:
-            keep |= joker & (best >= JOKER_SURE) & (finder_scores >= single)
+            keep |= joker & (best >= s.joker_sure) & (finder_scores >= single)
         if pair is not None:
-            weak = joker & ~keep & (best >= JOKER_PAIR_SURE) & (finder_scores >= pair)
+            weak = joker & ~keep & (best >= s.joker_pair_sure) & (finder_scores >= pair)
             keep |= weak & joker_pairs(dets, keep | weak)
         return self._without_nested(dets[keep])
 
-    @staticmethod
-    def _without_nested(dets: Detections) -> Detections:
-        return dets[nested(dets.boxes, dets.scores, dets.class_ids, NESTED)]
+    def _without_nested(self, dets: Detections) -> Detections:
+        return dets[nested(dets.boxes, dets.scores, dets.class_ids, self.settings.nested)]
 
     def detect_file(self, path: str | os.PathLike, conf: float | None = None) -> Detections:
         return self.detect(read_image(path), conf)

@@ -38,17 +38,19 @@ import numpy as np
 from vision.cards import CARD_IDS
 from vision.detections import Detections
 
-#: Distance between the two index centres of one card, in index box sizes (longest side).
-#: Measured on the 18 synthetic decks' art: median 4.65, 5-95% 1.95-5.5 (decks with big
+#: Distance between the two index centres of one card, in index box sizes (longest side): on
+#: the 18 synthetic decks' art its median is 4.65 and 90 % lie in 1.95-5.5 (decks with big
 #: indices sit near 2; joker emblems are small, up to ~15); tilt and box jitter widen it.
+#: The detector's joker pairs use the same range (``vision.detector.joker_pairs``).
 PAIR_RANGE = (1.6, 12.0)
+#: The distance most cards' corners sit apart: of two ways to pair corners, the nearer wins.
 PAIR_EXPECTED = 4.7
 #: Closer than this (in index sizes) two same-id boxes are one corner found twice.
 SAME_CORNER = 0.6
 #: Two corners of one card are about the same size on the frame.
 MAX_SIZE_RATIO = 1.8
 #: Two single corners of different reads are one card when the likeliest card for both is at
-#: least this share as likely as the two best reads being two cards (models/README.md) ...
+#: least this share as likely as the two best reads being two cards ...
 FUSE_SHARE = 0.2
 #: ... and they sit within this share of the deck's span (a card's corners, in index sizes).
 FUSE_SPAN_TOLERANCE = 0.12

@@ -93,10 +93,9 @@ class CameraTable:
 
             detector = ToyDetector()
         elif detector is None:
-            from tracker.pipeline import JOKER_FLOOR, JOKER_PAIR_FLOOR
-            from vision.detector import CardDetector
+            from tracker.detection import build_detector
 
-            detector = CardDetector(joker_floor=JOKER_FLOOR, joker_pair_floor=JOKER_PAIR_FLOOR)
+            detector = build_detector("onnx", backend="auto")
         self.detector = detector
         self.table = self._new_table(0)
         self.pipeline = self._new_pipeline(self.table)

@@ -78,7 +78,7 @@ def mine_crops(detector, data: str | os.PathLike, split: str, out: str | os.Path
         labels = label_boxes(boxes, row["corners"])
         keep = [i for i, label in enumerate(labels) if label is not None]
         counts["skipped"] += len(labels) - len(keep)
-        crops = crop_squares(image, boxes[keep], detector.read_size, detector.reader_pad)
+        crops = crop_squares(image, boxes[keep], detector.read_size, detector.settings.reader_pad)
         stem = Path(row["image"]).stem
         for crop, i in zip(crops, keep, strict=True):
             folder = out / labels[i]

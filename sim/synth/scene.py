@@ -23,9 +23,8 @@ from sim.synth import clutter, effects, layout
 from sim.synth.decks import Deck, load_deck
 from sim.synth.textures import table_surface
 from vision.cards import CARD_IDS
+from vision.settings import INDEX_PX  # the index heights the scenes cover, before the camera's tilt
 
-#: Index heights (image pixels) the scenes cover, before the camera's tilt.
-INDEX_PX = (12.0, 60.0)
 MAX_TILT_DEG = 25.0
 
 

@@ -20,21 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from vision.boxes import iou_matrix, longer_sides
-from vision.camera_geometry import GOOD_INDEX_PX
 from vision.cards import CARD_INDEX, JOKERS
 from vision.detections import Detections
 from vision.grouping import FUSE_SHARE, group_corners
+from vision.settings import GOOD_INDEX_PX
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 CONF_GRID = np.linspace(0.05, 0.95, 91)
 #: Index sizes (longer side of the box, pixels) that :meth:`Tally.lost_by_size` groups by.
 SIZE_EDGES = (0, 12, 16, 20, 25, 32, 40, 50, 70, 10_000)
-#: The corner index size (longer side of its box, pixels: about the index's height) a mounted
-#: camera is set up to give: ``mode = "auto"`` picks the smallest sensor mode that makes a 12 mm
-#: index (smaller than any of the 24 decks') 18 px tall (``vision.camera_geometry``,
-#: ``deploy/raspberrypi/camera.md``). ``bench/detector.py`` also scores only the corners this
-#: large (:func:`at_working_scale`).
-WORKING_PX = GOOD_INDEX_PX
 
 
 def load_truth(data: Path, split: str, limit: int | None = None) -> list[dict]:
@@ -250,11 +244,13 @@ def joker_marks(pred_boxes, pred_classes, row: dict) -> np.ndarray:
     return out
 
 
-def at_working_scale(pred_boxes, true_boxes, min_px: float = WORKING_PX) -> tuple[np.ndarray, np.ndarray]:
+def at_working_scale(pred_boxes, true_boxes, min_px: float = GOOD_INDEX_PX) -> tuple[np.ndarray, np.ndarray]:
     """Which detections and which labelled corners count when only corners of ``min_px`` or
-    more (longer side) are scored: the smaller corners are set aside, and so is a detection on
-    one of them (IoU 0.5 or more) or, matching no larger corner, itself under ``min_px``; a
-    detection on a larger corner always counts. Returns ``(detections kept, corners kept)``."""
+    more (longer side) are scored (by default the index size a mounted camera is set up to give,
+    :data:`vision.settings.GOOD_INDEX_PX`): the smaller corners are set aside, and so is a
+    detection on one of them (IoU 0.5 or more) or, matching no larger corner, itself under
+    ``min_px``; a detection on a larger corner always counts. Returns ``(detections kept,
+    corners kept)``."""
     pred = np.asarray(pred_boxes, np.float64).reshape(-1, 4)
     true = np.asarray(true_boxes, np.float64).reshape(-1, 4)
     large = longer_sides(true) >= min_px

@@ -25,6 +25,8 @@ from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import CallableSource, Frame
 
+pytestmark = pytest.mark.heavy  # films hands through the pipeline: seconds per test
+
 
 def actions(hand):
     out = []

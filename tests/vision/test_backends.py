@@ -27,6 +27,8 @@ from vision.backends import (
 )
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 
+pytestmark = pytest.mark.train  # the NCNN and OpenVINO exports come from the train extra
+
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):

@@ -12,16 +12,8 @@ import pytest
 from sim.synth import decks, scene
 from sim.training.evaluate import match
 from vision.cards import CARD_INDEX
-from vision.detector import (
-    DEFAULT_FINDER,
-    DEFAULT_READER,
-    ZOOM_ABOVE,
-    ZOOM_BELOW,
-    ZOOM_MAX,
-    ZOOM_TARGET,
-    ZOOM_UP,
-    CardDetector,
-)
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
+from vision.settings import PHOTO
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +38,7 @@ def test_an_image_no_larger_than_the_input_where_nothing_sure_was_found_gets_one
 def test_small_indices_in_a_small_image_are_looked_at_enlarged_at_most_zoom_up_times(detector):
     boxes, scores = _boxes(12)  # 12 px at 640: 30 px would need 2.5 times
     assert detector.zoom_size((640, 640), (640, 640), boxes, scores) == (960, 960)
-    assert 960 == 640 * ZOOM_UP
+    assert 960 == 640 * PHOTO.zoom_up
     h, w = detector.zoom_size((360, 640), (384, 640), boxes, scores)
     assert w == 960 and h == 544  # the frame's own shape, padded to 32
     boxes, scores = _boxes(18)  # 18 px: 1.67 times would bring them to 30 px; the cap binds
@@ -56,7 +48,7 @@ def test_small_indices_in_a_small_image_are_looked_at_enlarged_at_most_zoom_up_t
 def test_large_indices_in_an_enlarged_small_image_are_looked_at_nearer_its_own_pixels(detector):
     # a 416 px image goes in at 640 (1.54 times): indices of 35 px come out 54 px
     boxes, scores = _boxes(35)
-    assert 35 * 640 / 416 > ZOOM_ABOVE
+    assert 35 * 640 / 416 > PHOTO.zoom_above
     assert detector.zoom_size((416, 416), (640, 640), boxes, scores) == (416, 416)
     boxes, scores = _boxes(24)  # 37 px at the input: one look
     assert detector.zoom_size((416, 416), (640, 640), boxes, scores) is None
@@ -75,7 +67,7 @@ def test_a_farther_look_never_shrinks_an_image_under_its_own_pixels(detector):
 def test_large_indices_get_one_look(detector):
     # 2560 px photo at 640: a quarter of its pixels; indices 100 px in the photo come out 25 px
     boxes, scores = _boxes(100)
-    assert (100 / 4) >= ZOOM_BELOW
+    assert (100 / 4) >= PHOTO.zoom_below
     assert detector.zoom_size((1920, 2560), (480, 640), boxes, scores) is None
 
 
@@ -84,7 +76,7 @@ def test_small_indices_are_looked_at_closer_up_to_the_target_size(detector):
     boxes, scores = _boxes(40)
     h, w = detector.zoom_size((1200, 1600), (480, 640), boxes, scores)
     ratio = w / 1600
-    assert ZOOM_TARGET <= 40 * ratio <= ZOOM_TARGET + 1  # the indices now come out at the target
+    assert PHOTO.zoom_target <= 40 * ratio <= PHOTO.zoom_target + 1  # the indices now come out at the target
     assert w < 1600 and w % 32 == 0 and h % 32 == 0
     assert h == pytest.approx(1200 * ratio, abs=32)  # the photo's own shape, not a square
 
@@ -92,10 +84,10 @@ def test_small_indices_are_looked_at_closer_up_to_the_target_size(detector):
 def test_a_closer_look_never_passes_zoom_up_times_the_photos_own_pixels_nor_the_cap(detector):
     boxes, scores = _boxes(10)  # 10 px in a 1000 px photo: 6.4 px at 640, 30 px would need 3000
     h, w = detector.zoom_size((600, 1000), (384, 640), boxes, scores)
-    assert w == 1504 and w <= 1000 * ZOOM_UP + 32 and h == 928
+    assert w == 1504 and w <= 1000 * PHOTO.zoom_up + 32 and h == 928
     boxes, scores = _boxes(20)  # 20 px in a 6000 px photo: the cap binds
     h, w = detector.zoom_size((4500, 6000), (480, 640), boxes, scores)
-    assert w == ZOOM_MAX and h <= ZOOM_MAX
+    assert w == PHOTO.zoom_max and h <= PHOTO.zoom_max
 
 
 def test_nothing_sure_found_on_a_large_photo_looks_closer(detector):

@@ -15,6 +15,8 @@ from tests.webui.webui_site import PIN, SMALL, Blind, new_match
 from tracker.state import TableState
 from webui import create_app
 
+pytestmark = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
+
 
 def _feed(store, **kw) -> CameraTable:
     return CameraTable(store, new_match(store), speed=1000, seed=4, size=SMALL, fps=2, detector=Blind(),
