@@ -53,13 +53,17 @@ test: $(TRAIN) $(SYSDEPS) lint
 
 # The vision tests that need neither card art (apt) nor the train extra.
 FAST_VISION := $(addprefix tests/vision/,test_camera_geometry.py test_detector_errors.py \
-	test_detector_evaluate.py test_detector_maths.py test_grouping.py test_sources_mjpeg.py \
+	test_detector_maths.py test_grouping.py test_sources_mjpeg.py \
 	test_sources_picamera.py test_sources_webcam.py)
+# The lab's tests of the simulated table and the demo feeds (those that render card art are marked `art`).
+FAST_SIM := $(addprefix tests/sim/,test_bots.py test_compare.py test_toy.py test_simulate.py test_evaluate.py \
+	test_demo_camera_feed.py test_demo_corrector.py test_demo_feeder.py)
 # The browser module checks for chromium when it is imported, so it is left out, not just deselected.
 test-fast: $(DEV)
 	$(VENV)/bin/pytest -q -m "not slow and not browser and not train and not art and not heavy" \
 		--ignore=tests/webui/test_webui_browser.py \
-		tests/engine tests/tracker tests/webui tests/deploy tests/test_layers.py $(FAST_VISION)
+		tests/engine tests/tracker tests/webui tests/box tests/cli tests/test_layers.py \
+		$(FAST_SIM) $(FAST_VISION)
 
 # The engine benchmark compares against rlcard and douzero, kept out of the project venv.
 BENCHVENV ?= /tmp/ddz-benchvenv

@@ -298,7 +298,7 @@ def test_the_join_code_on_the_live_page_reads_back_as_the_address(site, page, tm
 
 def test_the_demo_camera_feed_shows_its_annotated_frames(browser):
     from sim.demo.camera_feed import CameraTable
-    from tests.webui.test_webui_camera_feed import SMALL, Blind
+    from tests.webui.webui_site import SMALL, Blind
     from tracker.store import EventStore
 
     store = EventStore(":memory:")
