@@ -35,7 +35,7 @@ NCNN_PARAM, NCNN_BIN, METADATA = "model.ncnn.param", "model.ncnn.bin", "metadata
 #: NCNN's text param files open with this number.
 NCNN_MAGIC = "7767517"
 ARM_MACHINES = ("aarch64", "arm64", "armv7l", "armv8l")
-#: Measured with bench/detector.py on the 2-core x86 development machine (models/README.md):
+#: Measured with bench/detector.py (latency) on the 2-core x86 development machine (docs/training-log.md):
 #: OpenVINO did not beat ONNX Runtime on the whole detect() there, so x86 stays on ONNX Runtime.
 OPENVINO_ON_X86 = False
 

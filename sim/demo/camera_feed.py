@@ -43,7 +43,7 @@ from vision.sources import Frame
 HANDS_PER_TABLE = 20
 #: The demo's card design: held out from training (as a club's own deck would be), with the
 #: usual index shapes. ``plastic``, the simulator's default, has bulbous clubs the reader takes
-#: for spades (85 % of its clubs; 6-18 % on the other held-out decks: models/README.md).
+#: for spades (85 % of its clubs; 6-18 % on the other held-out decks: models/README.md, Known weaknesses).
 DEMO_DECK = "tigullio"
 
 

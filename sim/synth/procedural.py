@@ -37,7 +37,7 @@ EMBLEM_DECKS_FROM = 360
 #: Decks from this number on draw their suit symbols from a wider range: clubs of three small
 #: lobes held apart on a thin stem (orell, atlasnye, tigullio draw them so) or of fat lobes
 #: squashed low (plastic's), bulb-shaped spades, fatter or leaner hearts and diamonds. The
-#: held-out decks' clubs read as spades more than anything else (models/README.md, Suits).
+#: held-out decks' clubs read as spades more than anything else (models/README.md, Known weaknesses).
 SUIT_DECKS_FROM = 720
 CLUB_STYLES = ("round", "open", "squat")
 JOKER_STYLES = ("stacked", "sideways", "star", "emblem")

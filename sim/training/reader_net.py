@@ -147,7 +147,7 @@ def load_split(folder: Path, names: list[str] | None = None, imgsz: int = 96) ->
 
     The images go straight into one array sized from the file count: stacking a list of them
     held every crop twice, and a training run on 397k crops was killed for memory at 21.8 GB
-    (models/README.md)."""
+    (docs/training-log.md)."""
     classes = names or sorted(p.name for p in folder.iterdir() if p.is_dir())
     paths, labels = [], []
     for label, name in enumerate(classes):
