@@ -21,6 +21,12 @@ The reader alone on the labelled index crops, per deck::
 
     python bench/detector.py reader --data datasets/generated/v2
 
+The shipped detector through each camera degradation of ``sim.synth.degrade`` (and none) on
+held-out-deck tables, rendered or ``--data``'s: corners found, card precision / recall, rank
+right, and which suit is read for which (club->spade, spade->club, heart<->diamond)::
+
+    python bench/detector.py degrade --scenes 120 --strength 0.5 1 [--data datasets/generated/v1]
+
 Latency at 640, reading every index, median of 30 runs, one backend per process, on a square
 640 image and on a 16:9 cut of it (a camera frame, letterboxed to 640x384 when the finder takes
 any input size)::
@@ -50,13 +56,18 @@ import statistics
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sim.synth.degrade import DEGRADATIONS  # noqa: E402
+from sim.synth.degrade import apply as degrade_image  # noqa: E402
 from sim.training.evaluate import (  # noqa: E402
+    WATCHED_SUIT_PAIRS,
+    ReadTally,
     TableTally,
     Tally,
     at_working_scale,
@@ -68,9 +79,10 @@ from sim.training.evaluate import (  # noqa: E402
 from sim.training.evaluate import load_truth as load_labelled  # noqa: E402
 from vision.backends import BACKEND_CHOICES  # noqa: E402
 from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
+from vision.detections import Detections  # noqa: E402
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
 from vision.grouping import FUSE_SHARE  # noqa: E402
-from vision.settings import GOOD_INDEX_PX, PHOTO, TURNS  # noqa: E402
+from vision.settings import GOOD_INDEX_PX, INDEX_PX, PHOTO, TURNS  # noqa: E402
 
 SPLITS = ("test_seen", "test_unseen")
 
@@ -80,6 +92,17 @@ def load_truth(data: Path, split: str, limit: int | None) -> list[dict]:
         return load_labelled(data, split, limit)
     except (FileNotFoundError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
+
+
+def visible_truth(row: dict, dets: Detections) -> tuple[Detections, tuple[list, list]]:
+    """The detections less those on corners the labels call hidden (neither required nor a
+    false alarm), and the visible corners' boxes and card classes."""
+    visible = [c for c in row["corners"] if c.get("visible", True)]
+    hidden = [c for c in row["corners"] if not c.get("visible", True)]
+    if hidden and len(dets):
+        covered = iou_matrix(dets.boxes, [c["box"] for c in hidden]).max(axis=1) >= 0.5
+        dets = dets[~covered]
+    return dets, ([c["box"] for c in visible], [CARD_INDEX[c["card"]] for c in visible])
 
 
 def score_split(detector: CardDetector, rows: list[dict], conf: float = PHOTO.conf,
@@ -105,13 +128,7 @@ def score_split(detector: CardDetector, rows: list[dict], conf: float = PHOTO.co
         for name, share in (("fused", FUSE_SHARE), ("apart", None)):
             points, classes = grouped_points(dets, conf, share)
             grouped[name].add(points, classes, np.ones(len(classes)), table_cards(row))
-        visible = [c for c in row["corners"] if c.get("visible", True)]
-        hidden = [c for c in row["corners"] if not c.get("visible", True)]
-        if hidden and len(dets):
-            # A corner the labels call hidden is neither required nor a false alarm.
-            covered = iou_matrix(dets.boxes, [c["box"] for c in hidden]).max(axis=1) >= 0.5
-            dets = dets[~covered]
-        truth = ([c["box"] for c in visible], [CARD_INDEX[c["card"]] for c in visible])
+        dets, truth = visible_truth(row, dets)
         tally.add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores, *truth)
         aside = dets[~joker_marks(dets.boxes, dets.class_ids, row)]
         marked.add(aside.boxes, aside.finder_scores, aside.class_ids, aside.scores, *truth)
@@ -417,15 +434,234 @@ def reader_crops(args) -> None:
                   f"top-3 {t['top3'] / t['n']:.3f} | clubs read as spades {t['clubs_as_spades'] / max(1, t['clubs']):.3f}")
 
 
+# -- close-ups: one to three cards filling a photo -------------------------------------------
+#: (frame (h, w), index heights (px) drawn from) of the close-ups: a photo cut down to 1280 px
+#: (what a phone app or a chat sends) and a phone's own 3000x4000, portrait.
+CLOSEUP_FRAMES = (((960, 1280), (80.0, 250.0)), ((4000, 3000), (80.0, 250.0)))
+#: The index-size bins the close-up figures are given by (longer side of the index box, px).
+CLOSEUP_BINS = ((80, 120), (120, 180), (180, 250))
+#: Close-ups are rendered at most this long side, then enlarged to the frame: a 4000 px table
+#: plane would take gigabytes, and the deck art is no finer than this anyway.
+CLOSEUP_RENDER_MAX = 1600
+
+
+def render_closeup(rng: np.random.Generator, deck, shape: tuple[int, int] = (960, 1280),
+                   index_px: float = 120.0, n_cards: int | None = None) -> tuple[np.ndarray, list[dict]]:
+    """A close-up photo of ``n_cards`` (one to three) cards of ``deck`` filling a frame of
+    ``shape`` (h, w), their indices ``index_px`` tall, and its cards: ``[{"card", "boxes",
+    "visible"}]``, every corner index box of the card in image pixels and which of them show
+    whole in the frame. Drawn by ``sim.synth.scene.render_full`` with the cards laid side by
+    side at the plane's centre (each covering part of the one before, its own left index
+    showing), at most ``CLOSEUP_RENDER_MAX`` px, then cut to the frame's shape and enlarged."""
+    import cv2
+
+    from sim.synth import layout
+    from sim.synth.decks import load_deck
+    from sim.synth.scene import render_full
+
+    deck = load_deck(deck) if isinstance(deck, str) else deck
+    h, w = shape
+    grow = max(1.0, max(h, w) / CLOSEUP_RENDER_MAX)
+    side = int(round(max(h, w) / grow))
+    ch, cw = int(round(h / grow)), int(round(w / grow))
+    index_h = float(np.median([b[0][3] - b[0][1] for b in deck.boxes.values()]))
+    scale = index_px / grow / index_h
+    face_w = deck.size[0] * scale
+    # Each card covers the one before but for a strip at least 0.3 of a card wide, its index
+    # showing; the indices' row takes at most 0.6 of the frame's short side.
+    n = int(rng.integers(1, 4)) if n_cards is None else n_cards
+    n = max(1, min(n, 1 + int(0.6 * min(ch, cw) / (0.3 * face_w))))
+    step = min(rng.uniform(0.3, 0.5) * face_w, 0.6 * min(ch, cw) / max(n - 1, 1))
+    plane = int(side * 1.7)
+    angle = float(rng.normal(0, 0.12)) + (np.pi if rng.random() < 0.3 else 0.0)
+    along = np.array([np.cos(angle), np.sin(angle)])
+    middle = np.array([plane / 2, plane / 2]) + rng.normal(0, 0.05 * min(ch, cw), 2)
+    cards = [str(c) for c in rng.choice([c for c in CARD_IDS if c in deck.faces], n, replace=False)]
+    poses = []
+    for i, card in enumerate(cards):
+        # The card's centre placed so that its upper-left index lies on the row through the middle.
+        (x1, y1, x2, y2), _ = deck.boxes[card]
+        offset = (np.array([(x1 + x2) / 2, (y1 + y2) / 2]) - np.array(deck.size) / 2) * scale
+        turn = angle + float(rng.normal(0, 0.05))
+        rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        index_at = middle + (i - (n - 1) / 2) * step * along
+        poses.append(layout.CardPose(card, 0, True, tuple(index_at - rot @ offset), turn, scale))
+    drawn = render_full(rng, [deck], side, poses=poses, index_px=index_px / grow, max_tilt=12.0,
+                        hands_p=0.0, clutter_p=0.0)
+    top, left = (side - ch) // 2, (side - cw) // 2
+    image = drawn.image[top:top + ch, left:left + cw]
+    if grow > 1:
+        image = cv2.resize(image, (w, h), interpolation=cv2.INTER_CUBIC)
+    out = {card: {"card": card, "boxes": [], "visible": []} for card in cards}
+    for corner, shown in [(c, True) for c in drawn.corners] + [(c, False) for c in drawn.hidden]:
+        x1, y1, x2, y2 = corner["box"]
+        inside = left <= x1 and x2 <= left + cw and top <= y1 and y2 <= top + ch
+        box = [(x1 - left) * w / cw, (y1 - top) * h / ch, (x2 - left) * w / cw, (y2 - top) * h / ch]
+        out[corner["card"]]["boxes"].append(box)
+        out[corner["card"]]["visible"].append(shown and inside)
+    return image, list(out.values())
+
+
+def score_closeup(dets, cards: list[dict]) -> tuple[list[tuple[float, bool]], int, int]:
+    """Per readable card (a corner showing whole) its index size (longer side of its largest
+    showing corner, px) and whether a detection of its id has its centre on one of its corners;
+    then how many detections there are and how many lie on no corner of a card of their id."""
+    centres = (dets.boxes[:, :2] + dets.boxes[:, 2:]) / 2 if len(dets) else np.zeros((0, 2))
+    ids = np.asarray(dets.class_ids)
+    right = np.zeros(len(dets), bool)
+    found = []
+    for card in cards:
+        mine = ids == CARD_INDEX[card["card"]]
+        on = np.zeros(len(dets), bool)
+        for x1, y1, x2, y2 in card["boxes"]:
+            on |= (centres[:, 0] >= x1) & (centres[:, 0] <= x2) & (centres[:, 1] >= y1) & (centres[:, 1] <= y2)
+        right |= mine & on
+        shown = [max(b[2] - b[0], b[3] - b[1]) for b, v in zip(card["boxes"], card["visible"], strict=True) if v]
+        if shown:
+            found.append((max(shown), bool((mine & on).any())))
+    return found, len(dets), int((~right).sum())
+
+
+def closeup(args) -> None:
+    """Close-ups of every held-out deck read with the pyramid of smaller looks off and on."""
+    from sim.synth.decks import HELD_OUT_DECKS, load_deck
+
+    rng = np.random.default_rng(args.seed)
+    shots = []
+    for name in HELD_OUT_DECKS:
+        deck = load_deck(name)
+        for i in range(args.n):
+            shape, (lo, hi) = CLOSEUP_FRAMES[i % len(CLOSEUP_FRAMES)]
+            index_px = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+            shots.append(render_closeup(rng, deck, shape, index_px))
+    print(f"# {len(shots)} close-ups ({args.n} per held-out deck, frames "
+          f"{', '.join(f'{w}x{h}' for (h, w), _ in CLOSEUP_FRAMES)}), finder {args.finder}, reader {args.reader}")
+    print(f"{'':>7} {'cards':>6} {'recall':>7} {'precision':>9} " + " ".join(
+        f"{f'{lo}-{hi} px':>12}" for lo, hi in CLOSEUP_BINS) + f" {'other px':>12} {'s/image':>8}")
+    for label, smaller in (("before", False), ("after", True)):
+        detector = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads,
+                                smaller=smaller)
+        found, n_dets, n_false, seconds = [], 0, 0, 0.0
+        for image, cards in shots:
+            start = time.perf_counter()
+            dets = detector.detect(image)
+            seconds += time.perf_counter() - start
+            got, n, wrong = score_closeup(dets, cards)
+            found += got
+            n_dets += n
+            n_false += wrong
+        recall = sum(f for _, f in found) / max(len(found), 1)
+        bins = []
+        for lo, hi in CLOSEUP_BINS:
+            inside = [f for px, f in found if lo <= px < hi]
+            bins.append(f"{sum(inside) / len(inside):.2f} of {len(inside):>3}" if inside else f"{'-':>10}")
+        # Cards whose showing index box is longer than the bins (turned or tilted) or shorter.
+        other = [f for px, f in found if not any(lo <= px < hi for lo, hi in CLOSEUP_BINS)]
+        bins.append(f"{sum(other) / len(other):.2f} of {len(other):>3}" if other else f"{'-':>10}")
+        print(f"{label:>7} {len(found):>6} {recall:>7.3f} {(n_dets - n_false) / max(n_dets, 1):>9.3f} "
+              + " ".join(f"{b:>12}" for b in bins) + f" {seconds / len(shots):>8.2f}")
+
+
+SUIT_WORDS = {"s": "spade", "h": "heart", "d": "diamond", "c": "club", "joker": "joker"}
+
+
+def degrade_scenes(args) -> list[dict]:
+    """The scenes to degrade: the first ``--scenes`` of ``--data``'s ``--split``, or as many
+    rendered tables of the held-out decks (one deck each, in turn; no camera effects unless
+    ``--camera-effects``, so that each degradation is the only one). Each row holds its image."""
+    if args.data:
+        rows = load_truth(Path(args.data), args.split, args.scenes)
+        for row in rows:
+            try:
+                row["image"] = read_image(row["image"])
+            except (ValueError, OSError) as exc:
+                raise SystemExit(f"{row['image']}: {exc}") from None
+        return rows
+    from sim.synth.decks import HELD_OUT_DECKS
+    from sim.synth.scene import render_scene
+
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    for k in range(args.scenes):
+        deck = HELD_OUT_DECKS[k % len(HELD_OUT_DECKS)]
+        image, corners = render_scene(rng, [deck], imgsz=args.imgsz, index_range=tuple(args.index_px),
+                                      camera_effects=args.camera_effects)
+        rows.append({"image": image, "corners": corners, "deck": [deck]})
+    return rows
+
+
+def degrade(args) -> None:
+    """The shipped detector (PHOTO settings) on the same scenes through each camera degradation
+    of ``sim.synth.degrade`` and none: corners found, card precision and recall, rank right, and
+    which suit was read for which."""
+    unknown = [n for n in args.degradations if n not in DEGRADATIONS]
+    if unknown:
+        raise SystemExit(f"unknown degradation(s) {', '.join(unknown)}; known: {', '.join(DEGRADATIONS)}")
+    if not all(0 <= s <= 1 for s in args.strength):
+        raise SystemExit("--strength values must lie between 0 and 1")
+    rows = degrade_scenes(args)
+    if not rows:
+        raise SystemExit("no scenes to degrade")
+    detector = CardDetector(args.finder, args.reader, threads=args.threads, settings=PHOTO)
+    conf = PHOTO.conf
+    runs = [("none", 0.0)] + [(n, s) for s in args.strength for n in args.degradations]
+    tallies = {run: (Tally(), ReadTally()) for run in runs}
+    source = f"{args.data}:{args.split}" if args.data else (
+        f"{len(rows)} rendered held-out-deck tables, seed {args.seed}, {args.imgsz} px, index {args.index_px[0]:g}-"
+        f"{args.index_px[1]:g} px, camera effects {'on' if args.camera_effects else 'off'}")
+    print(f"# {source}; finder {args.finder}, reader {args.reader}, PHOTO settings, threshold {conf}", flush=True)
+    start = time.perf_counter()
+    for k, row in enumerate(rows):
+        for name, strength in runs:
+            # One generator per scene and degradation, by name: the same degraded image
+            # whichever other degradations a run includes.
+            rng = np.random.default_rng([args.seed, k, zlib.crc32(name.encode())])
+            dets = detector.detect(degrade_image(row["image"], name, rng, strength), conf=0.01)
+            dets, (boxes, classes) = visible_truth(row, dets)
+            tally, reads = tallies[(name, strength)]
+            tally.add(dets.boxes, dets.finder_scores, dets.class_ids, dets.scores, boxes, classes)
+            reads.add(dets.boxes, dets.class_ids, dets.scores, boxes, classes, conf)
+    print(f"# {len(rows)} scenes x {len(runs)} runs in {time.perf_counter() - start:.0f} s")
+    results = []
+    pairs = [f"{SUIT_WORDS[t]}->{SUIT_WORDS[r]}" for t, r in WATCHED_SUIT_PAIRS]
+    print(f"{'degradation':>19} {'corners':>7} {'found':>6} {'P':>6} {'R':>6} {'rank':>6} {'card':>6} | "
+          + " ".join(f"{p:>20}" for p in pairs))
+    for (name, strength), (tally, reads) in tallies.items():
+        at = tally.at_threshold(conf)
+        watched = {f"{t}->{r}": reads.suit_rate(t, r) for t, r in WATCHED_SUIT_PAIRS}
+        results.append({"degradation": name, "strength": strength, "images": tally.n_images,
+                        "corners": reads.n_true, "found": round(reads.found(), 4),
+                        "precision": round(at["precision"], 4), "recall": round(at["recall"], 4),
+                        "rank_right": round(reads.rank_right(), 4), "card_right": round(reads.card_right(), 4),
+                        "suit_pairs": {k: {**v, "rate": round(v["rate"], 4)} for k, v in watched.items()},
+                        "suit_table": reads.suit_table()})
+        label = name if name == "none" else f"{name}@{strength:g}"
+        cells = " ".join(f"{v['rate']:>8.3f} ({v['count']:>3}/{v['of']:>4})" for v in watched.values())
+        print(f"{label:>19} {reads.n_true:>7} {reads.found():>6.3f} {at['precision']:>6.3f} {at['recall']:>6.3f} "
+              f"{reads.rank_right():>6.3f} {reads.card_right():>6.3f} | {cells}")
+    table = results[0]["suit_table"]
+    print(f"\nno degradation: suit read (columns) for each true suit (rows), corners found @{conf:.2f}")
+    print(f"{'true / read':>12} " + " ".join(f"{SUIT_WORDS[r]:>8}" for r in table) + f" {'wrong':>7}")
+    for t, reads_as in table.items():
+        of = sum(reads_as.values())
+        wrong = (of - reads_as[t]) / of if of else float("nan")
+        print(f"{SUIT_WORDS[t]:>12} " + " ".join(f"{n:>8}" for n in reads_as.values()) + f" {wrong:>7.3f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"source": source, "conf": conf, "scenes": len(rows),
+                                               "finder": str(args.finder), "reader": str(args.reader),
+                                               "results": results}, indent=1))
+        print(f"wrote {args.json}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
-    for name in ("accuracy", "reader", "latency", "latency-one"):
+    for name in ("accuracy", "reader", "degrade", "latency", "latency-one"):
         p = sub.add_parser(name)
         p.add_argument("--finder", default=str(DEFAULT_FINDER))
         p.add_argument("--reader", default=str(DEFAULT_READER))
         p.add_argument("--threads", type=int, default=None)
-        if name != "reader":
+        if name not in ("reader", "degrade"):
             p.add_argument("--no-zoom", action="store_true",
                            help="one look at the finder's input size, never a closer one (CardDetector's zoom)")
             p.add_argument("--turns", type=int, choices=TURNS, default=PHOTO.turns,
@@ -434,6 +670,22 @@ def main() -> None:
             p.add_argument("--data", required=True, help="dataset folder with reader/<split>/ and truth/")
             p.add_argument("--splits", nargs="+", default=list(SPLITS))
             p.add_argument("--limit", type=int, default=None, help="about this many crops per split")
+        elif name == "degrade":
+            p.add_argument("--data", default=None,
+                           help="dataset folder with truth/<split>.jsonl (default: render held-out-deck tables)")
+            p.add_argument("--split", default="test_unseen", choices=SPLITS)
+            p.add_argument("--scenes", type=int, default=30, help="scenes to use (the first N of --split)")
+            p.add_argument("--degradations", nargs="+", default=list(DEGRADATIONS), metavar="NAME",
+                           help=f"which ones (default all: {', '.join(DEGRADATIONS)})")
+            p.add_argument("--strength", nargs="+", type=float, default=[0.5],
+                           help="strength(s) 0-1 each degradation is applied at")
+            p.add_argument("--seed", type=int, default=0, help="seeds the rendering and the degradations")
+            p.add_argument("--imgsz", type=int, default=416, help="rendered table size, px")
+            p.add_argument("--index-px", nargs=2, type=float, default=list(INDEX_PX), metavar=("MIN", "MAX"),
+                           help="rendered index heights, px")
+            p.add_argument("--camera-effects", action="store_true",
+                           help="render with the synthetic camera chain too (default: clean tables)")
+            p.add_argument("--json", default=None, help="also write the full results here")
         elif name == "accuracy":
             p.add_argument("--data", required=True, help="dataset folder with truth/<split>.jsonl")
             p.add_argument("--splits", nargs="+", default=list(SPLITS))
@@ -458,8 +710,18 @@ def main() -> None:
                                choices=BACKEND_CHOICES)
             else:
                 p.add_argument("--backend", default="onnx", choices=BACKEND_CHOICES)
+    p = sub.add_parser("closeup", help="phone close-ups of the held-out decks, smaller views off and on")
+    p.add_argument("--finder", default=str(DEFAULT_FINDER))
+    p.add_argument("--reader", default=str(DEFAULT_READER))
+    p.add_argument("--backend", default="onnx", choices=BACKEND_CHOICES)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("-n", type=int, default=10, help="close-ups per held-out deck (frames alternate)")
+    p.add_argument("--seed", type=int, default=31)
     args = parser.parse_args()
-    {"accuracy": accuracy, "reader": reader_crops, "latency": latency, "latency-one": latency_one}[args.what](args)
+    if args.what == "closeup":
+        closeup(args)
+        return
+    {"accuracy": accuracy, "reader": reader_crops, "degrade": degrade, "latency": latency, "latency-one": latency_one}[args.what](args)
 
 
 if __name__ == "__main__":

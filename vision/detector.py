@@ -58,6 +58,14 @@ def joker_pairs(dets: Detections, among: np.ndarray) -> np.ndarray:
     return out
 
 
+def inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)): how much of each box of ``a`` (its area's share) lies inside each of ``b``."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 4), np.asarray(b, np.float64).reshape(-1, 4)
+    wh = np.clip(np.minimum(a[:, None, 2:], b[None, :, 2:]) - np.maximum(a[:, None, :2], b[None, :, :2]), 0, None)
+    area = np.maximum((a[:, 2:] - a[:, :2]).prod(axis=1), 1e-9)
+    return wh.prod(axis=2) / area[:, None]
+
+
 class ImageError(ValueError):
     """An image that cannot be read or has the wrong shape."""
 
@@ -132,6 +140,7 @@ class CardDetector:
                              "(ddz-table export-model) to letterbox frames to their own shape")
         self.rect = fixed is None if rect is None else rect
         self.zoom = self.settings.zoom and fixed is None
+        self.smaller = self.settings.smaller and fixed is None
         finder_names = self.finder.names
         if self.reader is None:
             missing = [n for n in finder_names.values() if n not in CARD_INDEX]
@@ -175,6 +184,9 @@ class CardDetector:
         floor = self.settings.finder_floor if floor is None else floor
         size = self.input_size(*image.shape[:2])
         found = self._find_at(image, size, floor)
+        large = self._find_smaller(image, size, found, floor)
+        if large is not None:
+            return large
         again = self.zoom_size(image.shape[:2], size, found[0], found[1])
         if again is None:
             return found
@@ -183,6 +195,53 @@ class CardDetector:
         # (an index near the camera may come out too large to find at a closer size).
         alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < self.settings.zoom_alone
         return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found, strict=True))
+
+    def smaller_sizes(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
+                      scores: np.ndarray) -> list[tuple[int, int]]:
+        """The (h, w) inputs of the smaller views of an image of ``shape`` whose look at ``size``
+        found ``boxes``, largest first, or none when the first look is enough: it found at least
+        ``smaller_few`` sure indices (the settings') and none came out longer than
+        ``smaller_above`` px, or it enlarged the image (too large indices there are the second
+        look's to find, at the image's own pixels: :meth:`zoom_size`). Each view halves the one
+        before, down to ``smaller_floor`` px."""
+        h, w = shape
+        ratio = min(size[0] / h, size[1] / w)
+        if not self.smaller or ratio > 1:
+            return []
+        s = self.settings
+        sure = scores >= s.zoom_sure
+        if sure.sum() >= max(s.smaller_few, 1):
+            if float((boxes[sure, 2:] - boxes[sure, :2]).max()) * ratio < s.smaller_above:
+                return []
+        views = []
+        side = max(size) // 2
+        while side >= s.smaller_floor:
+            square = max(32, round(side / 32) * 32)
+            views.append(rect_size(h, w, square) if self.rect else (square, square))
+            side //= 2
+        return views
+
+    def _find_smaller(self, image: np.ndarray, size: tuple[int, int], found, floor: float):
+        """The first look's boxes with those of the first smaller view (:meth:`smaller_sizes`)
+        that finds sure indices too large for the first look (``smaller_keep``), or None when none does.
+
+        A first-look box lying mostly inside such an index (``nested``) but much smaller (its IoU
+        under ``iou``) is a piece of it (a rank glyph) and is dropped; the rest and the view's boxes
+        go through one NMS (``iou``), so an index both looks found keeps its better-scored box."""
+        s = self.settings
+        h, w = image.shape[:2]
+        first = min(size[0] / h, size[1] / w)
+        for view in self.smaller_sizes((h, w), size, found[0], found[1]):
+            boxes, scores, classes = self._find_at(image, view, floor)
+            large = (boxes[:, 2:] - boxes[:, :2]).max(axis=1, initial=0.0) * first >= s.smaller_keep
+            if not (large & (scores >= s.zoom_sure)).any():
+                continue
+            boxes, scores, classes = boxes[large], scores[large], classes[large]
+            piece = ((inside_share(found[0], boxes) >= s.nested) & (iou_matrix(found[0], boxes) < s.iou)).any(axis=1)
+            both = tuple(np.concatenate([f[~piece], v]) for f, v in zip(found, (boxes, scores, classes), strict=True))
+            keep = nms(both[0], both[1], s.iou, both[2] if self._finder_cards is not None else None)
+            return tuple(b[keep] for b in both)
+        return None
 
     def zoom_size(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
                   scores: np.ndarray) -> tuple[int, int] | None:

@@ -75,6 +75,25 @@ class DetectorSettings:
     #: A first look's box is kept beside the second look's when it overlaps none of them this much
     #: (an index near the camera may come out too large to find at the closer size).
     zoom_alone: float = 0.1
+    #: Look again through smaller views when the first look's indices may be too large for the
+    #: finder to find (a phone close-up: one or two cards filling the frame): it was trained on
+    #: indices of at most ``INDEX_PX[1]`` px and finds much larger ones only in pieces, or not at all.
+    #: Needs a finder with a free input size, as ``zoom`` does.
+    smaller: bool = True
+    #: Smaller views are taken when the first look finds fewer sure indices (``zoom_sure``) than
+    #: this (a close-up's index too large to find leaves at most a glyph or two) ...
+    smaller_few: int = 2
+    #: ... or when the longest side of a sure index comes out over this at its input (the top of
+    #: the sizes the finder was trained on, ``INDEX_PX``): what it finds of a close-up's indices
+    #: may be their pieces, or a smaller card beside larger ones it does not find.
+    smaller_above: float = 60.0
+    #: Each smaller view halves the one before, from the first look's input, while its long side
+    #: stays at least this (px): on a coarser grid the finder's cells hold a whole card.
+    smaller_floor: int = 160
+    #: A smaller view's box counts only when it would come out at least this long (px) at the first
+    #: look's scale, over the sizes the finder reads best (``zoom_above``): smaller indices are the
+    #: first look's to find, so an ordinary table reads the same with smaller views on.
+    smaller_keep: float = 45.0
     #: A detection lying this much inside a better one of the same card (or holding one), by the
     #: smaller box's area, is dropped (``vision.boxes.nested``): the finder sometimes boxes a rank
     #: glyph alone beside its whole index, and NMS keeps both, their IoU being low.
@@ -112,6 +131,9 @@ class DetectorSettings:
                              f"{self.top_k}, {self.reader_pad}, {self.finder_floor}")
         if not 0 < self.zoom_below < self.zoom_target < self.zoom_above or self.zoom_up < 1 or self.zoom_gain < 1:
             raise ValueError("zoom needs 0 < zoom_below < zoom_target < zoom_above and zoom_up, zoom_gain >= 1")
+        if self.smaller_few < 0 or self.smaller_floor < 32 or self.smaller_above <= 0 or self.smaller_keep <= 0:
+            raise ValueError("smaller needs smaller_few >= 0, smaller_floor >= 32 and smaller_above, smaller_keep > 0, "
+                             f"got {self.smaller_few}, {self.smaller_floor}, {self.smaller_above}, {self.smaller_keep}")
 
     def replace(self, **changes: object) -> DetectorSettings:
         """These settings with some fields changed (checked again)."""

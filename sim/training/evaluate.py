@@ -6,6 +6,9 @@ AP uses COCO's 101-point interpolated precision. Two views of the same detection
 - *finder* (class-agnostic): did we box every visible index? (``mAP50`` of a one-class model)
 - *cards*: a hit must also read the right card (what the referee needs).
 
+:class:`ReadTally` says what the corners found were read as: rank right, and which suit was
+taken for which (clubs read as spades is the commonest confusion on real photographs).
+
 :class:`TableTally` counts cards on the table instead of corners; :func:`grouped_points`
 gives it the cards that grouping makes of a frame's corners (what the tracker sees).
 """
@@ -13,14 +16,14 @@ gives it the cards that grouping makes of a frame's corners (what the tracker se
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from vision.boxes import iou_matrix, longer_sides
-from vision.cards import CARD_INDEX, JOKERS
+from vision.cards import CARD_IDS, CARD_INDEX, JOKERS, SUITS
 from vision.detections import Detections
 from vision.grouping import FUSE_SHARE, group_corners
 from vision.settings import GOOD_INDEX_PX
@@ -186,6 +189,94 @@ class Tally:
             scores, hits = self._card_rows(c)
             out[c] = float((hits & (scores >= conf)).sum() / n)
         return out
+
+
+#: A joker's "suit" in :func:`suit_of` and :class:`ReadTally`'s suit pairs.
+JOKER_SUIT = "joker"
+#: The suit pairs worth watching, (true, read): the shapes drawn alike (club and spade) and the
+#: red pair (heart and diamond), both ways.
+WATCHED_SUIT_PAIRS = (("c", "s"), ("s", "c"), ("h", "d"), ("d", "h"))
+
+
+def suit_of(card: str) -> str:
+    """A card id's suit letter (``s h d c``), or :data:`JOKER_SUIT` for either joker."""
+    return JOKER_SUIT if card in JOKERS else card[-1]
+
+
+def rank_of(card: str) -> str:
+    """A card id's rank (``10``, ``Q``), or the id itself for a joker."""
+    return card if card in JOKERS else card[:-1]
+
+
+@dataclass
+class ReadTally:
+    """What the corners found at a threshold were read as, one image at a time.
+
+    A true corner is *found* when a detection scored ``conf`` or more is matched to it
+    (:func:`match`, class-agnostic, IoU 0.5, best scores first); its read is that detection's
+    card. Unmatched detections are the precision's business (:class:`Tally`), not this one's.
+    """
+
+    #: (true card, read card) -> corners found
+    pairs: Counter = field(default_factory=Counter)
+    #: true card -> corners labelled
+    true_cards: Counter = field(default_factory=Counter)
+
+    def add(self, pred_boxes, pred_classes, scores, true_boxes, true_classes, conf: float) -> None:
+        boxes = np.asarray(pred_boxes, np.float32).reshape(-1, 4)
+        classes, scores = np.asarray(pred_classes).reshape(-1), np.asarray(scores, np.float64).reshape(-1)
+        true_classes = np.asarray(true_classes).reshape(-1)
+        keep = scores >= conf
+        matched = match(boxes[keep], scores[keep], np.asarray(true_boxes, np.float32).reshape(-1, 4), 0.5)
+        for c in true_classes.tolist():
+            self.true_cards[CARD_IDS[c]] += 1
+        for read, t in zip(classes[keep].tolist(), matched.tolist(), strict=True):
+            if t >= 0:
+                self.pairs[(CARD_IDS[int(true_classes[t])], CARD_IDS[read])] += 1
+
+    @property
+    def n_true(self) -> int:
+        return sum(self.true_cards.values())
+
+    @property
+    def n_found(self) -> int:
+        return sum(self.pairs.values())
+
+    def found(self) -> float:
+        """Share of labelled corners found (nan with none labelled)."""
+        return self.n_found / self.n_true if self.n_true else float("nan")
+
+    def rank_right(self) -> float:
+        """Share of the corners found whose rank was read right (a joker must be read as itself)."""
+        right = sum(n for (t, r), n in self.pairs.items() if rank_of(t) == rank_of(r))
+        return right / self.n_found if self.n_found else float("nan")
+
+    def card_right(self) -> float:
+        """Share of the corners found read as exactly the right card."""
+        right = sum(n for (t, r), n in self.pairs.items() if t == r)
+        return right / self.n_found if self.n_found else float("nan")
+
+    def suit_pairs(self) -> Counter:
+        """(true suit, read suit) -> corners found, jokers as :data:`JOKER_SUIT`."""
+        out: Counter = Counter()
+        for (t, r), n in self.pairs.items():
+            out[(suit_of(t), suit_of(r))] += n
+        return out
+
+    def suit_rate(self, true: str, read: str) -> dict:
+        """Of the corners of suit ``true`` found, how many were read as suit ``read``:
+        ``{"count", "of", "rate"}`` (rate nan when none of that suit was found)."""
+        pairs = self.suit_pairs()
+        of = sum(n for (t, _), n in pairs.items() if t == true)
+        count = pairs[(true, read)]
+        return {"count": count, "of": of, "rate": count / of if of else float("nan")}
+
+    def suit_table(self) -> dict[str, dict[str, int]]:
+        """The whole suit confusion: true suit -> read suit -> corners found (every suit and the
+        jokers, zeros included)."""
+        pairs = self.suit_pairs()
+        suits = (*SUITS, JOKER_SUIT)
+        return {t: {r: pairs[(t, r)] for r in suits} for t in suits}
 
 
 def box_centres(boxes) -> np.ndarray:
