@@ -87,10 +87,54 @@ def _open_store(path: str):
         return None
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = ()):
+#: How many connections the server keeps open at once. An idle or half-sent connection costs
+#: a socket in waitress's event loop, not a thread (only a request being answered takes one),
+#: so a scanner or phones on bad Wi-Fi holding hundreds of sockets do not shut others out.
+CONNECTION_LIMIT = 1000
+#: Seconds a connection may sit with no request being answered and nothing arriving before it
+#: is closed; live streams are requests being answered, so they stay open.
+CHANNEL_TIMEOUT = 20
+#: How often (seconds) idle connections are looked for.
+CLEANUP_INTERVAL = 5
+#: Request bodies waitress buffers at most (the site's forms and API take kilobytes; Flask
+#: refuses over ``MAX_CONTENT_LENGTH`` with a clear message) and request headers at most.
+MAX_BODY_BYTES = 1024 * 1024
+MAX_HEADER_BYTES = 32 * 1024
+#: File descriptors kept for the store, the camera and logs beside the connections.
+SPARE_FILES = 64
+
+
+def _room_for(connections: int) -> int:
+    """Connections the process may hold: raise the open-files limit towards what they need
+    (a systemd service starts with 1024), else fewer connections than asked."""
+    try:
+        import resource
+    except ImportError:  # not a Unix: waitress's own limits apply
+        return connections
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = connections + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < need:
+        target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return connections
+    return max(16, min(connections, soft - SPARE_FILES))
+
+
+def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = (),
+                connection_limit: int = CONNECTION_LIMIT, channel_timeout: int = CHANNEL_TIMEOUT):
     """A waitress server for ``app`` (from :func:`webui.create_app`), never Flask's development
     server, with the URL and the referee PIN printed; ``None`` (and a message) if the port is
     taken. ``ddz-table run`` runs it on a thread beside its pipeline.
+
+    Slow or silent clients cannot take the site down: up to ``connection_limit`` connections
+    are held (poll(), not select(), so more than 1024 sockets work), one that stays idle for
+    ``channel_timeout`` seconds is closed, and request sizes are bounded. Live streams hold a
+    thread each, so their cap stays below ``threads``.
     """
     from waitress import create_server
 
@@ -98,8 +142,12 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 7
     watcher = app.extensions["ddz"].watcher
     watcher.limit = min(watcher.limit, max(1, threads - 8))
     try:
-        server = create_server(app, host=host, port=port, threads=threads, connection_limit=threads + 100,
-                               channel_timeout=120, ident="ddz-table")
+        server = create_server(app, host=host, port=port, threads=threads,
+                               connection_limit=_room_for(connection_limit), asyncore_use_poll=True,
+                               channel_timeout=channel_timeout,
+                               cleanup_interval=max(1, min(CLEANUP_INTERVAL, channel_timeout)),
+                               max_request_body_size=MAX_BODY_BYTES, max_request_header_size=MAX_HEADER_BYTES,
+                               ident="ddz-table")
     except OSError as exc:
         print(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return None

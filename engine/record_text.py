@@ -183,16 +183,35 @@ def render_match(match: Match, lang: str = "zh", now: float | None = None) -> st
     return "\n".join(lines) + "\n"
 
 
+#: What makes a spreadsheet read a text cell as a formula (OWASP's CSV-injection list).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet shows as written: text that would start a formula gets a leading
+    single quote (``=HYPERLINK(...)`` becomes ``'=HYPERLINK(...)``); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def csv_sheet(match: Match) -> str:
-    """One row per hand, a column per player, then a totals row (penalties in their own rows)."""
+    """One row per hand, a column per player, then a totals row (penalties in their own rows).
+
+    Player names and penalty reasons are typed by people, so every text cell goes through
+    :func:`csv_cell`."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["hand", "outcome", "landlord", "base", "multiplier", *match.players])
+
+    def row_of(*cells: object) -> None:
+        writer.writerow([csv_cell(c) for c in cells])
+
+    row_of("hand", "outcome", "landlord", "base", "multiplier", *match.players)
     for i, row in enumerate(match.settlements(), 1):
         landlord = "" if row.landlord is None else match.players[row.landlord]
-        writer.writerow([i, row.outcome, landlord, row.base, row.multiplier, *row.points])
+        row_of(i, row.outcome, landlord, row.base, row.multiplier, *row.points)
     for p in match.penalties:
         cells = [-p.points if s == p.seat else 0 for s in range(len(match.players))]
-        writer.writerow(["penalty", p.reason, "", "", "", *cells])
-    writer.writerow(["total", "", "", "", "", *match.totals()])
+        row_of("penalty", p.reason, "", "", "", *cells)
+    row_of("total", "", "", "", "", *match.totals())
     return out.getvalue()

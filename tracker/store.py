@@ -81,6 +81,11 @@ class StoreError(ValueError):
     """The database cannot be used: not a ddz-table store, corrupt, or a bad argument."""
 
 
+def _beyond_sqlite(value: Any) -> bool:
+    """An integer SQLite cannot hold (past 64 bits) names no row; binding it would raise OverflowError."""
+    return isinstance(value, int) and not -(2**63) <= value < 2**63
+
+
 @dataclass(frozen=True)
 class StoredEvent:
     """One row of the log, with its payload rebuilt into an engine event or tracker record."""
@@ -185,8 +190,10 @@ class EventStore:
         """Append ``event`` to hand ``hand`` of the match; returns its ``seq`` once it is on disk."""
         if source not in SOURCES:
             raise StoreError(f"source must be one of {SOURCES}, not {source!r}")
-        if not isinstance(hand, int) or isinstance(hand, bool) or hand < 0:
+        if not isinstance(hand, int) or isinstance(hand, bool) or hand < 0 or _beyond_sqlite(hand):
             raise StoreError(f"hand must be a number >= 0 (0: the match itself), not {hand!r}")
+        if _beyond_sqlite(match_id):
+            raise StoreError(f"no match {match_id!r} in the store")
         to_dict = getattr(event, "to_dict", None)
         if to_dict is None:
             raise StoreError(f"cannot store a {type(event).__name__}; expected an event or a tracker record")
@@ -205,6 +212,10 @@ class EventStore:
     # ------------------------------------------------------------------ reading
     def events(self, match_id: int | None, hand: int | None = None, after_seq: int = 0) -> list[StoredEvent]:
         """Events in order: of one match (or every match for ``None``), one hand, after a seq."""
+        if _beyond_sqlite(match_id) or _beyond_sqlite(hand) or (_beyond_sqlite(after_seq) and after_seq > 0):
+            return []  # no row holds such a number
+        if _beyond_sqlite(after_seq):
+            after_seq = 0  # seqs start at 1: anything below is "from the start"
         sql = "SELECT seq, match_id, hand, time, kind, source, payload FROM events WHERE seq > ?"
         args: list[Any] = [after_seq]
         if match_id is not None:
@@ -218,6 +229,8 @@ class EventStore:
         return [self._row(r) for r in rows]
 
     def hands(self, match_id: int) -> list[int]:
+        if _beyond_sqlite(match_id):
+            return []
         with self._lock:
             rows = self._db.execute("SELECT DISTINCT hand FROM events WHERE match_id = ? AND hand > 0 ORDER BY hand",
                                     (match_id,)).fetchall()
@@ -229,6 +242,8 @@ class EventStore:
         return [self._match(r) for r in rows]
 
     def match(self, match_id: int) -> MatchInfo:
+        if _beyond_sqlite(match_id):
+            raise StoreError(f"no match {match_id!r} in the store")
         with self._lock:
             row = self._db.execute("SELECT id, players, rules, created, meta FROM matches WHERE id = ?",
                                    (match_id,)).fetchone()

@@ -56,6 +56,7 @@ from webui.fields import (
     ActionError,
     bool_field,
     cards_field,
+    id_field,
     int_field,
     players_field,
     text_field,
@@ -75,7 +76,7 @@ class RefereeDesk:
         self.notify = notify
 
     def match_id(self, fields: dict[str, Any]) -> int:
-        mid = int_field(fields, "match", required=False, low=1)
+        mid = id_field(fields, "match", required=False)
         if mid is None:
             mid = self.tables.latest_match()
             if mid is None:
@@ -198,7 +199,7 @@ class RefereeDesk:
         to_act = hand.bidding.to_act if hand is not None and hand.bidding is not None else None
         seat = self._seat(fields, mid, default=to_act)
         what = text_field(fields, "bid", limit=10)
-        if what.isdigit():
+        if what.isascii() and what.isdigit() and int(what) >= 1:
             event = Bid(seat, "bid", int(what), time=time.time())
         elif what in ("pass", "call", "grab"):
             event = Bid(seat, what, time=time.time())
@@ -231,7 +232,7 @@ class RefereeDesk:
     # -- corrections: each one a Correction event naming a point of the hand (its event index)
     def _current_hand(self, mid: int) -> Hand:
         hand = self.state(mid).hand
-        if hand is None:
+        if hand is None or not hand.events:  # no events: a hand whose deal was undone
             raise ActionError("no hand has been dealt yet", 409, "还没有发牌")
         return hand
 
@@ -301,6 +302,8 @@ class RefereeDesk:
 
     def undo(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
+        if len(self._current_hand(mid).events) == 1:  # only the deal, which would leave a hand nothing can follow
+            raise ActionError("the deal cannot be undone: abandon the hand instead", 409, "发牌不能撤销，请作废本局")
         return self._hand_event(mid, Correction("undo", reason=text_field(fields, "reason", required=False),
                                                 time=time.time()), source)
 

@@ -10,15 +10,16 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from engine.cards import format_cards
 from engine.judge import judge
 from engine.rules import PRESETS, get_rules
-from webui.actions import ActionError
-from webui.app import lang, site
+from webui.app import request_fields, site
 from webui.auth import referee_required
-from webui.live import match_arg, view_for
+from webui.fields import ActionError, id_field, text_field
+from webui.live import match_arg, unknown_match, view_for
+from webui.tables import UnknownMatch
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -43,31 +44,33 @@ def matches():
 
 def judge_request(args) -> dict:
     """The judge's verdict for request args (raises ``ActionError`` for bad input)."""
-    cards = args.get("cards", "")
-    if not isinstance(cards, str) or not cards.strip():
+    cards = text_field(args, "cards", required=False, limit=MAX_CARDS_TEXT)
+    if not cards:
         raise ActionError("give the cards to judge (cards=...)", zh="请写出要判定的牌")
-    if len(cards) > MAX_CARDS_TEXT:
-        raise ActionError("too many cards", zh="牌太多")
-    after = args.get("after") or None
+    after = text_field(args, "after", required=False, limit=MAX_CARDS_TEXT) or None
     if after is None and ">" in cards:  # one field: "CARDS > AFTER" (要判定的牌 > 要管的牌)
         cards, _, after = (part.strip() for part in cards.partition(">"))
         if not cards or not after:
             raise ActionError("write it as CARDS > CARDS TO BEAT", zh="请写成：要判定的牌 > 要管的牌")
-    rules_name = args.get("rules") or None
+    rules_name = text_field(args, "rules", required=False, limit=40) or None
     rules = None
-    match_id = args.get("match")
+    match_id = id_field(args, "match", required=False)
     the_site = site()
-    if match_id or after is None or rules_name is None:
-        mid = int(match_id) if match_id and str(match_id).isdigit() else the_site.tables.latest_match()
+    if match_id is not None or after is None or rules_name is None:
+        mid = match_id if match_id is not None else the_site.tables.latest_match()
         if mid is not None:
-            state = the_site.tables.state(mid)
+            try:
+                state = the_site.tables.state(mid)
+            except UnknownMatch:
+                raise unknown_match(mid) from None
             rules = state.info.rules
             hand = state.hand
             if after is None and hand is not None and hand.top is not None and not hand.finished:
                 after = format_cards(hand.plays[hand.top].cards)
     if rules_name is not None:
         if rules_name not in PRESETS:
-            raise ActionError(f"unknown rules preset {rules_name!r}", zh="没有这个规则")
+            raise ActionError(f"unknown rules preset {rules_name!r}; one of {', '.join(PRESETS)}",
+                              zh=f"没有这个规则；可选 {', '.join(PRESETS)}")
         rules = get_rules(rules_name)
     try:
         return judge(cards, after, rules or get_rules("classic"))
@@ -77,24 +80,12 @@ def judge_request(args) -> dict:
 
 @bp.get("/judge")
 def judge_view():
-    try:
-        return jsonify(judge_request(request.args))
-    except ActionError as exc:
-        return jsonify(error=exc.text(lang()), message=exc.message), exc.status
+    return jsonify(judge_request(request.args))  # a refusal is answered by the app's ActionError handler
 
 
 @bp.post("/referee/<action>")
 @referee_required
 def referee_action(action: str):
-    fields = request.get_json(silent=True)
-    if fields is None:
-        if request.form:
-            fields = request.form.to_dict()
-        else:
-            abort(400, description="send the fields as a JSON object (Content-Type: application/json)")
-    try:
-        seq = site().referee.perform(action, fields)
-    except ActionError as exc:
-        return jsonify(error=exc.text(lang()), message=exc.message), exc.status
+    seq = site().referee.perform(action, request_fields())
     key = "match" if action == "start_match" else "seq"
     return jsonify({"ok": True, key: seq})

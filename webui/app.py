@@ -27,6 +27,7 @@ from tracker.store import EventStore
 from webui import i18n, join
 from webui.actions import RefereeDesk
 from webui.auth import Attempts, csrf_token, is_referee, new_pin
+from webui.fields import ActionError, json_object
 from webui.sse import Watcher
 from webui.tables import Tables
 from webui.view import card_list
@@ -118,8 +119,43 @@ def join_here() -> dict[str, Any]:
 
 
 def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.path == "/healthz" or (
+    return request.path.startswith("/api/") or request.path in ("/healthz", "/live/fragment") or (
         request.accept_mimetypes.best == "application/json")
+
+
+def request_fields() -> dict[str, Any]:
+    """A POST's fields: one JSON object (``Content-Type: application/json``) or a form.
+
+    The body is read only once the server holds all of it (waitress buffers a request's body
+    before it calls the app, and Werkzeug ends a read short of ``Content-Length`` with a 400),
+    and is never longer than ``MAX_CONTENT_LENGTH`` (a 413).
+    """
+    if request.is_json:
+        return json_object(request.get_data(cache=True))
+    if request.form:
+        return request.form.to_dict()
+    raise ActionError("send the fields as a JSON object (Content-Type: application/json) or as a form",
+                      zh="请用 JSON 对象（Content-Type: application/json）或表单发送字段")
+
+
+#: What each refusal means, in Chinese, for answers whose detail only exists in English.
+_ZH_STATUS = {400: "请求有误", 401: "需要裁判登录", 403: "没有权限", 404: "找不到这个页面", 405: "不支持这种请求方式",
+              413: "请求内容太大", 429: "尝试太多次，请稍后再试", 500: "服务器内部错误", 503: "暂时无法服务，请稍后再试"}
+
+
+def refusal(status: int, message: str, zh: str = "", headers: dict[str, str] | None = None):
+    """An error answer in the visitor's language: JSON for the API (``error`` in that language,
+    ``message`` in English), else the error page (for a Chinese visitor: Chinese, then the
+    English). Without a Chinese text, a Chinese visitor reads what the status means in
+    Chinese, then the English detail."""
+    chinese = lang() == "zh"
+    if wants_json():
+        text = (zh or f"{_ZH_STATUS.get(status, '请求未完成')} / {message}") if chinese else message
+        response = jsonify(error=text, message=message, status=status)
+    else:
+        text = f"{zh or _ZH_STATUS.get(status, '请求未完成')} / {message}" if chinese else message
+        response = render_template("error.html", code=status, message=text)
+    return response, status, headers or {}
 
 
 def build_app(config: dict[str, Any] | None = None, store: EventStore | None = None,
@@ -174,16 +210,18 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     def _http_error(exc: HTTPException):
         message = exc.description or exc.name
         if exc.code == 413:
-            message = f"request body too large (limit {app.config['MAX_CONTENT_LENGTH']} bytes)"
-        if wants_json():
-            return jsonify(error=message, status=exc.code), exc.code
-        return render_template("error.html", code=exc.code, message=message), exc.code
+            limit = app.config["MAX_CONTENT_LENGTH"]
+            message = f"request body too large (limit {limit} bytes)"
+        kept = {k: v for k, v in exc.get_headers() if k in ("Allow", "Retry-After")}
+        return refusal(exc.code or 500, message, headers=kept)
+
+    @app.errorhandler(ActionError)
+    def _refused(exc: ActionError):  # bad input found by a reader of webui.fields
+        return refusal(exc.status, exc.message, exc.zh)
 
     @app.errorhandler(Exception)
     def _server_error(exc: Exception):  # a bug: say so plainly, and keep the trace in the log
         app.logger.exception("unhandled error on %s", request.path)
-        if wants_json():
-            return jsonify(error="internal error", status=500), 500
-        return render_template("error.html", code=500, message="internal error"), 500
+        return refusal(500, "internal error", "服务器内部错误")
 
     return app

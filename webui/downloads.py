@@ -1,6 +1,8 @@
 """Downloads from the store: JSON records, CSV score sheets, printable text in zh or en.
 
-Used by the history pages and by ``ddz-table export``. A target is a match (``"3"``) or one
+Used by the history pages and by ``ddz-table export``. CSV sheets come from
+:func:`engine.record_text.csv_sheet`, which keeps typed text (player names, penalty reasons)
+from reading as spreadsheet formulas. A target is a match (``"3"``) or one
 hand of it (``"3/2"``, also ``"3:2"`` or ``"3.2"``); ``"last"`` is the latest match.
 
 >>> parse_target("3/2"), parse_target("7"), parse_target("last")
@@ -27,6 +29,11 @@ class Export:
     text: str
     mimetype: str
     filename: str
+
+    @property
+    def content_type(self) -> str:
+        """The whole ``Content-Type`` header: the type and its character set, once."""
+        return f"{self.mimetype}; charset=utf-8"
 
 
 def parse_target(text: str) -> tuple[int | None, int | None]:

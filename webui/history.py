@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, render_template, request
 
 from engine.cards import format_cards
 from engine.events import Bid, Concede, Correction, Deal, End, Escape, Event, Kitty, Landlord, Pass, Play
@@ -14,17 +14,29 @@ from tracker.state import TableState
 from webui import i18n
 from webui.app import lang, site
 from webui.downloads import FORMATS, export_hand, export_match
+from webui.fields import ActionError, id_value, int_value
+from webui.live import unknown_match
 from webui.tables import UnknownMatch, fast_match
 from webui.view import alert_dict, card_parts, hand_block
 
 bp = Blueprint("history", __name__)
 
 
-def _state(match_id: int) -> TableState:
+def _state(raw_id: str) -> TableState:
+    """The match a path names (ids are checked here, not by a route converter, so a bad one is
+    a clear 400 rather than a silent 404)."""
+    match_id = id_value(raw_id, "match")
     try:
         return site().tables.state(match_id)
     except UnknownMatch:
-        abort(404, description=f"no match {match_id} in the store")
+        raise unknown_match(match_id) from None
+
+
+def _format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ActionError(f"no {fmt[:20]!r} export; choose {', '.join(FORMATS)}", 404,
+                          f"没有这种下载格式；可选 {', '.join(FORMATS)}")
+    return fmt
 
 
 @bp.get("/history")
@@ -40,8 +52,8 @@ def matches():
     return render_template("history.html", matches=rows)
 
 
-@bp.get("/history/<int:match_id>")
-def match(match_id: int):
+@bp.get("/history/<match_id>")
+def match(match_id: str):
     state = _state(match_id)
     match = fast_match(state)
     rows = []
@@ -85,31 +97,31 @@ def describe(event: Event, players: tuple[str, ...], language: str) -> dict[str,
     return {"text": text, "cards": cards, "kind": event.kind}
 
 
-@bp.get("/history/<int:match_id>/<int:number>")
-def replay(match_id: int, number: int):
+@bp.get("/history/<match_id>/<number>")
+def replay(match_id: str, number: str):
     state = _state(match_id)
-    hand = state.hand_of(number)
+    hand_no = id_value(number, "hand")
+    hand = state.hand_of(hand_no)
     if hand is None:
-        abort(404, description=f"match {match_id} has no hand {number}")
+        raise ActionError(f"match {state.info.id} has no hand {hand_no}", 404,
+                          f"第 {state.info.id} 场比赛没有第 {hand_no} 局")
     events = list(hand.events)
-    raw = request.args.get("step", str(len(events)))
-    if not raw.isdigit():
-        abort(400, description=f"step must be a number from 0 to {len(events)}, not {raw!r}")
-    step = min(int(raw), len(events))
+    raw = request.args.get("step")
+    step = len(events) if raw in (None, "") else min(int_value(raw, "step", low=0), len(events))
     rules, players = state.info.rules, state.info.players
     shown = Hand.from_events(rules, events[:step])
-    block = hand_block(players, rules, shown, number)
+    block = hand_block(players, rules, shown, hand_no)
     language = lang()
     steps = [describe(e, players, language) for e in events]
     s = settle(shown, rules)
-    alerts = [alert_dict(a, players=players) for a in state.all_alerts.get(number, [])]
-    return render_template("replay.html", info=state.info, number=number, step=step, total=len(events),
+    alerts = [alert_dict(a, players=players) for a in state.all_alerts.get(hand_no, [])]
+    return render_template("replay.html", info=state.info, number=hand_no, step=step, total=len(events),
                            hand=block, steps=steps, points=s.points, final=shown.finished,
                            outcome=s.outcome, played=[format_cards(p.cards) for p in shown.plays], alerts=alerts)
 
 
 def _download(result, as_text: bool) -> Response:
-    response = Response(result.text, mimetype=result.mimetype + "; charset=utf-8")
+    response = Response(result.text, content_type=result.content_type)
     if not as_text:
         response.headers["Content-Disposition"] = f'attachment; filename="{result.filename}"'
     return response
@@ -118,27 +130,26 @@ def _download(result, as_text: bool) -> Response:
 def _export_args() -> tuple[str, bool]:
     language = request.args.get("lang", lang())
     if language not in i18n.LANGS:
-        abort(400, description=f"lang must be zh or en, not {language!r}")
+        raise ActionError(f"lang must be zh or en, not {language[:20]!r}", zh="lang 只能是 zh 或 en")
     return language, request.args.get("view") == "1"
 
 
-@bp.get("/export/<int:match_id>.<fmt>")
-def export_match_view(match_id: int, fmt: str):
-    if fmt not in FORMATS:
-        abort(404, description=f"no {fmt!r} export; choose {', '.join(FORMATS)}")
-    language, as_text = _export_args()
+@bp.get("/export/<match_id>.<fmt>")
+def export_match_view(match_id: str, fmt: str):
     state = _state(match_id)
+    fmt = _format(fmt)
+    language, as_text = _export_args()
     return _download(export_match(state, fmt, language), as_text)
 
 
-@bp.get("/export/<int:match_id>/<int:number>.<fmt>")
-def export_hand_view(match_id: int, number: int, fmt: str):
-    if fmt not in FORMATS:
-        abort(404, description=f"no {fmt!r} export; choose {', '.join(FORMATS)}")
-    language, as_text = _export_args()
+@bp.get("/export/<match_id>/<number>.<fmt>")
+def export_hand_view(match_id: str, number: str, fmt: str):
     state = _state(match_id)
+    hand_no = id_value(number, "hand")
+    fmt = _format(fmt)
+    language, as_text = _export_args()
     try:
-        result = export_hand(state, number, fmt, language)
+        result = export_hand(state, hand_no, fmt, language)
     except LookupError as exc:
-        abort(404, description=str(exc))
+        raise ActionError(str(exc), 404, f"第 {state.info.id} 场比赛没有第 {hand_no} 局") from None
     return _download(result, as_text)

@@ -35,6 +35,7 @@ _ZH: dict[str, str] = {
     "seat_n": "{n} 号位", "announce": "报牌", "kitty": "底牌",
     # referee
     "pin": "裁判密码", "login": "登录", "logout": "退出", "bad_pin": "密码不对", "too_many": "尝试太多次，请 {s} 秒后再试",
+    "pin_locked": "这个地址输错密码太多次，请 {s} 秒后再试",
     "start_match": "开始比赛", "players": "玩家（按座位顺序）", "match_name": "比赛名称", "scoring": "计分方式",
     "time_limit": "时间限制（分钟，0 为不限）", "chips_start": "起始筹码", "chips_base": "每局筹码底数",
     "new_hand": "发新一局", "bids": "叫牌", "bid": "叫分", "bid_pass": "不叫", "call": "叫地主", "set_landlord": "指定地主",
@@ -52,6 +53,11 @@ _ZH: dict[str, str] = {
     "end": "结束本局", "announced": "已报牌", "record_as": "改正后记录", "missed_cards": "漏读的牌",
     "join": "手机扫码看比分", "join_big": "放大二维码",
     "join_local": "这个地址只有本机能打开。要让手机加入，请用 --host 0.0.0.0 启动（同一 Wi-Fi）。",
+    # the camera's state (live and referee pages)
+    "cam_manual": "手动记录（没有摄像头）", "cam_feed": "程序录入（没有摄像头）", "cam_starting": "正在启动",
+    "cam_connected": "已连接", "cam_stalled": "{n} 秒没有画面", "cam_reconnecting": "断开了，正在重连",
+    "cam_reconnecting_since": "断开了，{since} 起正在重连", "cam_calibration_lost": "找不到桌垫（校准丢失），请检查摄像头和桌垫",
+    "cam_ended": "视频源已结束", "cam_error": "出错停止：{error}",
     # history
     "matches": "比赛", "hands": "局", "started": "开始时间", "replay": "回放", "step": "第 {n} 步 / 共 {m} 步",
     "prev": "上一步", "next": "下一步", "first": "开头", "last": "结尾", "download": "下载",
@@ -78,7 +84,8 @@ _EN: dict[str, str] = {
     "spring": "spring", "anti_spring": "anti-spring", "grab": "grab", "open_hand": "open hand",
     "seat_n": "seat {n}", "announce": "announces", "kitty": "Kitty",
     "pin": "Referee PIN", "login": "Log in", "logout": "Log out", "bad_pin": "Wrong PIN",
-    "too_many": "Too many attempts; try again in {s} s", "start_match": "Start a match",
+    "too_many": "Too many attempts; try again in {s} s",
+    "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
     "players": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
     "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
     "new_hand": "Deal a new hand", "bids": "Bids", "bid": "Bid", "bid_pass": "No bid", "call": "Call",
@@ -98,6 +105,11 @@ _EN: dict[str, str] = {
     "escape_button": "Escape", "end": "hand closed", "announced": "announced", "record_as": "Record as", "missed_cards": "the missed cards", "join": "Follow on your phone", "join_big": "Show the code full size",
     "join_local": "Only this machine can open this address. Start with --host 0.0.0.0 so phones on the "
                   "same Wi-Fi can join.",
+    "cam_manual": "fed by hand (no camera)", "cam_feed": "fed by a program (no camera)", "cam_starting": "starting",
+    "cam_connected": "connected", "cam_stalled": "no frames for {n} s", "cam_reconnecting": "disconnected, reconnecting",
+    "cam_reconnecting_since": "disconnected, reconnecting since {since}",
+    "cam_calibration_lost": "calibration lost: the mat cannot be found; check the camera and the mat",
+    "cam_ended": "the source has ended", "cam_error": "stopped on an error: {error}",
     "matches": "Matches", "hands": "hands", "started": "Started", "replay": "Replay", "step": "Step {n} of {m}",
     "prev": "Back", "next": "Next", "first": "Start", "last": "End", "download": "Download",
     "json_record": "JSON record", "csv_sheet": "CSV score sheet", "text_zh": "Text (Chinese)",

@@ -8,7 +8,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     jsonify,
     render_template,
@@ -19,26 +18,33 @@ from flask import (
 from webui import i18n
 from webui.app import lang, site
 from webui.chart import score_chart
+from webui.fields import ActionError, id_value
 from webui.sse import message, stream
 from webui.tables import UnknownMatch
+from webui.view import camera_key, camera_state
 
 bp = Blueprint("live", __name__)
+#: How often an open live stream looks at the camera's state (seconds).
+CAMERA_TICK_S = 2.0
+
 
 def match_arg() -> int | None:
-    """``?match=N`` (a positive number) or ``None`` for the latest match; junk is a 400."""
+    """``?match=N`` (an id, :func:`webui.fields.id_value`) or ``None`` for the latest match; junk is a 400."""
     raw = request.args.get("match")
     if raw in (None, ""):
         return None
-    if not raw.isdigit() or int(raw) < 1:
-        abort(400, description=f"match must be a positive number, not {raw!r}")
-    return int(raw)
+    return id_value(raw, "match")
+
+
+def unknown_match(match_id: int) -> ActionError:
+    return ActionError(f"no match {match_id} in the store", 404, f"没有第 {match_id} 场比赛")
 
 
 def view_for(match_id: int | None) -> dict[str, Any]:
     try:
         return site().tables.view(match_id)
     except UnknownMatch:
-        abort(404, description=f"no match {match_id} in the store")
+        raise unknown_match(match_id) from None  # type: ignore[arg-type]
 
 
 def chart_for(view: dict[str, Any], language: str) -> str:
@@ -53,16 +59,23 @@ def _key(view: dict[str, Any], language: str, kind: str) -> tuple:
     return kind, match["id"] if match else None, view["seq"], language
 
 
-def render_fragment(view: dict[str, Any], language: str) -> str:
-    """The live panels as HTML, rendered once per (match, update, language) for all viewers."""
-    return site().cached(_key(view, language, "html"),
-                         lambda: render_template("_live.html", v=view, chart=chart_for(view, language)))
+def camera_now() -> dict[str, Any]:
+    """The camera's state now (:func:`webui.view.camera_state`), for the pages."""
+    return camera_state(site().pipeline.status())
 
 
-def sse_message(view: dict[str, Any], language: str) -> str:
+def render_fragment(view: dict[str, Any], language: str, cam: dict[str, Any] | None = None) -> str:
+    """The live panels as HTML, rendered once per (match, update, camera state, language) for all viewers."""
+    cam = camera_now() if cam is None else cam
+    return site().cached(_key(view, language, "html") + camera_key(cam),
+                         lambda: render_template("_live.html", v=view, chart=chart_for(view, language), cam=cam))
+
+
+def sse_message(view: dict[str, Any], language: str, cam: dict[str, Any] | None = None) -> str:
     """The SSE message for an update, encoded once for all viewers of the same language."""
-    return site().cached(_key(view, language, "sse"), lambda: message(
-        {"seq": view["seq"], "html": render_fragment(view, language), "state": view}, ident=view["seq"]))
+    cam = camera_now() if cam is None else cam
+    return site().cached(_key(view, language, "sse") + camera_key(cam), lambda: message(
+        {"seq": view["seq"], "html": render_fragment(view, language, cam), "state": view}, ident=view["seq"]))
 
 
 @bp.get("/")
@@ -83,7 +96,9 @@ def join_page():
 def fragment():
     """The panels alone: what the page polls when it cannot hold an event stream."""
     view = view_for(match_arg())
-    return {"seq": view["seq"], "html": render_fragment(view, lang())}
+    cam = camera_now()
+    return {"seq": view["seq"], "html": render_fragment(view, lang(), cam),
+            "camera": render_template("_camera.html", cam=cam)}
 
 
 @bp.get("/api/events")
@@ -100,11 +115,14 @@ def events():
         return response
     config = current_app.config
 
-    def render() -> tuple[int, str]:
+    def render() -> tuple[tuple, str]:
         view = the_site.tables.view(match_id)
-        return view["seq"], sse_message(view, language)
+        cam = camera_state(the_site.pipeline.status())
+        return (view["seq"], *camera_key(cam)), sse_message(view, language, cam)
 
-    body = stream(the_site.watcher, render, keepalive=config["SSE_KEEPALIVE"], lifetime=config["SSE_LIFETIME"])
+    # The camera's state changes without a store update: look at it every CAMERA_TICK_S seconds.
+    body = stream(the_site.watcher, render, keepalive=config["SSE_KEEPALIVE"], lifetime=config["SSE_LIFETIME"],
+                  tick=CAMERA_TICK_S)
     response = Response(stream_with_context(body), mimetype="text/event-stream")
     response.call_on_close(the_site.watcher.release)
     response.headers["Cache-Control"] = "no-cache"
@@ -116,7 +134,7 @@ def events():
 def healthz():
     the_site = site()
     status = the_site.pipeline.status()
-    return jsonify(ok=True, pipeline=status, store={"path": the_site.store.path, "last_seq": the_site.store.last_seq()},
+    return jsonify(ok=True, pipeline=status, camera=camera_state(status), store={"path": the_site.store.path, "last_seq": the_site.store.last_seq()},
                    live_streams=the_site.watcher.streams, time=time.time())
 
 
@@ -124,13 +142,13 @@ def healthz():
 def camera():
     """The pipeline's annotated frames as MJPEG (``CAMERA_VIEW`` on and a pipeline that draws)."""
     if not current_app.config["CAMERA_VIEW"]:
-        abort(404, description="the camera view is off (start the site with --camera)")
+        raise ActionError("the camera view is off (start the site with --camera)", 404, "摄像头画面未开启（用 --camera 启动网站）")
     the_site = site()
     pipeline = the_site.pipeline
     if pipeline.jpeg() is None:
-        abort(503, description="no camera frame yet")
+        raise ActionError("no camera frame yet", 503, "还没有摄像头画面")
     if not the_site.watcher.acquire():
-        abort(503, description="too many viewers")
+        raise ActionError("too many viewers", 503, "观看的人太多")
     lifetime = current_app.config["SSE_LIFETIME"]
 
     def frames():

@@ -10,9 +10,17 @@ from engine.rules import PRESETS, SCORING_FORMATS
 from webui.actions import ACTIONS, ActionError
 from webui.api import judge_request
 from webui.app import lang, site
-from webui.auth import csrf_ok, csrf_token, is_referee, referee_required, try_pin
+from webui.auth import (
+    csrf_ok,
+    csrf_token,
+    is_referee,
+    locked_message,
+    referee_required,
+    try_pin,
+    wait_seconds,
+)
 from webui.i18n import t
-from webui.live import view_for
+from webui.live import camera_now, view_for
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
 
@@ -26,8 +34,8 @@ def login():
         return render_template("login.html", error="CSRF"), 400
     ok, wait = try_pin(request.form.get("pin", ""))
     if wait:
-        response = render_template("login.html", error=t("too_many", language, s=int(wait) + 1))
-        return response, 429, {"Retry-After": str(int(wait) + 1)}
+        response = render_template("login.html", error=locked_message(wait))
+        return response, 429, {"Retry-After": str(wait_seconds(wait))}
     if not ok:
         return render_template("login.html", error=t("bad_pin", language)), 403
     session.clear()
@@ -101,14 +109,14 @@ def _panel(refusal: str | None = None, status: int = 200):
             bid_options = [a if a != "bid" else str(v) for a, v in state.hand.bidding.legal()]
     return render_template("referee.html", v=view, timeline=_timeline(view), presets=PRESETS,
                            scorings=SCORING_FORMATS, verdict=verdict, judge_error=judge_error,
-                           bid_options=bid_options, extras=extras, refusal=refusal), status
+                           bid_options=bid_options, extras=extras, refusal=refusal, cam=camera_now()), status
 
 
 @bp.post("/act/<action>")
 @referee_required
 def act(action: str):
     if action not in ACTIONS:
-        return render_template("error.html", code=404, message=f"unknown action {action!r}"), 404
+        raise ActionError(f"unknown action {action[:40]!r}; one of {', '.join(ACTIONS)}", 404, "没有这个操作")
     fields = request.form.to_dict()
     fields.pop("csrf", None)
     try:

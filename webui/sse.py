@@ -96,29 +96,36 @@ def message(data: Any, event: str = "state", ident: int | None = None) -> str:
     return head + "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
-def stream(watcher: Watcher, render: Callable[[], tuple[int, str]], keepalive: float = 15.0,
-           lifetime: float = 600.0, retry_ms: int = 1000) -> Iterator[str]:
+def stream(watcher: Watcher, render: Callable[[], tuple[Any, str]], keepalive: float = 15.0,
+           lifetime: float = 600.0, retry_ms: int = 1000, tick: float | None = None) -> Iterator[str]:
     """The body of one viewer's stream: the state now, then again after every change.
 
-    ``render()`` returns the store's seq and the whole message for it (see :func:`message`);
-    it should be cached, since every viewer asks for the same one at the same moment. The
-    watcher may lag the store by one poll, so a wake-up that renders what was already sent
-    sends nothing. The caller releases the
-    slot taken with :meth:`Watcher.acquire` when the response closes (the server closes it
-    whether the body ran to its end, the viewer went away, or it never started).
+    ``render()`` returns a key for what it shows (the store's seq, say) and the whole message
+    for it (see :func:`message`); it should be cached, since every viewer asks for the same
+    one at the same moment. The watcher may lag the store by one poll, so a wake-up that
+    renders what was already sent sends nothing. With ``tick``, ``render()`` is also asked
+    every ``tick`` seconds, for what changes without the store (the camera's state). The
+    caller releases the slot taken with :meth:`Watcher.acquire` when the response closes
+    (the server closes it whether the body ran to its end, the viewer went away, or it never
+    started).
     """
     yield f"retry: {retry_ms}\n\n"
     seen = watcher.seq
     sent, text = render()
     yield text
-    opened = time.monotonic()
+    opened = written = time.monotonic()
+    wait = keepalive if tick is None else min(tick, keepalive)
     while time.monotonic() - opened < lifetime and not watcher.stopped:
-        seq = watcher.wait(seen, keepalive)
-        if seq == seen:
+        seq = watcher.wait(seen, wait)
+        if seq == seen and tick is None:
             yield ": keepalive\n\n"
             continue
         seen = seq
         current, text = render()
+        now = time.monotonic()
         if current != sent:
-            sent = current
+            sent, written = current, now
             yield text
+        elif now - written >= keepalive:
+            written = now
+            yield ": keepalive\n\n"

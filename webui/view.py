@@ -158,3 +158,65 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
         "finished": len(match.hands),
         "progress": _progress(state),
     }
+
+
+#: Seconds without a new frame before the page says the camera has stopped sending.
+CAMERA_STALE_S = 5.0
+#: The "no frames for N s" figure moves in steps this long, so every viewer shares one render
+#: per step instead of one per second.
+CAMERA_STEP_S = 5
+
+
+def camera_state(status: dict[str, Any] | None, now: float | None = None,
+                 stale_s: float = CAMERA_STALE_S) -> dict[str, Any]:
+    """The camera's state for the live and referee pages, from the feed's ``status()``.
+
+    ``status`` is what :class:`webui.app.FeedStatus` returns: ``source`` (``None``: no feed,
+    the referee enters everything by hand), ``source_state`` (the frame source's ``starting``,
+    ``running``, ``reconnecting``, ``ended`` or ``error``, for a camera pipeline), ``fps``
+    (``None``: a feed without a camera, such as the demo's bots), ``last_frame`` (Unix time),
+    ``running``, ``error``, and ``calibration_lost`` (or ``calibration == "lost"``) when the
+    mat can no longer be found. Returns ``state`` (one of ``manual``, ``feed``, ``starting``,
+    ``connected``, ``stalled``, ``reconnecting``, ``calibration_lost``, ``ended``, ``error``),
+    ``word`` (its :mod:`webui.i18n` key), ``since`` / ``since_text`` (when it began, as Unix
+    time and ``HH:MM:SS`` local time, when known), ``seconds`` (frames missing for, in whole
+    steps), ``error`` and ``source``. The result only changes when the page should.
+    """
+    now = time.time() if now is None else now
+    status = status or {}
+    source, last = status.get("source"), status.get("last_frame")
+    source_state, error = status.get("source_state"), status.get("error")
+    running = bool(status.get("running", True))
+    since: float | None = None
+    seconds: int | None = None
+    if source is None and not running:
+        state = "manual"
+    elif source_state == "reconnecting":
+        state, since = "reconnecting", last
+    elif source_state == "error" or (not running and error):
+        state, since = "error", last
+    elif source_state == "ended" or not running:
+        state, since = "ended", last
+    elif status.get("calibration_lost") or status.get("calibration") == "lost":
+        state, since = "calibration_lost", status.get("calibration_lost_since")
+    elif status.get("fps", 0.0) is None:
+        state = "feed"
+    elif last is None:
+        state = "starting"
+    elif now - last > stale_s:
+        state, since = "stalled", last
+        seconds = int(now - last) // CAMERA_STEP_S * CAMERA_STEP_S
+    else:
+        state = "connected"
+    if not isinstance(since, (int, float)):
+        since = None
+    word = f"cam_{state}" + ("_since" if state == "reconnecting" and since is not None else "")
+    return {"state": state, "word": word, "since": since,
+            "since_text": None if since is None else time.strftime("%H:%M:%S", time.localtime(since)),
+            "seconds": seconds, "error": str(error) if state == "error" and error else "",
+            "source": str(source) if source is not None else None}
+
+
+def camera_key(camera: dict[str, Any]) -> tuple:
+    """What a rendered camera state depends on (a cache key)."""
+    return camera["word"], camera["since_text"], camera["seconds"], camera["error"]

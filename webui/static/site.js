@@ -7,6 +7,7 @@
   var conn = document.getElementById("conn");
   var clockTimer = null;
   var polls = 0;
+  var shown = null;  // the panels' HTML last put on the page (the first message replaces the server's)
 
   function setConn(on) {
     if (!conn) return;
@@ -28,9 +29,9 @@
   }
 
   function show(data) {
-    var board = live.querySelector(".board");
-    var seq = board ? Number(board.dataset.seq) : -1;
-    if (data.html && (data.seq !== seq || !board)) {
+    // A new update, or the camera's state changing (the same seq): the panels' HTML differs.
+    if (data.html && data.html !== shown) {
+      shown = data.html;
       live.innerHTML = data.html;
       live.dispatchEvent(new CustomEvent("ddz:update", { detail: data.seq }));
       startClock();
@@ -77,6 +78,25 @@
       img.src = on ? img.dataset.src : "";
       toggle.textContent = on ? toggle.dataset.hide : toggle.dataset.show;
     });
+  }
+
+  // The referee page has no live panels: it asks for the camera's state every few seconds.
+  var camState = document.getElementById("camera-state");
+  if (camState && camState.dataset.refresh && !live) {
+    setInterval(function () {
+      fetch(camState.dataset.refresh, { cache: "no-store" })
+        .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+        .then(function (data) {
+          var holder = document.createElement("div");
+          holder.innerHTML = data.camera || "";
+          var fresh = holder.querySelector("#camera-state");
+          if (!fresh) return;
+          fresh.dataset.refresh = camState.dataset.refresh;
+          camState.replaceWith(fresh);
+          camState = fresh;
+        })
+        .catch(function () { /* the next try repairs it */ });
+    }, 5000);
   }
 
   document.addEventListener("click", function (e) {
