@@ -42,7 +42,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _describe(verdict: dict[str, object]) -> str:
     lines = [f"{verdict['cards']}:"]
     readings = verdict["readings"]
-    if not readings:
+    if verdict.get("reason") == "duplicate_card":
+        twice = " ".join(verdict["duplicates"])  # type: ignore[arg-type]
+        decks = verdict.get("decks", 1)
+        lines.append(f"  同一张牌出现两次，不成牌型 / duplicate card, not a combination: {twice}")
+        lines.append("  （一副牌每张牌只有一张 / one deck holds each card once）" if decks == 1 else
+                     f"  （{decks} 副牌每张牌只有 {decks} 张 / {decks} decks hold each card {decks} times）")
+    elif not readings:
         lines.append("  不成牌型 / not a combination")
     for r in readings:  # type: ignore[union-attr]
         zh = TYPE_NAMES_ZH.get(r["type"], r["type"])
@@ -56,20 +62,40 @@ def _describe(verdict: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _judge_batch(stream: IO[str], out: IO[str], default_rules: RuleSet) -> int:
+#: A batch line longer than this is refused unread (a play is at most a few dozen cards).
+MAX_LINE_CHARS = 10_000
+
+
+def _judge_line(line: str, number: int, default_rules: RuleSet) -> dict[str, object]:
+    """The verdict for one batch line; raises ``ValueError`` for a line that is no query."""
+    if len(line) > MAX_LINE_CHARS:
+        raise ValueError(f"longer than {MAX_LINE_CHARS} characters")
+    try:
+        query = json.loads(line)
+    except RecursionError:  # brackets nested past Python's recursion limit
+        raise ValueError("JSON nested too deeply") from None
+    if not isinstance(query, dict) or not isinstance(query.get("cards"), str):
+        raise ValueError('each line must be a JSON object with a "cards" string')
+    after = query.get("after")
+    if after is not None and not isinstance(after, str):
+        raise ValueError('"after" must be a string')
+    rules = get_rules(query["rules"]) if "rules" in query else default_rules
+    return judge(query["cards"], after, rules)
+
+
+def _judge_batch(stream: IO[str] | IO[bytes], out: IO[str], default_rules: RuleSet) -> int:
+    """One JSON answer per non-blank line, in order: a bad line gets an ``error`` answer and
+    the batch goes on (exit status 1 at the end if any line was bad)."""
     bad = 0
-    for number, line in enumerate(stream, 1):
-        if not line.strip():
-            continue
+    for number, raw in enumerate(stream, 1):
         try:
-            query = json.loads(line)
-            if not isinstance(query, dict) or not isinstance(query.get("cards"), str):
-                raise ValueError('each line must be a JSON object with a "cards" string')
-            after = query.get("after")
-            if after is not None and not isinstance(after, str):
-                raise ValueError('"after" must be a string')
-            rules = get_rules(query["rules"]) if "rules" in query else default_rules
-            result = judge(query["cards"], after, rules)
+            line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            if not line.strip():
+                continue
+            result = _judge_line(line, number, default_rules)
+        except UnicodeDecodeError:
+            bad += 1
+            result = {"valid": False, "readings": [], "error": f"line {number}: not UTF-8 text"}
         except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
             bad += 1
             result = {"valid": False, "readings": [], "error": f"line {number}: {exc}"}
@@ -86,15 +112,19 @@ def run_judge(args: argparse.Namespace) -> int:
         return 2
     if args.batch:
         if args.batch == "-":
-            return _judge_batch(sys.stdin, sys.stdout, rules)
+            # Bytes, so that a line that is not UTF-8 is one bad line, not the end of the batch.
+            return _judge_batch(getattr(sys.stdin, "buffer", sys.stdin), sys.stdout, rules)
         try:
-            with open(args.batch, encoding="utf-8") as stream:
+            with open(args.batch, "rb") as stream:
                 return _judge_batch(stream, sys.stdout, rules)
         except OSError as exc:
             print(f"error: cannot read {args.batch}: {exc.strerror}", file=sys.stderr)
             return 2
     if args.cards is None:
         print("error: give CARDS or --batch FILE", file=sys.stderr)
+        return 2
+    if not args.cards.strip():
+        print("error: 请写出要判定的牌 / CARDS is empty: write the cards to judge, e.g. '333 4'", file=sys.stderr)
         return 2
     try:
         verdict = judge(args.cards, args.after, rules)

@@ -166,6 +166,25 @@ def full_deck(decks: int = 1) -> list[Card]:
     return sorted(one * decks)
 
 
+def repeated_cards(cards: Iterable[Card], decks: int = 1) -> list[Card]:
+    """Physical cards named more often than ``decks`` decks hold them, once each, in rank order.
+
+    Only cards that can be told apart count: suited cards and jokers. A rank-only card (``3``)
+    may be any suit, so ``3 3 3 3`` repeats nothing, while ``3s 3s`` repeats ``3s`` in a
+    one-deck game.
+
+    >>> repeated_cards(parse_cards("3s 3s 3h BJ BJ"))
+    [Card('3s'), Card('BJ')]
+    >>> repeated_cards(parse_cards("3s 3s"), decks=2)
+    []
+    """
+    counts: dict[Card, int] = {}
+    for card in cards:
+        if card.suit is not None or card.is_joker:
+            counts[card] = counts.get(card, 0) + 1
+    return sorted(card for card, n in counts.items() if n > decks)
+
+
 def rank_counts(cards: Iterable[Card]) -> list[int]:
     """How many cards of each rank value (a list of 15 counts)."""
     counts = [0] * (RJ + 1)

@@ -1,29 +1,58 @@
 """The judge's verdict on a disputed play: every reading of the cards, and whether one beats the play before.
 
-The same verdict answers ``ddz-table judge`` and the site's ``/api/judge``.
+The same verdict answers ``ddz-table judge`` and the site's ``/api/judge``. A play that names
+one physical card more often than the preset's decks hold it (``3s 3s`` with one deck) is no
+combination: its verdict has no readings and ``reason`` ``duplicate_card`` with the cards
+named too often in ``duplicates``. Any other play with no reading has ``reason``
+``not_a_combination``.
 
 >>> judge("3s 3h", "4d", CLASSIC)["valid"], judge("3s 3h", "4d", CLASSIC)["beats"]
 (True, False)
+>>> v = judge("3s 3s 3s 3s", None, CLASSIC)
+>>> v["valid"], v["reason"], v["duplicates"]
+(False, 'duplicate_card', ['3s'])
 """
 
 from __future__ import annotations
 
+from engine.cards import format_cards, parse_cards, repeated_cards
 from engine.classify import beats, classify
-from engine.rules import RuleSet
+from engine.rules import CLASSIC, RuleSet
 
 __all__ = ["judge"]
 
 
-def judge(cards: str, after: str | None, rules: RuleSet) -> dict[str, object]:
-    """The judge's verdict as a plain dict (raises ``ValueError`` on unreadable cards)."""
-    readings = classify(cards, rules)
+def judge(cards: str, after: str | None = None, rules: RuleSet = CLASSIC) -> dict[str, object]:
+    """The judge's verdict as a plain dict.
+
+    Raises ``ValueError`` on unreadable cards, on no cards at all, and on an ``after`` that is
+    no combination (or names a card more often than the decks hold it).
+    """
+    played = parse_cards(cards)
+    if not played:
+        raise ValueError("no cards to judge")
+    repeated = repeated_cards(played, rules.decks)
+    readings = [] if repeated else classify(played, rules)
     verdict: dict[str, object] = {
         "cards": cards,
         "valid": bool(readings),
         "readings": [r.to_dict() for r in readings],
     }
+    if repeated:
+        verdict["reason"] = "duplicate_card"
+        verdict["duplicates"] = [str(c) for c in repeated]
+        verdict["decks"] = rules.decks
+    elif not readings:
+        verdict["reason"] = "not_a_combination"
     if after is not None:
-        previous = classify(after, rules)
+        before = parse_cards(after)
+        if not before:
+            raise ValueError("--after names no cards")
+        twice = repeated_cards(before, rules.decks)
+        if twice:
+            raise ValueError(f"--after {after!r} names {format_cards(twice)} more often than "
+                             f"{rules.decks} deck(s) hold")
+        previous = classify(before, rules)
         if not previous:
             raise ValueError(f"--after {after!r} is not a combination under {rules.name} rules")
         flags = []

@@ -12,7 +12,11 @@ read differently becomes one card (``vision.grouping``). Settled cards go to the
 
 With ``PipelineConfig(protocol="pile")`` everyone plays onto one ``pile`` zone and each play
 is credited to the seat whose arm reached in (:mod:`tracker.pile`). After a restart, cards
-already lying on the table are not played again: only cards a hand puts down count.
+already lying on the table are not played again: each zone starts knowing the cards the store
+has as put down there in the hand under way (``ZoneTracker.resume``), so a play seen again (a
+film replayed from an earlier frame, cards picked up and put back) is not stored twice, while
+a play put down just before the stop, not stored yet, still is. With no hand under way, only
+cards a hand puts down count.
 
 Unless pinned to its match (``follow_new_matches=False``), the pipeline checks the store about
 once a second and moves to a match started later (on the referee page), as after a restart.
@@ -24,13 +28,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
+from engine.cards import parse_cards
+from engine.events import Kitty
 from tracker.pile import EntryWatcher
 from tracker.records import Record
 from tracker.referee import Referee
@@ -132,9 +138,12 @@ class Pipeline:
         zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=rules.decks))
                  for name in names]
         for zone in zones:
-            # After a restart (or a move to another match) the cards already on the table were
-            # refereed before: only cards a hand puts down from now on are plays.
-            zone.tracker.motion_since_commit = False
+            # After a restart (or a move to another match) no card the store has as put down in
+            # the hand under way is played again; other cards lying there mid-hand were put down
+            # just before the stop and are a play. With no hand under way, the cards lying there
+            # are left over from before: only cards a hand puts down from now on are plays.
+            played = _played_in(referee, zone)
+            zone.tracker.resume(played or (), under_way=played is not None)
         self.referee, self.match_id, self.decks, self.zones = referee, referee.match_id, rules.decks, zones
         self.hand_number = referee.state.hand_number
         hand = referee.state.hand
@@ -331,6 +340,11 @@ class Pipeline:
         except Exception:  # noqa: BLE001 - kept in self.error for the page; the thread just ends
             pass
 
+    @property
+    def stopped(self) -> bool:
+        """Whether ``stop()`` was asked for (a run that ends without it ended with its source)."""
+        return self._stop.is_set()
+
     def stop(self, wait: float = 5.0) -> None:
         self._stop.set()
         thread = getattr(self, "_thread", None)
@@ -371,6 +385,34 @@ class Pipeline:
             cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2)
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         return data.tobytes() if ok else None
+
+
+def _played_in(referee: Referee, zone: _Zone) -> Counter | None:
+    """What the store has as put down in ``zone`` in the hand under way: the zone's recorded
+    plays (a seat's zone: that seat's; the centre pile: every one) and the cards of the plays
+    the referee raised an alert about (they lay there too); the kitty zone: the kitty shown.
+    ``None`` when no hand is under way: none yet, one over (its cards may come again), or one
+    dealt with nothing on record yet (cards lying there then are the last hand's, not swept)."""
+    hand = referee.state.hand
+    if hand is None or hand.finished:
+        return None
+    shown = next((e for e in hand.events if isinstance(e, Kitty)), None)
+    if shown is None and not hand.plays:
+        return None
+    if zone.name == "kitty":
+        return Counter(str(c) for c in shown.cards) if shown is not None else Counter()
+    played: Counter = Counter()
+    for play in hand.plays:
+        if zone.seat is None or play.seat == zone.seat:
+            played |= Counter(str(c) for c in play.cards)
+    for alert in referee.state.alerts:
+        if alert.seat is None or not alert.cards or (zone.seat is not None and alert.seat != zone.seat):
+            continue
+        try:
+            played |= Counter(str(c) for c in parse_cards(alert.cards))
+        except ValueError:
+            continue  # an old alert's text the parser no longer reads: nothing to count
+    return played
 
 
 def _seat_of(zone: str) -> int | None:

@@ -17,6 +17,11 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
   the zone since, was part of that play (its read flickered below ``k`` of ``n`` while the rest
   settled): it comes out as the whole play again, with ``amends`` naming the cards read before.
   After a restart nothing was committed yet, so cards already lying there still count for nothing.
+- **Restart**: :meth:`ZoneTracker.resume` tells a fresh tracker what its zone already played
+  in the hand under way (the store's record), so those cards are never a play again: not
+  when they lie there at start, nor when a hand reaches over them, nor when they are put down
+  again (a film replayed from an earlier frame). Cards lying there that the store lacks were
+  put down just before the stop: they are a play.
 - **Covered** cards stay played: a card that disappears under a newer one is not un-played.
 - **Sweep**: when the zone stays empty for ``settle`` seconds the trick was cleared away;
   the committed cards are forgotten so the next play starts from nothing.
@@ -36,6 +41,7 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tracker.referee import PlayCandidate
@@ -151,6 +157,18 @@ class ZoneTracker:
     def committed(self) -> Counter:
         """The cards in the zone already counted as played (this trick)."""
         return Counter(s.card for s in self.slots if s.committed and s.present(self.k))
+
+    def resume(self, played: Iterable[str], under_way: bool = True) -> None:
+        """Start on a table as the store left it: ``played`` (card ids, once per card) are the
+        cards this zone has put down in the hand under way, as the store recorded them.
+
+        They count as played already (see "a card already played" in the module doc). The
+        other cards lying in the zone now are a play not stored yet (put down just before the
+        stop) when a hand is ``under_way``; with none, they are left over from before and
+        count for nothing (see "late cards")."""
+        self.played = Counter(played)
+        self.motion_since_commit = under_way
+        self._last = None
 
     def new_hand(self) -> None:
         """A new hand: cards played in the last one may come again (a fresh deal)."""

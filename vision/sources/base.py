@@ -10,6 +10,10 @@ import cv2
 import numpy as np
 
 BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
+#: A live source that has sent no frame for this many seconds is reported ``stalled``: a stream
+#: whose server stops sending leaves a read blocked until the network gives up (FFmpeg: about
+#: 30 s), and the page and the doctor should not call it running meanwhile.
+STALL_S = 5.0
 
 
 class SourceError(RuntimeError):
@@ -25,7 +29,9 @@ class Frame:
 
 @dataclass
 class SourceStatus:
-    """What the page shows about the camera. ``state``: starting, running, reconnecting, ended, error.
+    """What the page shows about the camera. ``state``: starting, running, stalled (a live source
+    that has sent nothing for ``FrameSource.stall_s``; ``error`` says for how long), reconnecting,
+    ended, error.
 
     ``camera`` holds what a real camera settled on (sensor mode, focus, exposure) for the page
     and ``ddz-table doctor``; empty for files and streams.
@@ -54,6 +60,8 @@ class FrameSource:
 
     kind = "source"
     live = True
+    #: Seconds without a frame before a live source's status says ``stalled``.
+    stall_s = STALL_S
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -96,7 +104,8 @@ class FrameSource:
             self._close()
 
     def status(self) -> SourceStatus:
-        return SourceStatus(**asdict(self._status))
+        status = SourceStatus(**asdict(self._status))
+        return stalled(status, self.live, self.stall_s)
 
     def lock_focus(self) -> bool:
         """Fix the focus where it is now (after calibration). False: this source has none to fix."""
@@ -124,6 +133,17 @@ class FrameSource:
         raise NotImplementedError
 
     def _close(self) -> None: ...
+
+
+def stalled(status: SourceStatus, live: bool, stall_s: float, now: float | None = None) -> SourceStatus:
+    """``status`` as ``stalled`` when a live source said ``running`` but its last frame is older
+    than ``stall_s`` seconds (a read still blocked on a silent camera or stream)."""
+    if not live or status.state != "running" or status.last_frame_time is None:
+        return status
+    quiet = (time.time() if now is None else now) - status.last_frame_time
+    if quiet > stall_s:
+        status.state, status.error = "stalled", f"no frame for {quiet:.0f} s"
+    return status
 
 
 def as_bgr(image: Any, name: str) -> np.ndarray:

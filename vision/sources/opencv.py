@@ -14,6 +14,10 @@ from vision.sources.base import FrameSource, SourceError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 STREAM_PREFIXES = ("rtsp://", "rtsps://", "http://", "https://", "tcp://", "udp://")
+#: A network stream that sends nothing for this long fails its read (and is reopened by
+#: ``Reconnecting``) instead of blocking for FFmpeg's own 30 s; opening one may take longer.
+STREAM_READ_TIMEOUT_S = 3.0
+STREAM_OPEN_TIMEOUT_S = 10.0
 
 
 class OpenCVSource(FrameSource):
@@ -39,7 +43,7 @@ class OpenCVSource(FrameSource):
             raise SourceError(f"video file not found: {self.target}")
         if self.fourcc is not None and len(self.fourcc) != 4:
             raise SourceError(f"a fourcc is four letters (e.g. MJPG), not {self.fourcc!r}")
-        cap = cv2.VideoCapture(self.target)
+        cap = _stream_capture(str(self.target)) if self.kind == "stream" else cv2.VideoCapture(self.target)
         if not cap.isOpened():
             cap.release()
             raise SourceError(f"cannot open {self.kind} {self.target}")
@@ -65,6 +69,16 @@ class OpenCVSource(FrameSource):
         if self._cap is not None:
             self._cap.release()
             self._cap = None
+
+
+def _stream_capture(url: str) -> cv2.VideoCapture:
+    """A network stream through FFmpeg with open and read timeouts (a silent stream fails in
+    seconds); a plain capture when this OpenCV has no FFmpeg (another backend may read it)."""
+    if not cv2.videoio_registry.hasBackend(cv2.CAP_FFMPEG):
+        return cv2.VideoCapture(url)
+    timeouts = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(STREAM_OPEN_TIMEOUT_S * 1000),
+                cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(STREAM_READ_TIMEOUT_S * 1000)]
+    return cv2.VideoCapture(url, cv2.CAP_FFMPEG, timeouts)
 
 
 class ImageFolderSource(FrameSource):
