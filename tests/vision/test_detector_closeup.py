@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.detector import render_closeup, score_closeup
 from sim.synth import decks, scene
+from sim.synth.closeup import render_closeup, score_closeup
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 from vision.settings import PHOTO
 
