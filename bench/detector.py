@@ -41,6 +41,13 @@ rendered image holds few indices; ``--data datasets/generated/t640`` also times 
 once on each of the first ``--runs`` scenes of ``--split`` (test_unseen), busy tables of up to
 twenty cards, and reports how many indices each read.
 
+Deck profiles (``ddz-table enroll``): each held-out deck enrolled from one rendered layout of
+its 54 cards (a YOLO folder, through ``cli.enroll.enroll_folder`` as ``--from-labels`` does),
+then other rendered tables of that deck read without and with the profile: card precision and
+recall on corners of ``--working-px`` or more, clubs read as spades, enrollment time::
+
+    python bench/detector.py profile --scenes 40
+
 Targets (issue 3): mAP50 >= 0.95 on unseen decks; card recall >= 0.95 and precision >= 0.98
 at the default threshold; <= 50 ms per 640 image with ONNX Runtime on this machine.
 """
@@ -567,6 +574,130 @@ def degrade(args) -> None:
         print(f"wrote {args.json}")
 
 
+# -- deck profiles: enroll one layout of a held-out deck, read other tables of it ------------
+def render_layout(rng: np.random.Generator, deck, index_px: float) -> tuple[np.ndarray, list[dict]]:
+    """One photo of all of ``deck``'s cards face up in a grid (9 a row), indices ``index_px``
+    tall, seen by a camera tilted at most 10 degrees, with the usual camera effects: what a club
+    photographs with the box's camera to enroll its deck. Returns the image and its corners."""
+    from sim.synth.layout import CardPose
+    from sim.synth.scene import render_full
+
+    cards = [c for c in CARD_IDS if c in deck.faces]
+    index_h = float(np.median([b[0][3] - b[0][1] for b in deck.boxes.values()]))
+    scale = index_px / index_h
+    w, h = deck.size[0] * scale * 1.12, deck.size[1] * scale * 1.08
+    cols = 9
+    rows = -(-len(cards) // cols)
+    imgsz = int(np.ceil(max(cols * w, rows * h) * 1.12 / 32) * 32)
+    plane = int(imgsz * 1.7)
+    x0, y0 = plane / 2 - cols * w / 2 + w / 2, plane / 2 - rows * h / 2 + h / 2
+    poses = [CardPose(card, 0, True, (x0 + (k % cols) * w, y0 + (k // cols) * h), float(rng.normal(0, 0.03)), scale)
+             for k, card in enumerate(cards)]
+    scene = render_full(rng, [deck], imgsz, poses=poses, index_px=index_px, max_tilt=10.0, clutter_p=0.0,
+                        hands_p=0.0)
+    return scene.image, scene.corners
+
+
+def write_yolo_folder(folder: Path, image: np.ndarray, corners: list[dict], spell=lambda card: card) -> None:
+    """``folder`` as ``enroll --from-labels`` reads it: data.yaml naming the 54 cards (through
+    ``spell``), images/layout.png and labels/layout.txt, one box per corner."""
+    import cv2
+
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / "images" / "layout.png"), image)
+    h, w = image.shape[:2]
+    lines = []
+    for c in corners:
+        x1, y1, x2, y2 = c["box"]
+        lines.append(f"{CARD_INDEX[c['card']]} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} "
+                     f"{(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+    (folder / "labels" / "layout.txt").write_text("\n".join(lines) + "\n")
+    names = "\n".join(f"  {i}: {json.dumps(spell(card))}" for i, card in enumerate(CARD_IDS))
+    (folder / "data.yaml").write_text(f"nc: {len(CARD_IDS)}\nnames:\n{names}\n")
+
+
+def profile(args) -> None:
+    """Each held-out deck enrolled from one rendered layout, then ``--scenes`` other tables of it
+    read by the shipped detector (PHOTO settings) without and with the profile."""
+    import tempfile
+    from collections import Counter
+
+    from cli.enroll import enroll_folder
+    from sim.synth.decks import HELD_OUT_DECKS, load_deck
+    from sim.synth.scene import render_scene
+
+    conf = PHOTO.conf
+    plain = CardDetector(args.finder, args.reader, threads=args.threads)
+    print(f"# finder {args.finder}, reader {args.reader}, PHOTO settings (threshold {conf}, profile weight "
+          f"{PHOTO.profile_weight}, temperature {PHOTO.profile_temperature}); enrollment: one layout of the 54 cards, "
+          f"indices {args.layout_px:g} px, seed {args.seed}; tables: {args.scenes} per deck, seed {args.seed + 1}, "
+          f"{args.imgsz} px, indices {args.index_px[0]:g}-{args.index_px[1]:g} px; scored on corners of "
+          f"{args.working_px:g} px or more", flush=True)
+    print(f"{'deck':>10} {'':>8} {'corners':>7} {'P':>6} {'R':>6} {'F1':>6} {'club->spade':>16} {'fixed':>6} "
+          f"{'broken':>6} {'enroll s':>8}")
+    totals = {label: (Tally(), ReadTally()) for label in ("reader", "profile")}
+    enroll_seconds = []
+    for d, name in enumerate(HELD_OUT_DECKS):
+        deck = load_deck(name)
+        rng = np.random.default_rng([args.seed, d])
+        image, corners = render_layout(rng, deck, args.layout_px)
+        with tempfile.TemporaryDirectory() as tmp:
+            write_yolo_folder(Path(tmp), image, corners)
+            start = time.process_time()
+            result = enroll_folder(tmp, name, plain)
+            enroll_seconds.append(time.process_time() - start)
+        deck_profile = result.profile
+        withp = CardDetector(args.finder, args.reader, threads=args.threads, profile=deck_profile)
+        scene_rng = np.random.default_rng([args.seed + 1, d])
+        tallies = {label: (Tally(), ReadTally()) for label in totals}
+        changed = Counter()
+        for _ in range(args.scenes):
+            picture, truth_corners = render_scene(scene_rng, [deck], imgsz=args.imgsz, index_range=tuple(args.index_px))
+            row = {"corners": truth_corners}
+            reads = {}
+            for label, detector in (("reader", plain), ("profile", withp)):
+                dets, (boxes, classes) = visible_truth(row, detector.detect(picture, conf=0.01))
+                counted, large = at_working_scale(dets.boxes, boxes, args.working_px)
+                near = dets[counted]
+                boxes = [b for b, k in zip(boxes, large, strict=True) if k]
+                classes = [c for c, k in zip(classes, large, strict=True) if k]
+                for tally in (tallies[label], totals[label]):
+                    tally[0].add(near.boxes, near.finder_scores, near.class_ids, near.scores, boxes, classes)
+                    tally[1].add(near.boxes, near.class_ids, near.scores, boxes, classes, conf)
+                reads[label] = _right_reads(near, boxes, classes, conf)
+            changed["fixed"] += len(reads["profile"] - reads["reader"])
+            changed["broken"] += len(reads["reader"] - reads["profile"])
+        for label in ("reader", "profile"):
+            at = tallies[label][0].at_threshold(conf)
+            club = tallies[label][1].suit_rate("c", "s")
+            extra = (f"{changed['fixed']:>6} {changed['broken']:>6} {enroll_seconds[-1]:>8.1f}" if label == "profile"
+                     else "")
+            print(f"{name if label == 'reader' else '':>10} {label:>8} {tallies[label][0].n_true:>7} "
+                  f"{at['precision']:>6.3f} {at['recall']:>6.3f} {at['f1']:>6.3f} "
+                  f"{club['rate']:>6.3f} ({club['count']:>3}/{club['of']:>3}) {extra}", flush=True)
+    for label in ("reader", "profile"):
+        at = totals[label][0].at_threshold(conf)
+        club = totals[label][1].suit_rate("c", "s")
+        print(f"{'all' if label == 'reader' else '':>10} {label:>8} {totals[label][0].n_true:>7} "
+              f"{at['precision']:>6.3f} {at['recall']:>6.3f} {at['f1']:>6.3f} "
+              f"{club['rate']:>6.3f} ({club['count']:>3}/{club['of']:>3})")
+    print(f"enrollment (54 cards, {len(corners)} corners, CPU time of this process): "
+          f"median {statistics.median(enroll_seconds):.1f} s, max {max(enroll_seconds):.1f} s")
+
+
+def _right_reads(dets: Detections, boxes: list, classes: list, conf: float) -> set[int]:
+    """Which labelled corners a detection scored ``conf`` or more reads right (IoU 0.5)."""
+    from sim.training.evaluate import match as match_boxes
+
+    keep = dets.scores >= conf
+    if not keep.any() or not boxes:
+        return set()
+    same = dets.class_ids[keep][:, None] == np.asarray(classes)[None, :]
+    hit = match_boxes(dets.boxes[keep], dets.scores[keep], np.asarray(boxes, np.float32), 0.5, same)
+    return {int(t) for t in hit if t >= 0}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -624,6 +755,18 @@ def main() -> None:
                                choices=BACKEND_CHOICES)
             else:
                 p.add_argument("--backend", default="onnx", choices=BACKEND_CHOICES)
+    p = sub.add_parser("profile", help="deck profiles: enroll one layout of each held-out deck, read other tables")
+    p.add_argument("--finder", default=str(DEFAULT_FINDER))
+    p.add_argument("--reader", default=str(DEFAULT_READER))
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--scenes", type=int, default=40, help="tables read per held-out deck")
+    p.add_argument("--seed", type=int, default=0, help="seeds the layouts (the tables: seed + 1)")
+    p.add_argument("--imgsz", type=int, default=640, help="rendered table size, px")
+    p.add_argument("--index-px", nargs=2, type=float, default=list(INDEX_PX), metavar=("MIN", "MAX"),
+                   help="the tables' index heights, px")
+    p.add_argument("--layout-px", type=float, default=26.0, help="the enrollment layout's index height, px")
+    p.add_argument("--working-px", type=float, default=GOOD_INDEX_PX,
+                   help="score only the corners this large (longer side, px): a mounted camera's")
     p = sub.add_parser("closeup", help="phone close-ups of the held-out decks, smaller views off and on")
     p.add_argument("--finder", default=str(DEFAULT_FINDER))
     p.add_argument("--reader", default=str(DEFAULT_READER))
@@ -634,6 +777,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "closeup":
         closeup(args)
+        return
+    if args.what == "profile":
+        profile(args)
         return
     {"accuracy": accuracy, "reader": reader_crops, "degrade": degrade, "latency": latency, "latency-one": latency_one}[args.what](args)
 

@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "cli.judge",
     "cli.dataset",
     "cli.detector",
+    "cli.enroll",
     "cli.table",
     "cli.simulate",
     "cli.site",

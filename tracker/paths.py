@@ -3,6 +3,7 @@
 ``$XDG_DATA_HOME/ddz-table/ddz-table.db``, else ``~/.local/share/ddz-table/ddz-table.db``; never
 the working directory, so a store is not left in whatever folder the command ran from. The Pi
 box names its own folder in its settings file (``[data] dir``, see ``box.config``).
+Deck profiles (``ddz-table enroll``) live beside it, in ``decks/``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 APP_NAME = "ddz-table"
 DB_NAME = "ddz-table.db"
+DECKS_NAME = "decks"
 
 
 def data_dir() -> Path:
@@ -32,3 +34,9 @@ def default_db(create: bool = True) -> Path:
         except OSError:
             pass
     return path
+
+
+def decks_dir() -> Path:
+    """Where ``ddz-table enroll`` keeps deck profiles by name (``NAME.npz``) and ``--deck NAME``
+    finds them: ``decks/`` in :func:`data_dir`. Not created here: saving a profile makes it."""
+    return data_dir() / DECKS_NAME

@@ -31,6 +31,7 @@ from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, neste
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 from vision.grouping import PAIR_RANGE, card_distance
+from vision.profile import DeckProfile
 from vision.settings import PHOTO, DetectorSettings
 
 DEFAULT_FINDER = MODELS_DIR / "finder.onnx"
@@ -112,12 +113,15 @@ class CardDetector:
     The settings' ``zoom`` (a second look at the size that brings the indices to about
     ``zoom_target`` px, :meth:`zoom_size`) also needs a free input size: ``self.zoom`` says
     whether this finder takes it.
+    profile: a club's own deck (:class:`vision.profile.DeckProfile`, ``ddz-table enroll``): the
+    reader's probabilities of its enrolled cards are blended with the profile's
+    (``profile_weight``, ``profile_temperature``); None reads as the reader alone.
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  settings: DetectorSettings = PHOTO, threads: int | None = None, imgsz: int | None = None,
-                 rect: bool | None = None, **changes: object):
+                 rect: bool | None = None, profile: DeckProfile | None = None, **changes: object):
         self.settings = settings.replace(**changes) if changes else settings
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
@@ -156,6 +160,11 @@ class CardDetector:
             self.read_size = self.reader.imgsz[0] if self.reader.imgsz else 96
             if shape[2] is not None and shape[2] != shape[3]:
                 raise ModelFileError(f"{reader} must take square crops, input shape is {shape}")
+        if profile is not None:
+            if self.reader is None:
+                raise ValueError("a deck profile needs the two-stage detector (finder + reader)")
+            profile.check_reader(self.reader_classes)
+        self.profile = profile
 
     @staticmethod
     def _reader_classes(names: dict[int, str], path) -> np.ndarray:
@@ -170,6 +179,12 @@ class CardDetector:
             else:
                 raise ModelFileError(f"{path}: reader class {name!r} is neither a card id nor {NOT_AN_INDEX!r}")
         return np.array(cards, np.int64)
+
+    @property
+    def reader_classes(self) -> tuple[str, ...]:
+        """The reader's class names in its output order (card ids and ``none``)."""
+        names = self.reader.names
+        return tuple(names[i] for i in sorted(names))
 
     # -- stage 1 -------------------------------------------------------------------------
     def input_size(self, height: int, width: int) -> tuple[int, int]:
@@ -333,6 +348,8 @@ class CardDetector:
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
             return self._without_nested(dets[dets.scores >= conf])
         probs = self.read(image, boxes)
+        if self.profile is not None:
+            probs = self.profile.blend(probs, s.profile_weight, s.profile_temperature)
         card_probs = probs[:, self._card_columns]
         card_ids = self._reader_cards[self._card_columns]
         order = np.argsort(-card_probs, axis=1)[:, : s.top_k + 1]

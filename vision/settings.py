@@ -112,6 +112,12 @@ class DetectorSettings:
     joker_pair_sure: float = 0.8
     #: Finder score from which such a pair of joker reads is kept (None: no such pairs).
     joker_pair_floor: float | None = None
+    #: With a deck profile (``ddz-table enroll``, :mod:`vision.profile`), the share of an enrolled
+    #: card's probability taken from the profile rather than the reader: PROFILE_WEIGHT_WHY
+    profile_weight: float = 0.8
+    #: The profile's softmax temperature over the distances (in floored log-probability units) from
+    #: a crop's reader output to each card's prototype: PROFILE_TEMPERATURE_WHY
+    profile_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.conf <= 1 or not 0 < self.iou <= 1:
@@ -131,6 +137,9 @@ class DetectorSettings:
                              f"{self.top_k}, {self.reader_pad}, {self.finder_floor}")
         if not 0 < self.zoom_below < self.zoom_target < self.zoom_above or self.zoom_up < 1 or self.zoom_gain < 1:
             raise ValueError("zoom needs 0 < zoom_below < zoom_target < zoom_above and zoom_up, zoom_gain >= 1")
+        if not 0 <= self.profile_weight <= 1 or self.profile_temperature <= 0:
+            raise ValueError("profile_weight must be in [0, 1] and profile_temperature positive, got "
+                             f"{self.profile_weight}, {self.profile_temperature}")
         if self.smaller_few < 0 or self.smaller_floor < 32 or self.smaller_above <= 0 or self.smaller_keep <= 0:
             raise ValueError("smaller needs smaller_few >= 0, smaller_floor >= 32 and smaller_above, smaller_keep > 0, "
                              f"got {self.smaller_few}, {self.smaller_floor}, {self.smaller_above}, {self.smaller_keep}")
