@@ -69,6 +69,9 @@ class PipelineConfig:
     motion_share: float = 0.01
     motion_level: int = 28
     recalibrate_s: float = 30.0
+    #: The mat's markers unseen this long (table seconds: three looks in a row) is a lost calibration,
+    #: shown on the pages: a hand covers a marker for moments, a knocked camera or a moved mat for good.
+    calibration_lost_s: float = 90.0
     camera_view: bool = False
     #: ``zones``: each seat plays into its own zone (club default); ``pile``: one centre pile.
     protocol: str = "zones"
@@ -112,6 +115,9 @@ class Pipeline:
         self.running = False
         self._last_tick: float | None = None
         self._last_calibration = 0.0
+        # When the markers were last found: table time (to measure) and wall time (to show).
+        self._markers_seen: tuple[float, float] | None = None
+        self.calibration_lost = False
         self._frame: Frame | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -271,7 +277,11 @@ class Pipeline:
         self._last_calibration = frame.time
         fresh = self.calibration.refind(frame.image)
         if fresh is None:
+            if self._markers_seen is None:
+                self._markers_seen = (frame.time, time.time())  # the calibration was made from them
+            self.calibration_lost = frame.time - self._markers_seen[0] >= self.config.calibration_lost_s
             return
+        self._markers_seen, self.calibration_lost = (frame.time, time.time()), False
         if not self._focus_locked:
             # The markers were found on a live frame: the view is sharp enough, so the lens stays
             # where autofocus left it (a hand over the mat would make autofocus hunt mid-game).
@@ -359,6 +369,8 @@ class Pipeline:
                 "frames": self.frames, "error": self.error or src.get("error"),
                 "reconnects": src.get("reconnects", 0), "running": self.running, "hand": self.hand_number,
                 "calibration": self.calibration.method, "match": self.match_id,
+                "calibration_lost": self.calibration_lost,
+                "calibration_lost_since": self._markers_seen[1] if self.calibration_lost and self._markers_seen else None,
                 "camera": src.get("camera", {})}
 
     def jpeg(self) -> bytes | None:

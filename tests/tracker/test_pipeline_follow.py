@@ -116,3 +116,26 @@ def test_status_shows_what_the_camera_settled_on():
     assert pipeline.status()["camera"] == {"focus": "auto", "lens_position": 2.5}
     bare = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("甲", "乙", "丙")))
     assert bare.status()["camera"] == {}
+
+
+def test_markers_unseen_for_long_are_a_lost_calibration_and_found_again_end_it():
+    table, store, _, pipeline = toy_pipeline(18, recalibrate_s=10.0, calibration_lost_s=30.0)
+    dark = np.zeros_like(table.frame())
+    for t in (10.0, 20.0, 30.0):  # a hand over a marker for a moment is not a lost calibration
+        pipeline.process(Frame(dark, t, 0))
+    assert pipeline.status()["calibration_lost"] is False
+    pipeline.process(Frame(dark, 40.0, 0))
+    status = pipeline.status()
+    assert status["calibration_lost"] is True and status["calibration_lost_since"] is not None
+    pipeline.process(Frame(table.frame(), 50.0, 0))  # the mat is in view again
+    assert pipeline.status()["calibration_lost"] is False
+    assert pipeline.status()["calibration_lost_since"] is None
+
+
+def test_a_calibration_from_corners_is_never_reported_lost():
+    table, store, _, pipeline = toy_pipeline(19, recalibrate_s=10.0, calibration_lost_s=30.0)
+    pipeline.calibration.method = "corners"
+    dark = np.zeros_like(table.frame())
+    for t in range(10, 100, 10):
+        pipeline.process(Frame(dark, float(t), 0))
+    assert pipeline.status()["calibration_lost"] is False

@@ -1,0 +1,291 @@
+"""Deck profiles: a club's own deck taught to the index reader, in numpy, on the box itself.
+
+The reader (``models/reader.onnx``) was trained on other decks; on a deck it has never seen it
+misreads some cards, and the same way every time (a deck whose clubs look like spades). A
+:class:`DeckProfile` holds, for every card of one deck it was shown, a *prototype* in the
+reader's output space: the mean, over that card's labelled index crops, of the reader's
+log-probabilities (every class, ``none`` included, floored at :data:`LOG_FLOOR`). A 7 of clubs
+the reader calls a spade still lands nearer the deck's own 7 of clubs than its 7 of spades,
+since the whole vector of second guesses differs between the two.
+
+At read time :meth:`DeckProfile.blend` mixes, for the enrolled cards, the reader's probabilities
+with a softmax over the negative distances to the prototypes (a temperature and a weight, the
+detector settings' ``profile_temperature`` and ``profile_weight``). The profile only moves the
+probability the reader gave the enrolled cards among them: ``none`` and the cards not enrolled
+keep the reader's scores, so a box the reader calls no index stays no index.
+
+Fitting is a mean per card (:func:`fit_profile` reads the crops through the detector's own
+reader, as ``detect`` crops them, with a few views of each: smaller, blurred, shifted), so it
+takes seconds and needs no torch. One ``.npz`` file holds a profile, with a format name and
+version; anything else is a :class:`ProfileError`.
+
+>>> profile = fit_profile(detector, [(image, boxes, cards)], "club")   # doctest: +SKIP
+>>> profile.save("club.npz"); DeckProfile.load("club.npz").cards[:3]  # doctest: +SKIP
+('3s', '3h', '3d')
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import CARD_IDS, CARD_INDEX
+
+#: The file's format name and version: a file without them, or of another version, is refused.
+FORMAT = "ddz-table-deck-profile"
+VERSION = 1
+#: Reader probabilities under this count as this: the differences among the tiniest ones are
+#: noise, not evidence, and would dominate distances between log-probabilities.
+LOG_FLOOR = 1e-4
+#: A profile's name: letters (any script), digits, ``_ - .``, not starting with a dot.
+NAME_PATTERN = re.compile(r"[^\W_.][\w.\-]{0,63}")
+SUFFIX = ".npz"
+
+
+class ProfileError(ValueError):
+    """A deck profile that cannot be used: missing, corrupt, of another format or version, or
+    fitted for another reader."""
+
+
+def features(probs: np.ndarray, floor: float = LOG_FLOOR) -> np.ndarray:
+    """The reader's probabilities (N, C) as the profile compares them: floored log-probabilities."""
+    return np.log(np.clip(np.asarray(probs, np.float64), floor, 1.0))
+
+
+@dataclass(frozen=True, eq=False)
+class DeckProfile:
+    """One deck's prototypes in the reader's output space.
+
+    ``reader_classes``: the reader's class names in its output order (the profile is only good
+    for a reader with these); ``cards``: the enrolled card ids, one per row of ``prototypes``
+    (K, len(reader_classes)); ``counts``: crops each prototype was fitted from (views included)."""
+
+    name: str
+    reader_classes: tuple[str, ...]
+    cards: tuple[str, ...]
+    prototypes: np.ndarray
+    counts: np.ndarray
+    log_floor: float = LOG_FLOOR
+
+    def __post_init__(self) -> None:
+        k, c = len(self.cards), len(self.reader_classes)
+        if not k:
+            raise ProfileError("a deck profile needs at least one card")
+        unknown = [card for card in self.cards if card not in CARD_INDEX]
+        if unknown or len(set(self.cards)) != k:
+            raise ProfileError(f"profile cards must be distinct card ids, got {list(self.cards)[:6]}")
+        missing = [card for card in self.cards if card not in self.reader_classes]
+        if missing:
+            raise ProfileError(f"profile cards {missing[:6]} are not among the reader's classes")
+        if self.prototypes.shape != (k, c) or self.counts.shape != (k,):
+            raise ProfileError(f"profile arrays have shapes {self.prototypes.shape}, {self.counts.shape}; "
+                               f"expected ({k}, {c}) and ({k},)")
+        if not np.isfinite(self.prototypes).all() or (self.counts < 1).any() or not 0 < self.log_floor < 1:
+            raise ProfileError("profile prototypes must be finite, counts positive and the floor in (0, 1)")
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The reader's output column of each enrolled card."""
+        return np.array([self.reader_classes.index(card) for card in self.cards], np.int64)
+
+    def check_reader(self, reader_classes: Sequence[str]) -> None:
+        """A :class:`ProfileError` unless a reader with these classes (in this order) is the
+        one the profile was fitted with: its prototypes live in that reader's output space."""
+        if tuple(reader_classes) != self.reader_classes:
+            raise ProfileError(f"deck profile {self.name!r} was fitted for a reader with {len(self.reader_classes)} "
+                               f"classes in another order or of other names than this one's ({len(reader_classes)}); "
+                               "enroll the deck again with this reader")
+
+    def card_probs(self, probs: np.ndarray, temperature: float) -> np.ndarray:
+        """(N, K): a softmax over the enrolled cards of minus each crop's distance to their
+        prototypes, over ``temperature``."""
+        if temperature <= 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
+        x = features(probs, self.log_floor)
+        d = np.sqrt(np.maximum(
+            (x * x).sum(axis=1, keepdims=True) - 2 * x @ self.prototypes.T
+            + (self.prototypes * self.prototypes).sum(axis=1)[None, :], 0.0))
+        z = -d / temperature
+        z -= z.max(axis=1, keepdims=True, initial=-np.inf) if len(z) else 0.0
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def blend(self, probs: np.ndarray, weight: float, temperature: float) -> np.ndarray:
+        """The reader's probabilities (N, C) with the enrolled cards' columns mixed: ``1 - weight``
+        of the reader's own and ``weight`` of :meth:`card_probs`, scaled to the probability the
+        reader gave the enrolled cards together. Other columns are left as they are, and each
+        row keeps its sum."""
+        if not 0 <= weight <= 1:
+            raise ValueError(f"weight must be in [0, 1], got {weight}")
+        probs = np.asarray(probs, np.float32)
+        if probs.ndim != 2 or probs.shape[1] != len(self.reader_classes):
+            raise ValueError(f"expected reader probabilities (N, {len(self.reader_classes)}), got {probs.shape}")
+        if not len(probs) or weight == 0:
+            return probs
+        columns = self.columns
+        mine = probs[:, columns].astype(np.float64)
+        mass = mine.sum(axis=1, keepdims=True)
+        out = probs.copy()
+        out[:, columns] = (1 - weight) * mine + weight * mass * self.card_probs(probs, temperature)
+        return out
+
+    # -- file --------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the profile to ``path`` (one ``.npz``), through a temporary file beside it, so a
+        failed write never leaves half a profile under the name."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            with open(tmp, "wb") as f:
+                np.savez(f, format=np.array(FORMAT), version=np.array(VERSION), name=np.array(self.name),
+                         reader_classes=np.array(self.reader_classes), cards=np.array(self.cards),
+                         prototypes=self.prototypes.astype(np.float32), counts=self.counts.astype(np.int64),
+                         log_floor=np.array(self.log_floor))
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> DeckProfile:
+        """The profile in ``path``, or a :class:`ProfileError` saying why not."""
+        path = Path(path)
+        if not path.is_file():
+            raise ProfileError(f"no deck profile file {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                fields = {k: data[k] for k in data.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ProfileError(f"{path} is not a deck profile (unreadable: {exc})") from None
+        if str(fields.get("format", "")) != FORMAT:
+            raise ProfileError(f"{path} is not a deck profile (no {FORMAT!r} format mark)")
+        try:
+            version = int(fields["version"])
+        except (KeyError, TypeError, ValueError):
+            raise ProfileError(f"{path}: deck profile without a version") from None
+        if version != VERSION:
+            raise ProfileError(f"{path}: deck profile version {version}; this program reads version {VERSION} "
+                               "(enroll the deck again)")
+        try:
+            return cls(str(fields["name"]), tuple(str(c) for c in fields["reader_classes"]),
+                       tuple(str(c) for c in fields["cards"]), np.asarray(fields["prototypes"], np.float32),
+                       np.asarray(fields["counts"], np.int64), float(fields["log_floor"]))
+        except KeyError as exc:
+            raise ProfileError(f"{path}: deck profile lacks {exc.args[0]!r}") from None
+        except ProfileError as exc:
+            raise ProfileError(f"{path}: {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise ProfileError(f"{path}: deck profile has a malformed field ({exc})") from None
+
+
+def fit(name: str, reader_classes: Sequence[str], probs: np.ndarray, cards: Sequence[str],
+        log_floor: float = LOG_FLOOR) -> DeckProfile:
+    """A profile from reader probabilities (N, C) of labelled crops and their cards: one
+    prototype per card seen, the mean of its crops' :func:`features`."""
+    probs = np.asarray(probs, np.float64)
+    cards = list(cards)
+    if probs.ndim != 2 or probs.shape != (len(cards), len(reader_classes)):
+        raise ProfileError(f"expected reader probabilities ({len(cards)}, {len(reader_classes)}), got {probs.shape}")
+    x = features(probs, log_floor)
+    seen = [c for c in CARD_IDS if c in set(cards)]
+    labels = np.array([CARD_INDEX.get(c, -1) for c in cards])
+    prototypes = np.stack([x[labels == CARD_INDEX[c]].mean(axis=0) for c in seen]) if seen else np.zeros((0, 0))
+    counts = np.array([int((labels == CARD_INDEX[c]).sum()) for c in seen], np.int64)
+    return DeckProfile(name, tuple(reader_classes), tuple(seen), prototypes.astype(np.float32), counts, log_floor)
+
+
+#: The views each labelled crop is read in when a profile is fitted (:func:`enrollment_views`):
+#: the index long side they bring it to (None: as photographed), a blur (Gaussian sigma, px of
+#: that view) and a shift of the box (share of its size): what a table camera's frames do to a
+#: corner that a photo of the deck laid out does not.
+VIEWS: tuple[tuple[float | None, float, float], ...] = (
+    (None, 0.0, 0.0), (None, 0.0, 0.08), (None, 0.8, 0.0), (22.0, 0.0, 0.0),
+    (18.0, 0.5, 0.05), (15.0, 0.0, 0.0), (13.0, 0.6, 0.05), (30.0, 0.0, 0.08),
+)
+
+
+def enrollment_views(image: np.ndarray, boxes: np.ndarray, seed: int = 0,
+                     views: Sequence[tuple[float | None, float, float]] = VIEWS) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+    """``(image, boxes)`` for each view of ``views``: the image resized so the boxes' median
+    long side comes out at the view's size (never enlarged past 2x), blurred, and the boxes moved
+    by up to the view's shift (seeded, so a fit is repeatable)."""
+    rng = np.random.default_rng(seed)
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    long_side = float(np.median((boxes[:, 2:] - boxes[:, :2]).max(axis=1))) if len(boxes) else 1.0
+    for size, sigma, shift in views:
+        scale = 1.0 if size is None else min(2.0, size / max(long_side, 1e-3))
+        view = image
+        if scale != 1.0:
+            h, w = image.shape[:2]
+            view = cv2.resize(image, (max(8, round(w * scale)), max(8, round(h * scale))),
+                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        if sigma > 0:
+            view = cv2.GaussianBlur(view, (0, 0), sigma)
+        moved = boxes * scale
+        if shift > 0 and len(moved):
+            wh = np.repeat(moved[:, 2:] - moved[:, :2], 2, axis=0).reshape(-1, 4)
+            moved = moved + rng.uniform(-shift, shift, moved.shape) * wh
+        yield view, moved
+
+
+def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[str]]], name: str,
+                seed: int = 0, views: Sequence[tuple[float | None, float, float]] = VIEWS) -> tuple[
+                    DeckProfile, np.ndarray, list[str]]:
+    """Fit a profile named ``name`` from ``samples``: ``(image, boxes (n, 4) in its pixels, card
+    ids)`` each, every box a corner index of that card. Each box is read by ``detector.read``
+    (the crops ``detect`` cuts, at its settings' pad and quarter-turns) in every view of
+    ``views``. Returns the profile, and the reader's probabilities of the crops as
+    photographed (first view) with their cards, to say what the profile changes."""
+    if not NAME_PATTERN.fullmatch(name or ""):
+        raise ProfileError(f"a deck name is letters, digits, '_', '-' or '.', up to 64, not {name!r}")
+    if getattr(detector, "reader", None) is None:
+        raise ProfileError("a deck profile needs the two-stage detector (finder + reader)")
+    classes = detector.reader_classes
+    all_probs, all_cards, plain, plain_cards = [], [], [], []
+    for k, (image, boxes, cards) in enumerate(samples):
+        boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+        if len(boxes) != len(cards):
+            raise ProfileError(f"{len(boxes)} boxes but {len(cards)} cards")
+        if not len(boxes):
+            continue
+        for v, (view, moved) in enumerate(enrollment_views(image, boxes, seed + k, views)):
+            probs = detector.read(view, moved)
+            all_probs.append(probs)
+            all_cards += list(cards)
+            if v == 0:
+                plain.append(probs)
+                plain_cards += list(cards)
+    if not all_cards:
+        raise ProfileError("no labelled index to enroll")
+    profile = fit(name, classes, np.concatenate(all_probs), all_cards)
+    return profile, np.concatenate(plain), plain_cards
+
+
+def find_profile(spec: str | os.PathLike, folder: str | os.PathLike) -> Path:
+    """The profile file ``spec`` names: a path to a file, else a name in ``folder``
+    (``folder/NAME.npz``); a :class:`ProfileError` listing where it looked when neither is there."""
+    path = Path(spec)
+    if path.is_file():
+        return path
+    text = str(spec)
+    if NAME_PATTERN.fullmatch(text):
+        named = Path(folder) / f"{text}{SUFFIX}"
+        if named.is_file():
+            return named
+        raise ProfileError(f"no deck profile {text!r}: no file {named} (and no file {text} here); "
+                           "ddz-table enroll --list shows the enrolled decks")
+    raise ProfileError(f"no deck profile file {path}")
+
+
+def saved_profiles(folder: str | os.PathLike) -> list[Path]:
+    """The profile files in ``folder`` (``*.npz``), by name."""
+    folder = Path(folder)
+    return sorted(p for p in folder.glob(f"*{SUFFIX}") if p.is_file()) if folder.is_dir() else []
