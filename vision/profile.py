@@ -15,7 +15,7 @@ probability the reader gave the enrolled cards among them: ``none`` and the card
 keep the reader's scores, so a box the reader calls no index stays no index.
 
 Fitting is a mean per card (:func:`fit_profile` reads the crops through the detector's own
-reader, as ``detect`` crops them, with a few views of each: smaller, blurred, shifted), so it
+reader, as ``detect`` crops them, with a few views of each: turned, smaller, blurred), so it
 takes seconds and needs no torch. One ``.npz`` file holds a profile, with a format name and
 version; anything else is a :class:`ProfileError`.
 
@@ -203,47 +203,57 @@ def fit(name: str, reader_classes: Sequence[str], probs: np.ndarray, cards: Sequ
 
 
 #: The views each labelled crop is read in when a profile is fitted (:func:`enrollment_views`):
-#: the index long side they bring it to (None: as photographed), a blur (Gaussian sigma, px of
-#: that view) and a shift of the box (share of its size): what a table camera's frames do to a
-#: corner that a photo of the deck laid out does not.
-VIEWS: tuple[tuple[float | None, float, float], ...] = (
-    (None, 0.0, 0.0), (None, 0.0, 0.08), (None, 0.8, 0.0), (22.0, 0.0, 0.0),
-    (18.0, 0.5, 0.05), (15.0, 0.0, 0.0), (13.0, 0.6, 0.05), (30.0, 0.0, 0.08),
+#: ``(index px, turn, blur, noise, jpeg)``: the index long side the view brings the boxes to
+#: (None: as photographed), a turn of the whole photo (degrees), a Gaussian blur (sigma, px of
+#: the view), sensor noise (grey levels) and a JPEG quality (0: none). What a table camera's frames
+#: do to a corner (any angle, smaller, softer, noisier) that a photo of the deck laid out does not.
+VIEWS: tuple[tuple[float | None, float, float, float, int], ...] = (
+    (None, 0, 0.0, 0, 0), (None, 30, 0.0, 0, 0), (24.0, 60, 0.7, 4, 80), (22.0, 15, 0.0, 6, 60),
+    (20.0, 45, 1.0, 0, 0), (18.0, 80, 0.5, 5, 70), (18.0, 120, 1.2, 3, 0), (16.0, 0, 0.6, 6, 50),
+    (15.0, 150, 0.0, 4, 70), (14.0, 35, 0.8, 0, 0), (30.0, 100, 1.5, 3, 60), (13.0, 70, 0.0, 5, 0),
 )
 
 
 def enrollment_views(image: np.ndarray, boxes: np.ndarray, seed: int = 0,
-                     views: Sequence[tuple[float | None, float, float]] = VIEWS) -> Iterable[tuple[np.ndarray, np.ndarray]]:
-    """``(image, boxes)`` for each view of ``views``: the image resized so the boxes' median
-    long side comes out at the view's size (never enlarged past 2x), blurred, and the boxes moved
-    by up to the view's shift (seeded, so a fit is repeatable)."""
+                     views: Sequence[tuple] = VIEWS) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+    """``(image, boxes)`` for each view of ``views`` (:data:`VIEWS`): the photo resized so the
+    boxes' median long side comes out at the view's size (never enlarged past 2x), turned about
+    its centre (each box becomes the upright box around its turned corners, as a turned index is
+    labelled and found), blurred, noised and JPEG-coded; seeded, so a fit is repeatable."""
     rng = np.random.default_rng(seed)
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     long_side = float(np.median((boxes[:, 2:] - boxes[:, :2]).max(axis=1))) if len(boxes) else 1.0
-    for size, sigma, shift in views:
+    h, w = image.shape[:2]
+    for size, turn, sigma, noise, quality in views:
         scale = 1.0 if size is None else min(2.0, size / max(long_side, 1e-3))
-        view = image
-        if scale != 1.0:
-            h, w = image.shape[:2]
-            view = cv2.resize(image, (max(8, round(w * scale)), max(8, round(h * scale))),
-                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        a = np.radians(turn)
+        c, s = abs(np.cos(a)), abs(np.sin(a))
+        out_w, out_h = int(np.ceil((w * c + h * s) * scale)), int(np.ceil((w * s + h * c) * scale))
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), turn, scale)
+        m[:, 2] += (out_w / 2 - w / 2, out_h / 2 - h / 2)
+        view = cv2.warpAffine(image, m, (max(out_w, 8), max(out_h, 8)),
+                              flags=cv2.INTER_AREA if scale < 1 and not turn else cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
         if sigma > 0:
             view = cv2.GaussianBlur(view, (0, 0), sigma)
-        moved = boxes * scale
-        if shift > 0 and len(moved):
-            wh = np.repeat(moved[:, 2:] - moved[:, :2], 2, axis=0).reshape(-1, 4)
-            moved = moved + rng.uniform(-shift, shift, moved.shape) * wh
-        yield view, moved
+        if noise > 0:
+            view = np.clip(view + rng.normal(0, noise, view.shape), 0, 255).astype(np.uint8)
+        if quality:
+            ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+            view = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else view
+        corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+        turned = corners @ m[:, :2].T + m[:, 2]
+        yield view, np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
 
 
 def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[str]]], name: str,
-                seed: int = 0, views: Sequence[tuple[float | None, float, float]] = VIEWS) -> tuple[
+                seed: int = 0, views: Sequence[tuple] = VIEWS) -> tuple[
                     DeckProfile, np.ndarray, list[str]]:
     """Fit a profile named ``name`` from ``samples``: ``(image, boxes (n, 4) in its pixels, card
     ids)`` each, every box a corner index of that card. Each box is read by ``detector.read``
     (the crops ``detect`` cuts, at its settings' pad and quarter-turns) in every view of
     ``views``. Returns the profile, and the reader's probabilities of the crops as
-    photographed (first view) with their cards, to say what the profile changes."""
+    photographed (the first view) with their cards, to say what the profile changes."""
     if not NAME_PATTERN.fullmatch(name or ""):
         raise ProfileError(f"a deck name is letters, digits, '_', '-' or '.', up to 64, not {name!r}")
     if getattr(detector, "reader", None) is None:

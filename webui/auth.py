@@ -220,6 +220,8 @@ def referee_required(view):
 
     @wraps(view)
     def wrapped(*args, **kwargs):
+        from webui.app import refusal  # webui.app imports this module
+
         api = request.path.startswith("/api/")
         header_pin = request.headers.get("X-Referee-PIN")
         if api and header_pin is not None:
@@ -233,11 +235,12 @@ def referee_required(view):
                 response.headers["Retry-After"] = str(s)
                 return response
             if not ok:
-                return jsonify(error="wrong referee PIN"), 403
+                return refusal(403, "wrong referee PIN", zh="裁判密码不对")
             return view(*args, **kwargs)
         if not is_referee():
             if api:
-                return jsonify(error="referee login required (session or X-Referee-PIN header)"), 401
+                return refusal(401, "referee login required (session or X-Referee-PIN header)",
+                               zh="需要裁判登录（登录或 X-Referee-PIN 请求头）")
             return redirect(url_for("referee.login"))
         if request.method == "POST" and not csrf_ok():
             abort(400, description="missing or wrong CSRF token: reload the page and try again")

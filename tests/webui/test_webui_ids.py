@@ -228,3 +228,13 @@ def test_undoing_the_deal_is_refused_so_no_hand_is_left_without_one(client, stor
     assert api(client, "undo", {}).status_code == 200  # the bid goes, the deal stays
     assert api(client, "abandon", {}).status_code == 200
     assert api(client, "new_hand", {}).status_code == 200
+
+
+def test_a_refused_api_login_answers_in_the_visitors_language(client):
+    headers = {"Accept": "application/json"}
+    missing = client.post("/api/referee/bid", json={}, headers=headers)
+    assert missing.status_code == 401 and missing.get_json()["error"].startswith("需要裁判登录")
+    wrong = client.post("/api/referee/bid?lang=en", json={}, headers={**headers, "X-Referee-PIN": "000001"})
+    assert wrong.status_code == 403 and wrong.get_json()["error"] == "wrong referee PIN"
+    wrong_zh = client.post("/api/referee/bid?lang=zh", json={}, headers={**headers, "X-Referee-PIN": "000002"})
+    assert wrong_zh.get_json()["error"] == "裁判密码不对"
