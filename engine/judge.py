@@ -19,18 +19,28 @@ from engine.cards import format_cards, parse_cards, repeated_cards
 from engine.classify import beats, classify
 from engine.rules import CLASSIC, RuleSet
 
-__all__ = ["judge"]
+__all__ = ["JudgeError", "judge"]
+
+
+class JudgeError(ValueError):
+    """A question the judge cannot answer; ``reason`` says which (``no_cards``, ``after_no_cards``,
+    ``after_duplicate``, ``after_not_a_combination``) for callers that word it themselves."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def judge(cards: str, after: str | None = None, rules: RuleSet = CLASSIC) -> dict[str, object]:
     """The judge's verdict as a plain dict.
 
-    Raises ``ValueError`` on unreadable cards, on no cards at all, and on an ``after`` that is
-    no combination (or names a card more often than the decks hold it).
+    Raises ``ValueError`` on unreadable cards, and :class:`JudgeError` (a ``ValueError``) on no
+    cards at all and on an ``after`` that is no combination (or names a card more often than the
+    decks hold it).
     """
     played = parse_cards(cards)
     if not played:
-        raise ValueError("no cards to judge")
+        raise JudgeError("no_cards", "no cards to judge")
     repeated = repeated_cards(played, rules.decks)
     readings = [] if repeated else classify(played, rules)
     verdict: dict[str, object] = {
@@ -47,14 +57,14 @@ def judge(cards: str, after: str | None = None, rules: RuleSet = CLASSIC) -> dic
     if after is not None:
         before = parse_cards(after)
         if not before:
-            raise ValueError("--after names no cards")
+            raise JudgeError("after_no_cards", "--after names no cards")
         twice = repeated_cards(before, rules.decks)
         if twice:
-            raise ValueError(f"--after {after!r} names {format_cards(twice)} more often than "
-                             f"{rules.decks} deck(s) hold")
+            raise JudgeError("after_duplicate", f"--after {after!r} names {format_cards(twice)} more often than "
+                                                 f"{rules.decks} deck(s) hold")
         previous = classify(before, rules)
         if not previous:
-            raise ValueError(f"--after {after!r} is not a combination under {rules.name} rules")
+            raise JudgeError("after_not_a_combination", f"--after {after!r} is not a combination under {rules.name} rules")
         flags = []
         for reading, data in zip(readings, verdict["readings"], strict=True):  # type: ignore[call-overload]
             data["beats"] = any(beats(reading, p, rules) for p in previous)

@@ -6,11 +6,15 @@ misreads some cards, and the same way every time (a deck whose clubs look like s
 reader's output space: the mean, over that card's labelled index crops, of the reader's
 log-probabilities (every class, ``none`` included, floored at :data:`LOG_FLOOR`). A 7 of clubs
 the reader calls a spade still lands nearer the deck's own 7 of clubs than its 7 of spades,
-since the whole vector of second guesses differs between the two.
+since the whole vector of second guesses differs between the two. It also holds a *bias* per
+enrolled card, a sum of one term per suit and one per rank fitted to the deck's crops (the
+reader's leaning, on this deck, towards spades over clubs, say): shared by 13 cards a suit, it
+is learnt from a few crops of each without learning any one card's accidents.
 
-At read time :meth:`DeckProfile.blend` mixes, for the enrolled cards, the reader's probabilities
-with a softmax over the negative distances to the prototypes (a temperature and a weight, the
-detector settings' ``profile_temperature`` and ``profile_weight``). The profile only moves the
+At read time :meth:`DeckProfile.blend` takes, for the enrolled cards, the reader's
+log-probabilities plus the bias (a softmax over them), mixed with a softmax over the negative
+distances to the prototypes (a temperature and a weight, the detector settings'
+``profile_temperature`` and ``profile_weight``). The profile only moves the
 probability the reader gave the enrolled cards among them: ``none`` and the cards not enrolled
 keep the reader's scores, so a box the reader calls no index stays no index.
 
@@ -36,7 +40,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards import CARD_IDS, CARD_INDEX
+from vision.cards import CARD_IDS, CARD_INDEX, JOKERS, RANKS, SUITS
 
 #: The file's format name and version: a file without them, or of another version, is refused.
 FORMAT = "ddz-table-deck-profile"
@@ -47,6 +51,10 @@ LOG_FLOOR = 1e-4
 #: A profile's name: letters (any script), digits, ``_ - .``, not starting with a dot.
 NAME_PATTERN = re.compile(r"[^\W_.][\w.\-]{0,63}")
 SUFFIX = ".npz"
+#: L2 weight on the suit and rank terms of the bias (:func:`fit_bias`): smaller lets one deck's
+#: few crops pull the reader around (the bench's held-out decks lost right reads), larger
+#: leaves the reader's leanings as they are.
+BIAS_L2 = 0.1
 
 
 class ProfileError(ValueError):
@@ -65,13 +73,15 @@ class DeckProfile:
 
     ``reader_classes``: the reader's class names in its output order (the profile is only good
     for a reader with these); ``cards``: the enrolled card ids, one per row of ``prototypes``
-    (K, len(reader_classes)); ``counts``: crops each prototype was fitted from (views included)."""
+    (K, len(reader_classes)); ``counts``: crops each prototype was fitted from (views included);
+    ``bias``: (K,) added to the reader's log-probabilities of the enrolled cards."""
 
     name: str
     reader_classes: tuple[str, ...]
     cards: tuple[str, ...]
     prototypes: np.ndarray
     counts: np.ndarray
+    bias: np.ndarray
     log_floor: float = LOG_FLOOR
 
     def __post_init__(self) -> None:
@@ -84,10 +94,10 @@ class DeckProfile:
         missing = [card for card in self.cards if card not in self.reader_classes]
         if missing:
             raise ProfileError(f"profile cards {missing[:6]} are not among the reader's classes")
-        if self.prototypes.shape != (k, c) or self.counts.shape != (k,):
-            raise ProfileError(f"profile arrays have shapes {self.prototypes.shape}, {self.counts.shape}; "
-                               f"expected ({k}, {c}) and ({k},)")
-        if not np.isfinite(self.prototypes).all() or (self.counts < 1).any() or not 0 < self.log_floor < 1:
+        if self.prototypes.shape != (k, c) or self.counts.shape != (k,) or self.bias.shape != (k,):
+            raise ProfileError(f"profile arrays have shapes {self.prototypes.shape}, {self.counts.shape}, "
+                               f"{self.bias.shape}; expected ({k}, {c}), ({k},) and ({k},)")
+        if not np.isfinite(self.prototypes).all() or not np.isfinite(self.bias).all() or (self.counts < 1).any() or not 0 < self.log_floor < 1:
             raise ProfileError("profile prototypes must be finite, counts positive and the floor in (0, 1)")
 
     @property
@@ -117,23 +127,32 @@ class DeckProfile:
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
+    def biased_probs(self, probs: np.ndarray) -> np.ndarray:
+        """(N, K): a softmax over the enrolled cards of the reader's log-probabilities plus the bias."""
+        z = features(probs, self.log_floor)[:, self.columns] + self.bias[None, :]
+        z -= z.max(axis=1, keepdims=True) if len(z) else 0.0
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
     def blend(self, probs: np.ndarray, weight: float, temperature: float) -> np.ndarray:
-        """The reader's probabilities (N, C) with the enrolled cards' columns mixed: ``1 - weight``
-        of the reader's own and ``weight`` of :meth:`card_probs`, scaled to the probability the
-        reader gave the enrolled cards together. Other columns are left as they are, and each
-        row keeps its sum."""
+        """The reader's probabilities (N, C) with the enrolled cards' columns replaced: ``1 - weight``
+        of :meth:`biased_probs` and ``weight`` of :meth:`card_probs` (the prototypes), scaled to
+        the probability the reader gave the enrolled cards together. Other columns (``none``, the
+        cards not enrolled) are left as they are, and each row keeps its sum."""
         if not 0 <= weight <= 1:
             raise ValueError(f"weight must be in [0, 1], got {weight}")
         probs = np.asarray(probs, np.float32)
         if probs.ndim != 2 or probs.shape[1] != len(self.reader_classes):
             raise ValueError(f"expected reader probabilities (N, {len(self.reader_classes)}), got {probs.shape}")
-        if not len(probs) or weight == 0:
+        if not len(probs):
             return probs
         columns = self.columns
-        mine = probs[:, columns].astype(np.float64)
-        mass = mine.sum(axis=1, keepdims=True)
+        mass = probs[:, columns].astype(np.float64).sum(axis=1, keepdims=True)
+        mixed = (1 - weight) * self.biased_probs(probs)
+        if weight > 0:
+            mixed += weight * self.card_probs(probs, temperature)
         out = probs.copy()
-        out[:, columns] = (1 - weight) * mine + weight * mass * self.card_probs(probs, temperature)
+        out[:, columns] = mass * mixed
         return out
 
     # -- file --------------------------------------------------------------------------
@@ -148,7 +167,7 @@ class DeckProfile:
                 np.savez(f, format=np.array(FORMAT), version=np.array(VERSION), name=np.array(self.name),
                          reader_classes=np.array(self.reader_classes), cards=np.array(self.cards),
                          prototypes=self.prototypes.astype(np.float32), counts=self.counts.astype(np.int64),
-                         log_floor=np.array(self.log_floor))
+                         bias=self.bias.astype(np.float32), log_floor=np.array(self.log_floor))
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -177,7 +196,8 @@ class DeckProfile:
         try:
             return cls(str(fields["name"]), tuple(str(c) for c in fields["reader_classes"]),
                        tuple(str(c) for c in fields["cards"]), np.asarray(fields["prototypes"], np.float32),
-                       np.asarray(fields["counts"], np.int64), float(fields["log_floor"]))
+                       np.asarray(fields["counts"], np.int64), np.asarray(fields["bias"], np.float32),
+                       float(fields["log_floor"]))
         except KeyError as exc:
             raise ProfileError(f"{path}: deck profile lacks {exc.args[0]!r}") from None
         except ProfileError as exc:
@@ -189,7 +209,8 @@ class DeckProfile:
 def fit(name: str, reader_classes: Sequence[str], probs: np.ndarray, cards: Sequence[str],
         log_floor: float = LOG_FLOOR) -> DeckProfile:
     """A profile from reader probabilities (N, C) of labelled crops and their cards: one
-    prototype per card seen, the mean of its crops' :func:`features`."""
+    prototype per card seen, the mean of its crops' :func:`features`, and the bias
+    (:func:`fit_bias`)."""
     probs = np.asarray(probs, np.float64)
     cards = list(cards)
     if probs.ndim != 2 or probs.shape != (len(cards), len(reader_classes)):
@@ -199,7 +220,38 @@ def fit(name: str, reader_classes: Sequence[str], probs: np.ndarray, cards: Sequ
     labels = np.array([CARD_INDEX.get(c, -1) for c in cards])
     prototypes = np.stack([x[labels == CARD_INDEX[c]].mean(axis=0) for c in seen]) if seen else np.zeros((0, 0))
     counts = np.array([int((labels == CARD_INDEX[c]).sum()) for c in seen], np.int64)
-    return DeckProfile(name, tuple(reader_classes), tuple(seen), prototypes.astype(np.float32), counts, log_floor)
+    if not seen:
+        raise ProfileError("no card to enroll")
+    columns = [list(reader_classes).index(c) for c in seen]
+    where = {c: k for k, c in enumerate(seen)}
+    bias = fit_bias(x[:, columns], np.array([where[c] for c in cards]), seen)
+    return DeckProfile(name, tuple(reader_classes), tuple(seen), prototypes.astype(np.float32), counts,
+                       bias.astype(np.float32), log_floor)
+
+
+def fit_bias(z: np.ndarray, labels: np.ndarray, cards: Sequence[str], l2: float = BIAS_L2,
+             steps: int = 300, rate: float = 0.5) -> np.ndarray:
+    """(K,): per card, its suit's term plus its rank's (a joker is its own rank, of no suit),
+    fitted by gradient descent on the cross-entropy of softmax(``z`` + bias) against ``labels``
+    (indices into ``cards``), with ``l2`` on the terms: ``z`` (N, K) the crops' floored
+    log-probabilities of those cards."""
+    groups = [*(f"suit {s}" for s in SUITS), *(f"rank {r}" for r in RANKS), *JOKERS]
+    design = np.zeros((len(cards), len(groups)))
+    for k, card in enumerate(cards):
+        if card in JOKERS:
+            design[k, groups.index(card)] = 1
+        else:
+            design[k, groups.index(f"suit {card[-1]}")] = 1
+            design[k, groups.index(f"rank {card[:-1]}")] = 1
+    target = np.eye(len(cards))[labels]
+    terms = np.zeros(len(groups))
+    for _ in range(steps):
+        s = z + design @ terms
+        s -= s.max(axis=1, keepdims=True)
+        p = np.exp(s)
+        p /= p.sum(axis=1, keepdims=True)
+        terms -= rate * (design.T @ (p - target).mean(axis=0) + l2 * terms)
+    return design @ terms
 
 
 #: The views each labelled crop is read in when a profile is fitted (:func:`enrollment_views`):

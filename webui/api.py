@@ -13,7 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from engine.cards import format_cards
-from engine.judge import judge
+from engine.judge import JudgeError, judge
 from engine.rules import PRESETS, get_rules
 from webui.app import request_fields, site
 from webui.auth import referee_required
@@ -74,8 +74,19 @@ def judge_request(args) -> dict:
         rules = get_rules(rules_name)
     try:
         return judge(cards, after, rules or get_rules("classic"))
+    except JudgeError as exc:
+        raise ActionError(str(exc), zh=JUDGE_REFUSALS_ZH.get(exc.reason, "看不懂这些牌")) from None
     except ValueError as exc:
         raise ActionError(str(exc), zh="看不懂这些牌") from None
+
+
+#: The judge's refusals in Chinese, by reason (the English is the engine's message).
+JUDGE_REFUSALS_ZH = {
+    "no_cards": "请写出要判定的牌",
+    "after_no_cards": "请写出要管的那一手牌",
+    "after_duplicate": "要管的那一手里同一张牌出现了两次（一副牌每张只有一张）",
+    "after_not_a_combination": "要管的那一手不成牌型",
+}
 
 
 @bp.get("/judge")

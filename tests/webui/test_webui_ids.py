@@ -238,3 +238,12 @@ def test_a_refused_api_login_answers_in_the_visitors_language(client):
     assert wrong.status_code == 403 and wrong.get_json()["error"] == "wrong referee PIN"
     wrong_zh = client.post("/api/referee/bid?lang=zh", json={}, headers={**headers, "X-Referee-PIN": "000002"})
     assert wrong_zh.get_json()["error"] == "裁判密码不对"
+
+
+def test_the_judge_says_in_chinese_why_it_cannot_answer(client):
+    twice = client.get("/api/judge?cards=4s&after=3s%203s&lang=zh")
+    assert twice.status_code == 400 and "同一张牌出现了两次" in twice.get_json()["error"]
+    empty = client.get("/api/judge?cards=%20&lang=zh")
+    assert empty.status_code == 400 and empty.get_json()["error"].startswith("请写出")
+    english = client.get("/api/judge?cards=4s&after=3s%203s&lang=en")
+    assert "more often than 1 deck(s) hold" in english.get_json()["error"]

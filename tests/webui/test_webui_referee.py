@@ -194,3 +194,10 @@ def test_judge_reads_cards_against_the_play_on_the_table(client, store):
 def test_judge_on_the_referee_page(referee):
     page = referee.get("/referee?cards=BJ RJ&after=2s 2h 2d 2c&lang=en").get_data(as_text=True)
     assert "rocket" in page and "beats" in page
+
+
+def test_the_referee_page_says_a_card_named_twice_is_not_in_one_deck(referee):
+    page = referee.get("/referee?cards=3s 3s 3s 3s&lang=zh").get_data(as_text=True)
+    assert "不成牌型" in page and "同一张牌出现两次" in page and "3s" in page
+    bomb = referee.get("/referee?cards=3s 3h 3d 3c&lang=zh").get_data(as_text=True)
+    assert "同一张牌出现两次" not in bomb
