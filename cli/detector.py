@@ -39,6 +39,8 @@ def register(subparsers) -> None:
                         help="one look at the finder's input size: no second look at a photo whose "
                              "indices come out too small (or, enlarged, too large)")
     detect.add_argument("--save", metavar="DIR", help="write annotated copies of the images here")
+    detect.add_argument("--deck", metavar="NAME",
+                        help="read with a deck profile: a name from `ddz-table enroll` or a profile file / 用录入的牌组识别")
     detect.set_defaults(func=run_detect)
 
     train = subparsers.add_parser("train", help="train a detector stage (needs the train extra)")
@@ -94,11 +96,17 @@ def run_detect(args) -> int:
         return 2
     try:
         settings = PHOTO.replace(iou=args.iou, turns=args.turns, zoom=not args.no_zoom)
+        profile = None
+        if args.deck:
+            from cli.enroll import load_deck_profile
+
+            profile = load_deck_profile(args.deck)
         if args.single:
-            detector = CardDetector(args.single, None, backend=args.backend, settings=settings, imgsz=args.imgsz)
+            detector = CardDetector(args.single, None, backend=args.backend, settings=settings, imgsz=args.imgsz,
+                                    profile=profile)
         else:
             detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
-                                    backend=args.backend, settings=settings, imgsz=args.imgsz)
+                                    backend=args.backend, settings=settings, imgsz=args.imgsz, profile=profile)
     except (ModelFileError, ValueError) as exc:
         print(f"ddz-table detect: {exc}", file=sys.stderr)
         return 2

@@ -68,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "--style toy`: a self-test of the tracker) or MODULE:FACTORY returning a detector")
     run.add_argument("--backend", help="detector backend: onnx (default), openvino, ncnn")
     run.add_argument("--models", help="folder with finder.onnx and reader.onnx (default: the shipped models)")
+    run.add_argument("--deck", help="read with a deck profile: a name from `ddz-table enroll` or a profile file")
     run.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)
     run.set_defaults(func=run_run)
 
@@ -175,14 +176,17 @@ def draw_zones(image, cal) -> Any:
 TOY_DETECTOR = "sim.toy:ToyDetector"
 
 
-def load_detector(spec: str, backend: str = "onnx", models: str | None = None) -> Any:
+def load_detector(spec: str, backend: str = "onnx", models: str | None = None, deck: str | None = None) -> Any:
     """The card detector ``run --detector`` names: ``onnx`` (the shipped models, or those in
-    ``models``), ``toy`` or ``MODULE:FACTORY``, built by :func:`tracker.detection.build_detector`."""
+    ``models``), ``toy`` or ``MODULE:FACTORY``, built by :func:`tracker.detection.build_detector`;
+    ``deck``: a deck profile's name or file (``ddz-table enroll``) for the ``onnx`` one."""
+    from cli.enroll import load_deck_profile
     from tracker.detection import build_detector
 
     if spec != "onnx" and spec != "toy" and ":" not in spec:
         raise ValueError(f"--detector must be 'onnx', 'toy' or MODULE:FACTORY, not {spec!r}")
-    return build_detector(TOY_DETECTOR if spec == "toy" else spec, backend, models)
+    profile = load_deck_profile(deck) if deck else None
+    return build_detector(TOY_DETECTOR if spec == "toy" else spec, backend, models, profile=profile)
 
 
 def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match: int | None, new: bool) -> int:
@@ -226,7 +230,7 @@ def run_run(args: argparse.Namespace) -> int:
                          f"{rules.players}")
         store = EventStore(args.db)
         match_id = choose_match(store, rules, players, args.match, args.new_match)
-        detector = load_detector(args.detector, args.backend, args.models)
+        detector = load_detector(args.detector, args.backend, args.models, args.deck)
         source = open_source(args.source, **args.source_options)
     except (ValueError, CalibrationError, ConfigError, StoreError, SourceError, ModelFileError, KeyError) as exc:
         return _fail(str(exc))

@@ -238,6 +238,9 @@ class Hand(HandChecks):
             events.insert(fix.target, fix.event)  # type: ignore[arg-type]
         else:
             del events[fix.target]
+        if not events or not isinstance(events[0], Deal):
+            # A hand is folded from its deal: without one it has no seats, and nothing could follow.
+            raise self._fault("bad_correction", reason="needs_deal")
         fixed = Hand(self.rules)
         for i, event in enumerate(events):
             violation = fixed._validate(event)

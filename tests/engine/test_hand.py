@@ -476,6 +476,16 @@ def test_undo_of_nothing_is_refused():
     assert fault(Hand("classic"), Correction("undo")) == "bad_correction"
 
 
+def test_a_correction_that_leaves_the_hand_without_its_deal_is_refused():
+    hand = Hand("classic")
+    hand.apply(Deal(counts=(17, 17, 17)))
+    assert fault(hand, Correction("undo")) == "bad_correction"
+    assert hand.check(Correction("delete", 0)).data == (("reason", "needs_deal"),)
+    assert fault(hand, Correction("replace", 0, Pass(0))) == "bad_correction"
+    assert fault(hand, Correction("insert", 0, Pass(0))) == "bad_correction"
+    assert len(hand.events) == 1 and hand.phase == "bidding"
+
+
 # --- the fold -----------------------------------------------------------------------------------
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from(["classic", "grab", "two", "four"]), st.integers(0, 10_000))
