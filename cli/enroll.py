@@ -129,7 +129,7 @@ def read_names(path: Path) -> dict[int, str]:
         for line in lines[i + 1:]:
             if not line.strip():
                 continue
-            if not line[:1].isspace():
+            if not line[:1].isspace() and not line.startswith("-"):  # a list may sit at the key's indent
                 break
             item = line.strip()
             if item.startswith("-"):
@@ -333,5 +333,6 @@ def run_enroll(args) -> int:
     absent = [c for c in CARD_IDS if c not in result.crops]
     if absent:
         print(f"未录入的牌仍按原模型识别 / not enrolled, read as before: {' '.join(absent)}")
-    print(f"已保存 / saved: {out}  (ddz-table detect --deck {args.deck} ... / ddz-table run --deck {args.deck} ...)")
+    use = args.deck if not args.out else str(out)
+    print(f"已保存 / saved: {out}  (ddz-table detect --deck {use} ... / ddz-table run --deck {use} ...)")
     return 0

@@ -1,0 +1,140 @@
+"""``ddz-table enroll``: a labelled YOLO folder of a club's deck becomes a deck profile in the
+data folder, which ``detect --deck NAME`` reads with; bad folders are clear errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli.enroll import card_from_name, read_names
+from cli.main import main
+from sim.synth import decks
+from tests.vision.test_profile import render_layout, write_yolo
+from vision.cards import CARD_IDS
+from vision.profile import DeckProfile
+
+#: Other spellings datasets use: upper case, T for 10, jokers in words.
+SHOUTED = {"BJ": "BLACK JOKER", "RJ": "JOKER_RED"}
+
+
+def shout(card: str) -> str:
+    return SHOUTED.get(card, card.upper().replace("10", "T"))
+
+
+@pytest.fixture(scope="module")
+def layout():
+    return render_layout(np.random.default_rng(21), decks.load_deck("orell"))
+
+
+@pytest.fixture()
+def data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def test_card_names_in_every_common_spelling():
+    for name, card in (("10c", "10c"), ("10C", "10c"), ("TC", "10c"), ("tc", "10c"), ("Qs", "Qs"), ("QS", "Qs"),
+                       ("♣10", "10c"), ("BJ", "BJ"), ("BLACK JOKER", "BJ"), ("black_joker", "BJ"),
+                       ("JOKER_BLACK", "BJ"), ("RED JOKER", "RJ"), ("joker-red", "RJ"), ("大王", "RJ")):
+        assert card_from_name(name) == card, name
+    for name in ("joker", "1c", "11s", "Qx", "", "index"):
+        assert card_from_name(name) is None, name
+
+
+def test_data_yaml_names_as_a_mapping_a_list_or_flow(tmp_path):
+    path = tmp_path / "data.yaml"
+    for text in ("path: x\nnames:\n  0: '10c'\n  1: \"Qs\"  # comment\nnc: 2\n", "names:\n- 10c\n- Qs\n",
+                 "names: ['10c', Qs]\n", "names: {0: 10c,\n  1: Qs}\n"):
+        path.write_text(text)
+        assert read_names(path) == {0: "10c", 1: "Qs"}, text
+
+
+def test_enroll_from_labels_then_detect_with_the_deck(tmp_path, data_home, layout, capsys):
+    folder = write_yolo(tmp_path / "orell", *layout)
+    assert main(["enroll", "--from-labels", str(folder), "--deck", "club"]) == 0
+    out = capsys.readouterr().out
+    saved = data_home / "ddz-table" / "decks" / "club.npz"
+    assert saved.is_file() and str(saved) in out
+    profile = DeckProfile.load(saved)
+    assert profile.name == "club" and profile.cards == CARD_IDS
+    assert "7c " in out and "all " in out  # a line per card, then the total
+
+    assert main(["enroll", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "club" in listed and "54" in listed
+
+    image = tmp_path / "orell" / "images" / "layout.png"
+    assert main(["detect", str(image), "--json", "--deck", "club"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["detections"] and all(d["card"] in CARD_IDS for d in record["detections"])
+    assert main(["detect", str(image), "--json", "--deck", str(saved)]) == 0  # a path works too
+    assert json.loads(capsys.readouterr().out) == record
+
+    assert main(["detect", str(image), "--json", "--deck", "nosuch"]) == 2
+    assert "nosuch" in capsys.readouterr().err
+
+    # run --deck: the live detector reads with it; the toy detector takes none
+    from cli.table import load_detector
+
+    assert load_detector("onnx", "onnx", None, "club").profile.cards == CARD_IDS
+    with pytest.raises(ValueError, match="only with the 'onnx' detector"):
+        load_detector("toy", deck="club")
+
+
+def test_enroll_reads_other_spellings_into_the_same_cards(tmp_path, data_home, layout, capsys):
+    folder = write_yolo(tmp_path / "shouted", *layout, spell=shout)
+    assert "TC" in (folder / "data.yaml").read_text() and "BLACK JOKER" in (folder / "data.yaml").read_text()
+    out = tmp_path / "mine.npz"
+    assert main(["enroll", "--from-labels", str(folder), "--deck", "club", "--out", str(out)]) == 0
+    assert DeckProfile.load(out).cards == CARD_IDS
+    assert not (data_home / "ddz-table" / "decks").exists()  # --out, not the data folder
+
+
+def _fails(argv, capsys, *words) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for word in words:
+        assert word in err, (word, err)
+    return err
+
+
+def test_bad_folders_are_clear_errors(tmp_path, data_home, layout, capsys):
+    image, corners = layout
+    few = corners[:6]
+    # unknown names, every one listed
+    folder = write_yolo(tmp_path / "unknown", image, few, spell=lambda c: {"7c": "seven", "BJ": "joker"}.get(c, c))
+    _fails(["enroll", "--from-labels", str(folder), "--deck", "x"], capsys, "'seven'", "'joker'", "no card")
+    # an image without its label file
+    folder = write_yolo(tmp_path / "unlabelled", image, few)
+    (folder / "labels" / "layout.txt").unlink()
+    _fails(["enroll", "--from-labels", str(folder), "--deck", "x"], capsys, "without a label file", "layout.png")
+    # empty folders, no data.yaml, no folder
+    empty = tmp_path / "empty"
+    (empty / "images").mkdir(parents=True)
+    (empty / "data.yaml").write_text("names: [10c]\n")
+    _fails(["enroll", "--from-labels", str(empty), "--deck", "x"], capsys, "no images")
+    (empty / "data.yaml").unlink()
+    _fails(["enroll", "--from-labels", str(empty), "--deck", "x"], capsys, "data.yaml")
+    _fails(["enroll", "--from-labels", str(tmp_path / "absent"), "--deck", "x"], capsys, "no such folder")
+    # a malformed label line, a bad deck name, no --deck
+    folder = write_yolo(tmp_path / "malformed", image, few)
+    (folder / "labels" / "layout.txt").write_text("0 0.5 0.5 0.1\n")
+    _fails(["enroll", "--from-labels", str(folder), "--deck", "x"], capsys, "layout.txt:1")
+    _fails(["enroll", "--from-labels", str(folder), "--deck", "../up"], capsys, "deck name")
+    _fails(["enroll", "--from-labels", str(folder)], capsys, "--deck")
+    assert not (data_home / "ddz-table" / "decks").exists()  # nothing saved by a failure
+
+
+def test_a_corrupt_saved_deck_is_listed_as_unusable_and_refused_by_detect(tmp_path, data_home, capsys):
+    folder = data_home / "ddz-table" / "decks"
+    folder.mkdir(parents=True)
+    (folder / "broken.npz").write_bytes(b"junk")
+    assert main(["enroll", "--list"]) == 0
+    assert "unusable" in capsys.readouterr().out
+    image = tmp_path / "x.png"
+    import cv2
+
+    cv2.imwrite(str(image), np.full((64, 64, 3), 200, np.uint8))
+    _fails(["detect", str(image), "--deck", "broken"], capsys, "not a deck profile")
