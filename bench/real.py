@@ -3,10 +3,10 @@
     python bench/real.py FOLDER [--whole-cards] [--limit N] [--scale S] [--json FILE]
 
 ``FOLDER`` is in YOLO format: ``data.yaml`` whose ``names`` spell cards (``10c``, ``QS``, ``TC``,
-``10 of clubs``, ``ace_of_spades``, ``black joker`` ...; :func:`card_id`), ``images/`` (subfolders
-allowed, such as ``images/test``) and ``labels/`` with one ``class cx cy w h`` line per box at
-the same place. Classes that spell no card (a bare ``joker``, ``card``) are listed and their
-boxes left out. Images are taken in sorted path order; ``--limit`` scores the first N.
+``10 of clubs``, ``ace_of_spades``, ``black joker`` ...; :func:`vision.labels.card_from_name`),
+``images/`` (subfolders allowed, such as ``images/test``) and ``labels/`` with one ``class cx cy w h``
+line per box at the same place; :func:`vision.labels.read_label_folder` reads it. Classes that
+spell no card (a bare ``joker``, ``card``) are listed and their boxes left out. Images are taken in sorted path order; ``--limit`` scores the first N.
 ``--scale`` shrinks every photo (and its boxes) by that factor before it is read, area-averaged,
 to see the same real cards at the index sizes a table camera gives.
 
@@ -34,11 +34,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -46,7 +44,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cli.enroll import IMAGE_SUFFIXES, EnrollError, card_from_name, read_names  # noqa: E402
 from sim.training.evaluate import (  # noqa: E402
     JOKER_SUIT,
     WATCHED_SUIT_PAIRS,
@@ -55,138 +52,13 @@ from sim.training.evaluate import (  # noqa: E402
 )
 from vision.cards import CARD_IDS, CARD_INDEX, SUITS  # noqa: E402
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image  # noqa: E402
+from vision.labels import LabelError, read_label_folder  # noqa: E402
 from vision.settings import PHOTO  # noqa: E402
 
 #: Index size bins (longer side of the labelled box, px): under the working scale, the sizes
 #: where clubs and spades were mixed up on rendered tables, and larger.
 SIZE_EDGES = (0, 18, 25, 32, 45, 70, 100_000)
 SUIT_WORDS = {"s": "spade", "h": "heart", "d": "diamond", "c": "club", JOKER_SUIT: "joker"}
-
-RANK_WORDS = {
-    "ACE": "A", "KING": "K", "QUEEN": "Q", "JACK": "J", "KNAVE": "J", "TEN": "10", "NINE": "9",
-    "EIGHT": "8", "SEVEN": "7", "SIX": "6", "FIVE": "5", "FOUR": "4", "THREE": "3", "TWO": "2", "DEUCE": "2",
-}
-SUIT_NAMES = {
-    "CLUB": "c", "CLUBS": "c", "TREFOIL": "c", "TREFOILS": "c", "SPADE": "s", "SPADES": "s", "PIKE": "s",
-    "PIKES": "s", "HEART": "h", "HEARTS": "h", "DIAMOND": "d", "DIAMONDS": "d", "TILE": "d", "TILES": "d",
-}
-WORDS_NAME = re.compile(r"(\w+?)\s*(?:OF\s+)?(\w+)")
-
-
-def card_id(name: str) -> str | None:
-    """The card id a class name spells, or None: what ``ddz-table enroll`` takes (``10c``, ``QS``,
-    ``TC``, ``♣10``, ``BLACK JOKER``) and names in words, rank first (``10 of clubs``,
-    ``Ace_of_Spades``, ``queen hearts``, ``10 Trefoils``), any case.
-
-    >>> [card_id(n) for n in ("10C", "TC", "10 of clubs", "ace_of_spades", "Q Trefoils", "joker")]
-    ['10c', '10c', '10c', 'As', 'Qc', None]
-    """
-    card = card_from_name(name)
-    if card is not None:
-        return card
-    text = " ".join(str(name).upper().replace("_", " ").replace("-", " ").split())
-    found = WORDS_NAME.fullmatch(text)
-    if found is None or found.group(2) not in SUIT_NAMES:
-        return None
-    rank = RANK_WORDS.get(found.group(1), "10" if found.group(1) == "T" else found.group(1))
-    card = rank + SUIT_NAMES[found.group(2)]
-    return card if card in CARD_INDEX else None
-
-
-@dataclass
-class Photo:
-    """One labelled photo: its path and its labelled boxes (pixels) with their card ids."""
-
-    path: Path
-    boxes: np.ndarray
-    cards: list[str]
-
-
-@dataclass
-class Folder:
-    """A labelled folder as read: its photos, the names mapped and the names left out."""
-
-    photos: list[Photo]
-    names: dict[int, str]
-    cards: dict[int, str]
-    ignored: dict[str, int] = field(default_factory=dict)
-
-
-def list_images(folder: Path, limit: int | None = None) -> list[Path]:
-    """The images under ``folder/images`` in sorted path order, the first ``limit`` if given."""
-    image_dir = folder / "images"
-    images = sorted(p for p in image_dir.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES) \
-        if image_dir.is_dir() else []
-    if not images:
-        raise SystemExit(f"no images in {image_dir}")
-    return images[:limit] if limit else images
-
-
-def parse_labels(text: str, where: str, n_classes: set[int]) -> np.ndarray:
-    """The ``class cx cy w h`` rows of a YOLO label file (N, 5); a bad line is a SystemExit naming
-    ``where`` and the line. Extra columns (a polygon's points) are not YOLO boxes and are refused."""
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            values = [float(v) for v in line.split()]
-        except ValueError:
-            values = []
-        if len(values) != 5 or values[0] != int(values[0]) or int(values[0]) not in n_classes \
-                or not all(0 <= v <= 1 for v in values[1:]) or values[3] <= 0 or values[4] <= 0:
-            raise SystemExit(f"{where}:{number}: a label line is 'class cx cy w h' (class in data.yaml, the rest "
-                             f"0-1, w and h above 0), got {line.strip()!r}")
-        rows.append(values)
-    return np.array(rows, np.float64).reshape(-1, 5)
-
-
-def read_folder(folder: str | Path, limit: int | None = None, load=read_image) -> Folder:
-    """Read a YOLO folder (see the module's text): its names mapped to card ids and, for each of
-    the first ``limit`` images, the boxes in pixels of the classes that spell a card. A missing
-    folder, ``data.yaml``, label file or readable image, or names none of which spell a card, is a
-    SystemExit that says which."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise SystemExit(f"no such folder: {folder}")
-    yaml = folder / "data.yaml"
-    if not yaml.is_file():
-        raise SystemExit(f"no data.yaml in {folder}")
-    try:
-        names = read_names(yaml)
-    except EnrollError as exc:
-        raise SystemExit(str(exc)) from None
-    cards = {k: c for k, c in ((k, card_id(v)) for k, v in names.items()) if c is not None}
-    if not cards:
-        raise SystemExit(f"{yaml}: no name spells a card (e.g. 10c, QS, 10 of clubs): "
-                         f"{', '.join(map(repr, list(names.values())[:8]))}")
-    images = list_images(folder, limit)
-    missing = [p for p in images if not (folder / "labels" / p.relative_to(folder / "images")).with_suffix(".txt")
-               .is_file()]
-    if missing:
-        raise SystemExit(f"{len(missing)} image(s) without a label file under {folder / 'labels'}: "
-                         + ", ".join(str(p.relative_to(folder)) for p in missing[:5]))
-    ignored: Counter = Counter()
-    photos = []
-    for path in images:
-        label = (folder / "labels" / path.relative_to(folder / "images")).with_suffix(".txt")
-        try:
-            text = label.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SystemExit(f"cannot read {label}: {exc}") from None
-        rows = parse_labels(text, str(label), set(names))
-        keep = np.array([int(c) in cards for c in rows[:, 0]], bool)
-        for c in rows[~keep, 0]:
-            ignored[names[int(c)]] += 1
-        rows = rows[keep]
-        try:
-            h, w = load(path).shape[:2]
-        except ImageError as exc:
-            raise SystemExit(f"unreadable image: {exc}") from None
-        boxes = np.stack([(rows[:, 1] - rows[:, 3] / 2) * w, (rows[:, 2] - rows[:, 4] / 2) * h,
-                          (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], axis=1)
-        photos.append(Photo(path, boxes.reshape(-1, 4), [cards[int(c)] for c in rows[:, 0]]))
-    return Folder(photos, names, cards, dict(ignored))
 
 
 @dataclass
@@ -321,14 +193,17 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("--limit must be 1 or more")
     if not 0 < args.scale <= 1:
         raise SystemExit("--scale must lie in (0, 1]")
-    folder = read_folder(args.folder, args.limit)
+    try:
+        folder = read_label_folder(args.folder, limit=args.limit, skip_unknown=True)
+    except LabelError as exc:
+        raise SystemExit(str(exc)) from None
     corners = not args.whole_cards
     detector = CardDetector(args.finder, args.reader, threads=args.threads, settings=PHOTO)
     conf = PHOTO.conf
     what = "corner indices" if corners else "whole cards"
-    n_boxes = sum(len(p.cards) for p in folder.photos)
+    n_boxes = sum(len(p.cards) for p in folder.images)
     scaled = f", photos scaled by {args.scale:g}" if args.scale != 1 else ""
-    print(f"# {args.folder}: {len(folder.photos)} images, {n_boxes} labelled boxes ({what}){scaled}; "
+    print(f"# {args.folder}: {len(folder.images)} images, {n_boxes} labelled boxes ({what}){scaled}; "
           f"finder {args.finder}, reader {args.reader}, PHOTO settings, threshold {conf}", flush=True)
     if folder.ignored:
         print("# classes that spell no card, boxes left out: "
@@ -337,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     by_size: dict[str, tuple[ReadTally, CardTally]] = {}
     score = score_corners if corners else score_whole_cards
     start = time.perf_counter()
-    for photo in folder.photos:
+    for photo in folder.images:
         try:
             image = read_image(photo.path)
         except ImageError as exc:
@@ -361,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     seconds = time.perf_counter() - start
     result = summary(reads, tally, corners)
     c = result["cards"]
-    print(f"# {len(folder.photos)} images in {seconds:.0f} s")
+    print(f"# {len(folder.images)} images in {seconds:.0f} s")
     if corners:
         print(f"corners found (IoU >= 0.5, any card): {reads.found():.3f} ({reads.n_found}/{reads.n_true})")
     else:
@@ -389,7 +264,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{bin_reads.rank_right():>6.3f} {_rate(pairs['club->spade']):>16} {_rate(pairs['spade->club']):>16}")
     if args.json:
         Path(args.json).write_text(json.dumps({
-            "folder": str(args.folder), "labels": what, "images": len(folder.photos), "boxes": n_boxes,
+            "folder": str(args.folder), "labels": what, "images": len(folder.images), "boxes": n_boxes,
             "ignored_classes": folder.ignored, "scale": args.scale, "conf": conf, "finder": str(args.finder),
             "reader": str(args.reader), "seconds": round(seconds, 1), **result, "by_size": sizes_out}, indent=1))
         print(f"wrote {args.json}")

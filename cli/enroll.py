@@ -9,8 +9,6 @@ with it given ``--deck NAME`` (or a profile file's path). ``enroll --list`` show
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -19,206 +17,23 @@ from pathlib import Path
 import numpy as np
 
 from vision.cards import CARD_IDS, CARD_INDEX
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
-
-#: Joker spellings (upper case, ``_`` and ``-`` read as spaces) -> card id.
-JOKER_NAMES = {
-    "BJ": "BJ", "BLACK JOKER": "BJ", "JOKER BLACK": "BJ", "SMALL JOKER": "BJ", "LITTLE JOKER": "BJ",
-    "小王": "BJ", "RJ": "RJ", "RED JOKER": "RJ", "JOKER RED": "RJ", "BIG JOKER": "RJ", "大王": "RJ",
-}
-SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
-CARD_NAME = re.compile(r"(10|[2-9TJQKA])([SHDC])")
+from vision.labels import LabelError, LabelledImage, read_label_folder
 
 
-class EnrollError(ValueError):
-    """A labelled folder that cannot be enrolled; the message is Chinese, then English."""
+class EnrollError(LabelError):
+    """A folder or deck name that cannot be enrolled; the message is Chinese, then English.
+    Faults of the folder itself are :class:`vision.labels.LabelError`, its base."""
 
 
-def card_from_name(name: str) -> str | None:
-    """The card id a label name spells, or None: card text (``10c``, ``Qs``, ``BJ``) and the
-    common spellings (``10C``, ``QS``, ``TC``, ``♣10``, ``BLACK JOKER``, ``JOKER_RED``), any case."""
-    text = " ".join(str(name).upper().replace("_", " ").replace("-", " ").split())
-    if text in JOKER_NAMES:
-        return JOKER_NAMES[text]
-    text = "".join(SUIT_LETTERS.get(ch, ch) for ch in text.replace(" ", ""))
-    match = CARD_NAME.fullmatch(text) or CARD_NAME.fullmatch(text[1:] + text[:1])  # suit first: ♣10
-    if match is None:
-        return None
-    rank = "10" if match.group(1) == "T" else match.group(1)
-    return rank + match.group(2).lower()
-
-
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        try:
-            return str(json.loads(text))
-        except json.JSONDecodeError:
-            return text[1:-1]
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        return text[1:-1].replace("''", "'")
-    return text
-
-
-def _without_comment(line: str) -> str:
-    """A YAML line less a ``#`` comment (one outside quotes, after a space or at the start)."""
-    quote = None
-    for i, ch in enumerate(line):
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
-            return line[:i].rstrip()
-    return line.rstrip()
-
-
-def _split_flow(text: str) -> list[str]:
-    """The items of a YAML flow list or mapping's inside, split at commas outside quotes."""
-    items, quote, start = [], None, 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == ",":
-            items.append(text[start:i])
-            start = i + 1
-    items.append(text[start:])
-    return [item.strip() for item in items if item.strip()]
-
-
-def _key_value(item: str, where: str) -> tuple[int, str]:
-    key, sep, value = item.partition(":")
-    if not sep or not key.strip().isdigit():
-        raise EnrollError(f"{where}: names 的条目应为 '编号: 名称' / a names entry should be 'id: name', got {item!r}")
-    return int(key.strip()), _unquote(value)
-
-
-def read_names(path: Path) -> dict[int, str]:
-    """Class id -> name from a YOLO ``data.yaml``'s ``names``: a block list (``- 10c``), a block
-    mapping (``0: 10c``), or a flow list or mapping on one or more lines. Only that key is read
-    (no YAML library on the box)."""
-    try:
-        lines = [_without_comment(line) for line in path.read_text(encoding="utf-8-sig").splitlines()]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EnrollError(f"读不了 {path} / cannot read {path}: {exc}") from None
-    for i, line in enumerate(lines):
-        found = re.fullmatch(r"names\s*:\s*(.*)", line)
-        if not found:
-            continue
-        rest = found.group(1).strip()
-        where = f"{path}:{i + 1}"
-        if rest and rest[0] in "[{":
-            close = "]" if rest[0] == "[" else "}"
-            j = i
-            while not rest.endswith(close) and j + 1 < len(lines):
-                j += 1
-                rest += " " + lines[j].strip()
-            if not rest.endswith(close):
-                raise EnrollError(f"{where}: names 没有结束的 {close} / names has no closing {close}")
-            items = _split_flow(rest[1:-1])
-            if close == "]":
-                return dict(enumerate(_unquote(item) for item in items))
-            return dict(_key_value(item, where) for item in items)
-        if rest:
-            raise EnrollError(f"{where}: 看不懂 names / cannot read names: {rest!r}")
-        names: dict[int, str] = {}
-        listed: list[str] = []
-        for line in lines[i + 1:]:
-            if not line.strip():
-                continue
-            if not line[:1].isspace() and not line.startswith("-"):  # a list may sit at the key's indent
-                break
-            item = line.strip()
-            if item.startswith("-"):
-                listed.append(_unquote(item[1:]))
-            else:
-                key, value = _key_value(item, where)
-                names[key] = value
-        if listed and names:
-            raise EnrollError(f"{where}: names 混用了列表和映射 / names mixes a list and a mapping")
-        return dict(enumerate(listed)) if listed else names
-    raise EnrollError(f"{path} 里没有 names / {path} has no names")
-
-
-@dataclass
-class LabelledImage:
-    """One image of the folder: its path and its labelled corner indices (pixels, card ids)."""
-
-    path: Path
-    boxes: np.ndarray
-    cards: list[str]
-
-
-def read_label_folder(folder: str | Path) -> list[LabelledImage]:
-    """Every labelled image of a YOLO folder (``data.yaml``, ``images/``, ``labels/``; images may
-    sit in subfolders, such as ``images/train``, with their labels at the same place under
-    ``labels/``), boxes in image pixels. Every fault is an :class:`EnrollError` saying which
-    file: no folder or no ``data.yaml``, names that are no card (all of them listed), no image,
-    an image without its label file, a malformed label line, or no box at all."""
-    from vision.detector import ImageError, read_image
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise EnrollError(f"没有这个文件夹 / no such folder: {folder}")
-    yaml = folder / "data.yaml"
-    if not yaml.is_file():
-        raise EnrollError(f"{folder} 里没有 data.yaml / no data.yaml in {folder}")
-    names = read_names(yaml)
-    if not names:
-        raise EnrollError(f"{yaml}: names 是空的 / names is empty")
-    cards = {k: card_from_name(v) for k, v in names.items()}
-    unknown = [names[k] for k in sorted(cards) if cards[k] is None]
-    if unknown:
-        raise EnrollError(f"{yaml}: 这些名称不是牌 / these names are no card: {', '.join(map(repr, unknown))} "
-                          "(例如 / e.g. 10c, Qs, TC, BJ, RED JOKER)")
-    image_dir, label_dir = folder / "images", folder / "labels"
-    images = sorted(p for p in image_dir.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES) \
-        if image_dir.is_dir() else []
+def labelled_images(folder: str | Path) -> list[LabelledImage]:
+    """The images of a YOLO folder (:func:`vision.labels.read_label_folder`) that have a
+    labelled corner index, every name a card; a folder with no box at all is an error."""
+    read = read_label_folder(folder)
+    images = [item for item in read.images if item.cards]
     if not images:
-        raise EnrollError(f"{image_dir} 里没有图片 / no images in {image_dir}")
-    label_files = {image: (label_dir / image.relative_to(image_dir)).with_suffix(".txt") for image in images}
-    missing = [str(image.relative_to(folder)) for image, label in label_files.items() if not label.is_file()]
-    if missing:
-        more = f" ... (+{len(missing) - 5})" if len(missing) > 5 else ""
-        raise EnrollError(f"{len(missing)} 张图片没有标注文件 / {len(missing)} image(s) without a label file in "
-                          f"{label_dir}: {', '.join(missing[:5])}{more}")
-    out = []
-    for image_path, label in label_files.items():
-        rows = []
-        try:
-            text = label.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise EnrollError(f"读不了 {label} / cannot read {label}: {exc}") from None
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            try:
-                values = [float(v) for v in parts]
-            except ValueError:
-                values = []
-            if len(values) != 5 or values[0] != int(values[0]) or int(values[0]) not in names \
-                    or not all(0 <= v <= 1 for v in values[1:]):
-                raise EnrollError(f"{label}:{number}: 标注行应为 '类别 cx cy w h'（0-1 之间）/ a label line is "
-                                  f"'class cx cy w h' (0-1, class in data.yaml), got {line.strip()!r}")
-            rows.append(values)
-        if not rows:
-            continue
-        try:
-            image = read_image(image_path)
-        except ImageError as exc:
-            raise EnrollError(f"读不了图片 / unreadable image: {exc}") from None
-        h, w = image.shape[:2]
-        v = np.array(rows, np.float64)
-        boxes = np.stack([(v[:, 1] - v[:, 3] / 2) * w, (v[:, 2] - v[:, 4] / 2) * h,
-                          (v[:, 1] + v[:, 3] / 2) * w, (v[:, 2] + v[:, 4] / 2) * h], axis=1)
-        out.append(LabelledImage(image_path, boxes, [cards[int(c)] for c in v[:, 0]]))
-    if not out:
+        label_dir = Path(folder) / "labels"
         raise EnrollError(f"{label_dir} 里没有任何标注框 / no labelled box in {label_dir}")
-    return out
+    return images
 
 
 @dataclass
@@ -234,7 +49,7 @@ class Enrollment:
 
 
 def enroll_folder(folder: str | Path, name: str, detector=None, seed: int = 0) -> Enrollment:
-    """Read ``folder`` (:func:`read_label_folder`) and fit the deck profile ``name`` with
+    """Read ``folder`` (:func:`labelled_images`) and fit the deck profile ``name`` with
     ``detector`` (default: the shipped models at the photo settings)."""
     from vision.detector import CardDetector, read_image
     from vision.profile import NAME_PATTERN, fit_profile
@@ -242,7 +57,7 @@ def enroll_folder(folder: str | Path, name: str, detector=None, seed: int = 0) -
     if not NAME_PATTERN.fullmatch(name or ""):
         raise EnrollError(f"牌组名只能用字母、数字、_ - . / a deck name is letters, digits, '_', '-' or '.' "
                           f"(up to 64), not {name!r}")
-    labelled = read_label_folder(folder)
+    labelled = labelled_images(folder)
     detector = detector or CardDetector()
     samples = ((read_image(item.path), item.boxes, item.cards) for item in labelled)
     profile, probs, cards = fit_profile(detector, samples, name, seed)
@@ -317,7 +132,7 @@ def run_enroll(args) -> int:
         result = enroll_folder(args.from_labels, args.deck, detector)
         out = Path(args.out) if args.out else decks_dir() / f"{args.deck}{SUFFIX}"
         result.profile.save(out)
-    except (EnrollError, ProfileError, ModelFileError) as exc:
+    except (LabelError, ProfileError, ModelFileError) as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"写不了牌组档案 / cannot write the profile: {exc}")

@@ -1,14 +1,17 @@
-"""bench/real.py's class-name mapping and YOLO label reading, on a tiny folder written here."""
+"""bench/real.py on tiny folders written here: it reads them with ``vision.labels`` (whose own
+tests are tests/vision/test_labels.py), exits with the reader's message on a bad folder, and
+says which classes it left out."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
+
+from tests.vision.test_labels import write_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,70 +28,36 @@ def real():
         sys.modules.pop(spec.name, None)
 
 
-@pytest.mark.parametrize("name, card", [
-    ("10c", "10c"), ("10C", "10c"), ("TC", "10c"), ("QS", "Qs"), ("qs", "Qs"), ("10 of clubs", "10c"),
-    ("Ten of Clubs", "10c"), ("ace_of_spades", "As"), ("King-Of-Hearts", "Kh"), ("Q Trefoils", "Qc"),
-    ("2 Diamonds", "2d"), ("jack spades", "Js"), ("black joker", "BJ"), ("JOKER_RED", "RJ"), ("BJ", "BJ"),
-])
-def test_card_names_map_to_card_ids(real, name, card):
-    assert real.card_id(name) == card
-
-
-@pytest.mark.parametrize("name", ["joker", "card", "11 of clubs", "1c", "ace of swords", "of clubs", ""])
-def test_names_that_spell_no_card(real, name):
-    assert real.card_id(name) is None
-
-
-def write_folder(root: Path, names: str, labels: dict[str, str], size=(200, 100)) -> Path:
-    (root / "images" / "test").mkdir(parents=True)
-    (root / "labels" / "test").mkdir(parents=True)
-    (root / "data.yaml").write_text(f"path: .\ntest: images/test\nnames: {names}\n")
-    for stem, text in labels.items():
-        cv2.imwrite(str(root / "images" / "test" / f"{stem}.png"), np.full((size[1], size[0], 3), 255, np.uint8))
-        (root / "labels" / "test" / f"{stem}.txt").write_text(text)
-    return root
-
-
-def test_read_folder_maps_names_and_puts_boxes_in_pixels(real, tmp_path):
-    folder = write_folder(tmp_path, "['10 of clubs', 'QS', 'joker', 'TD']", {
-        "b": "0 0.5 0.5 0.1 0.2\n2 0.1 0.1 0.1 0.1\n\n3 0.25 0.75 0.5 0.5\n",
-        "a": "1 0.05 0.1 0.1 0.2\n",
-    })
-    read = real.read_folder(folder)
-    assert [p.path.name for p in read.photos] == ["a.png", "b.png"]  # sorted by path
-    assert read.photos[0].cards == ["Qs"]
-    assert read.photos[1].cards == ["10c", "10d"]  # the bare joker spells no card: left out
-    assert read.ignored == {"joker": 1}
-    np.testing.assert_allclose(read.photos[0].boxes, [[0, 0, 20, 20]])
-    np.testing.assert_allclose(read.photos[1].boxes, [[90, 40, 110, 60], [0, 50, 100, 100]])
-    assert len(real.read_folder(folder, limit=1).photos) == 1
-
-
-def test_block_list_names_and_an_empty_label_file(real, tmp_path):
-    folder = write_folder(tmp_path, "\n  - Ace of Hearts\n  - 2s\n", {"x": ""})
-    read = real.read_folder(folder)
-    assert read.cards == {0: "Ah", 1: "2s"}
-    assert read.photos[0].cards == [] and read.photos[0].boxes.shape == (0, 4)
-
-
-@pytest.mark.parametrize("line", ["0 0.5 0.5 0.1", "0 0.5 0.5 0.1 1.2", "7 0.5 0.5 0.1 0.1", "a b c d e",
-                                  "0.5 0.5 0.5 0.1 0.1", "0 0.5 0.5 0 0.1", "0 0.1 0.1 0.2 0.2 0.3 0.3"])
-def test_a_bad_label_line_says_where(real, tmp_path, line):
-    folder = write_folder(tmp_path, "[Kc]", {"img": f"0 0.5 0.5 0.1 0.1\n{line}\n"})
-    with pytest.raises(SystemExit, match=r"img\.txt:2"):
-        real.read_folder(folder)
-
-
-def test_folder_faults_are_clear(real, tmp_path):
+def test_a_bad_folder_exits_with_the_readers_message(real, tmp_path):
     with pytest.raises(SystemExit, match="no such folder"):
-        real.read_folder(tmp_path / "nothing")
+        real.main([str(tmp_path / "nothing")])
     folder = write_folder(tmp_path / "one", "[card, joker]", {"img": "0 0.5 0.5 0.1 0.1\n"})
     with pytest.raises(SystemExit, match="no name spells a card"):
-        real.read_folder(folder)
-    folder = write_folder(tmp_path / "two", "[Kc]", {"img": "0 0.5 0.5 0.1 0.1\n"})
+        real.main([str(folder)])
+    folder = write_folder(tmp_path / "two", "[Kc]", {"img": "0 0.5 0.5 0.1 0.1\n0 0.5 0.5 0 0.1\n"})
+    with pytest.raises(SystemExit, match=r"img\.txt:2"):
+        real.main([str(folder)])
     (folder / "labels" / "test" / "img.txt").unlink()
     with pytest.raises(SystemExit, match="without a label file"):
-        real.read_folder(folder)
+        real.main([str(folder)])
     (folder / "data.yaml").unlink()
     with pytest.raises(SystemExit, match="no data.yaml"):
-        real.read_folder(folder)
+        real.main([str(folder)])
+    with pytest.raises(SystemExit, match="--limit must be 1 or more"):
+        real.main([str(folder), "--limit", "0"])
+
+
+def test_it_scores_the_first_images_and_lists_the_classes_left_out(real, tmp_path, capsys):
+    folder = write_folder(tmp_path / "cards", "['10 of clubs', 'QS', 'joker', 'TD']", {
+        "b": "0 0.5 0.5 0.1 0.2\n2 0.1 0.1 0.1 0.1\n\n3 0.25 0.75 0.5 0.5\n",
+        "a": "1 0.05 0.1 0.1 0.2\n",
+        "c": "2 0.5 0.5 0.1 0.1\n",
+    })
+    out_json = tmp_path / "figures.json"
+    real.main([str(folder), "--limit", "2", "--json", str(out_json)])
+    out = capsys.readouterr().out
+    assert ": 2 images, 3 labelled boxes (corner indices)" in out
+    assert "# classes that spell no card, boxes left out: 'joker' x1" in out
+    figures = json.loads(out_json.read_text())
+    assert figures["images"] == 2 and figures["boxes"] == 3 and figures["ignored_classes"] == {"joker": 1}
+    assert figures["cards"]["boxes"] == 3

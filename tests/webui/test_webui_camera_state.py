@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import http.client
-import json
 import time
 
 import pytest
 
-from tests.webui.webui_site import PIN, LiveSite, new_match
+from tests.webui.webui_site import PIN, LiveSite, new_match, next_sse_data
 from webui import create_app, live
 from webui.sse import Watcher, stream
 from webui.view import camera_state
@@ -137,19 +136,10 @@ def test_an_open_live_stream_pushes_the_camera_state(monkeypatch):
         try:
             conn.request("GET", "/api/events")
             response = conn.getresponse()
-            assert 'data-state="connected"' in _next_data(response)["html"]
+            assert 'data-state="connected"' in next_sse_data(response)["html"]
             feed.data = {"source": "0", "source_state": "reconnecting", "last_frame": SINCE, "running": True}
-            pushed = _next_data(response)
+            pushed = next_sse_data(response)
             assert 'data-state="reconnecting"' in pushed["html"] and HHMMSS in pushed["html"]
         finally:
             conn.close()
 
-
-def _next_data(response: http.client.HTTPResponse) -> dict:
-    data = None
-    while True:
-        line = response.readline().decode()
-        if line.startswith("data: "):
-            data = json.loads(line[6:])
-        elif line == "\n" and data is not None:
-            return data

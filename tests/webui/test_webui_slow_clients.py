@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http.client
-import json
 import socket
 import threading
 import urllib.request
@@ -11,7 +10,7 @@ from contextlib import ExitStack, contextmanager
 
 from cli.site import CHANNEL_TIMEOUT, CONNECTION_LIMIT, make_server
 from engine.events import Bid, Deal
-from tests.webui.webui_site import PIN, new_match
+from tests.webui.webui_site import PIN, new_match, next_sse_data
 from tracker.store import EventStore
 from webui import create_app
 
@@ -69,13 +68,13 @@ def test_a_live_stream_works_beside_half_open_connections_and_outlives_the_idle_
         conn.request("GET", "/api/events")
         stream = conn.getresponse()
         assert stream.status == 200
-        assert _next_state(stream)["state"]["hand"]["phase"] == "bidding"
+        assert next_sse_data(stream)["state"]["hand"]["phase"] == "bidding"
         # The idle connections are closed after the (here one-second) timeout ...
         for sock in socks[:5]:
             assert sock.recv(1) == b""
         # ... while the stream, a request still being answered, stays open and gets the next update.
         seq = store.append(mid, 1, Bid(0, "bid", 3))
-        assert _next_state(stream)["seq"] == seq
+        assert next_sse_data(stream)["seq"] == seq
 
 
 class _closing:
@@ -88,12 +87,3 @@ class _closing:
     def __exit__(self, *exc: object) -> None:
         self.conn.close()
 
-
-def _next_state(response: http.client.HTTPResponse) -> dict:
-    data = None
-    while True:
-        line = response.readline().decode()
-        if line.startswith("data: "):
-            data = json.loads(line[6:])
-        elif line == "\n" and data is not None:
-            return data

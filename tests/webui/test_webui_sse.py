@@ -7,7 +7,7 @@ import json
 import time
 
 from engine.events import Bid, Deal
-from tests.webui.webui_site import LiveSite, new_match
+from tests.webui.webui_site import LiveSite, new_match, next_sse_data
 
 
 def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse:
@@ -18,16 +18,6 @@ def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse
     return response
 
 
-def _next_state(response: http.client.HTTPResponse) -> dict:
-    """Read lines until one whole ``state`` message has arrived."""
-    data = None
-    while True:
-        line = response.readline().decode()
-        if line.startswith("data: "):
-            data = json.loads(line[6:])
-        elif line == "\n" and data is not None:
-            return data
-
 
 def test_an_appended_event_is_pushed_to_an_open_stream():
     with LiveSite() as site:
@@ -35,10 +25,10 @@ def test_an_appended_event_is_pushed_to_an_open_stream():
         site.store.append(mid, 1, Deal(counts=(17, 17, 17)))
         response = _open(site)
         assert response.status == 200 and response.getheader("Content-Type").startswith("text/event-stream")
-        first = _next_state(response)
+        first = next_sse_data(response)
         assert first["state"]["hand"]["phase"] == "bidding" and "board" in first["html"]
         seq = site.store.append(mid, 1, Bid(0, "bid", 3))
-        pushed = _next_state(response)
+        pushed = next_sse_data(response)
         assert pushed["seq"] == seq and pushed["state"]["hand"]["landlord"] == 0
         assert "地主" in pushed["html"]
         response.close()
@@ -48,7 +38,7 @@ def test_streams_over_the_cap_get_503_and_slots_come_back():
     with LiveSite({"SSE_LIMIT": 1}) as site:
         new_match(site.store)
         first = _open(site)
-        _next_state(first)
+        next_sse_data(first)
         second = _open(site)
         assert second.status == 503 and "poll" in json.loads(second.read())["error"]
         second.close()

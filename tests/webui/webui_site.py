@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import threading
 
 import numpy as np
@@ -63,3 +65,14 @@ class Blind:
         z = np.zeros((0,))
         return Detections(np.zeros((0, 4), np.float32), z.astype(np.float32), z.astype(np.int64),
                           alt_ids=np.zeros((0, 1), np.int64), alt_probs=np.zeros((0, 1)))
+
+
+def next_sse_data(response: http.client.HTTPResponse) -> dict:
+    """Read a live stream's lines until one whole message has arrived; its ``data`` as JSON."""
+    data = None
+    while True:
+        line = response.readline().decode()
+        if line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "\n" and data is not None:
+            return data

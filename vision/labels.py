@@ -1,0 +1,286 @@
+"""Labelled photo folders in YOLO format, read the one way ``ddz-table enroll`` and
+``bench/real.py`` both need.
+
+A folder holds ``data.yaml`` whose ``names`` spell cards (``10c``, ``QS``, ``TC``, ``♣10``,
+``BLACK JOKER``, ``10 of clubs``, ``ace_of_spades`` ...; :func:`card_from_name`), ``images/``
+(subfolders allowed, such as ``images/test``) and ``labels/`` with one ``class cx cy w h`` line
+per box at the same place as its image. Every fault is a :class:`LabelError` whose message says
+which file, Chinese first, then English. ``data.yaml`` is read by a small parser of its ``names``
+key only: the box has no YAML library.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.cards import CARD_INDEX
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+#: Joker spellings (upper case, ``_`` and ``-`` read as spaces) -> card id.
+JOKER_SPELLINGS = {
+    "BJ": "BJ", "BLACK JOKER": "BJ", "JOKER BLACK": "BJ", "SMALL JOKER": "BJ", "LITTLE JOKER": "BJ",
+    "小王": "BJ", "RJ": "RJ", "RED JOKER": "RJ", "JOKER RED": "RJ", "BIG JOKER": "RJ", "大王": "RJ",
+}
+SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+CARD_TEXT = re.compile(r"(10|[2-9TJQKA])([SHDC])")
+
+#: Names in words, rank first: ``10 of clubs``, ``Ace_of_Spades``, ``queen hearts``.
+RANK_WORDS = {
+    "ACE": "A", "KING": "K", "QUEEN": "Q", "JACK": "J", "KNAVE": "J", "TEN": "10", "NINE": "9",
+    "EIGHT": "8", "SEVEN": "7", "SIX": "6", "FIVE": "5", "FOUR": "4", "THREE": "3", "TWO": "2", "DEUCE": "2",
+}
+SUIT_WORDS = {
+    "CLUB": "c", "CLUBS": "c", "TREFOIL": "c", "TREFOILS": "c", "SPADE": "s", "SPADES": "s", "PIKE": "s",
+    "PIKES": "s", "HEART": "h", "HEARTS": "h", "DIAMOND": "d", "DIAMONDS": "d", "TILE": "d", "TILES": "d",
+}
+WORDS_NAME = re.compile(r"(\w+?)\s*(?:OF\s+)?(\w+)")
+
+#: Spellings named in the error for names that are no card.
+EXAMPLES = "例如 / e.g. 10c, QS, TC, ♣10, BJ, RED JOKER, 10 of clubs"
+
+
+class LabelError(ValueError):
+    """A labelled folder that cannot be read; the message is Chinese, then English."""
+
+
+def card_from_name(name: str) -> str | None:
+    """The card id a label name spells, or None: card text (``10c``, ``Qs``, ``BJ``), the common
+    spellings (``10C``, ``QS``, ``TC``, ``♣10``, ``BLACK JOKER``, ``JOKER_RED``, ``大王``) and
+    names in words, rank first (``10 of clubs``, ``Ace_of_Spades``, ``queen hearts``,
+    ``10 Trefoils``), any case.
+
+    >>> [card_from_name(n) for n in ("10C", "TC", "♣10", "10 of clubs", "ace_of_spades", "joker")]
+    ['10c', '10c', '10c', '10c', 'As', None]
+    """
+    text = " ".join(str(name).upper().replace("_", " ").replace("-", " ").split())
+    if text in JOKER_SPELLINGS:
+        return JOKER_SPELLINGS[text]
+    packed = "".join(SUIT_LETTERS.get(ch, ch) for ch in text.replace(" ", ""))
+    match = CARD_TEXT.fullmatch(packed) or CARD_TEXT.fullmatch(packed[1:] + packed[:1])  # suit first: ♣10
+    if match is not None:
+        rank = "10" if match.group(1) == "T" else match.group(1)
+        return rank + match.group(2).lower()
+    words = WORDS_NAME.fullmatch(text)
+    if words is None or words.group(2) not in SUIT_WORDS:
+        return None
+    rank = RANK_WORDS.get(words.group(1), "10" if words.group(1) == "T" else words.group(1))
+    card = rank + SUIT_WORDS[words.group(2)]
+    return card if card in CARD_INDEX else None
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            return str(json.loads(text))
+        except json.JSONDecodeError:
+            return text[1:-1]
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    return text
+
+
+def _without_comment(line: str) -> str:
+    """A YAML line less a ``#`` comment (one outside quotes, after a space or at the start)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def _split_flow(text: str) -> list[str]:
+    """The items of a YAML flow list or mapping's inside, split at commas outside quotes."""
+    items, quote, start = [], None, 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ",":
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+def _key_value(item: str, where: str) -> tuple[int, str]:
+    key, sep, value = item.partition(":")
+    if not sep or not key.strip().isdigit():
+        raise LabelError(f"{where}: names 的条目应为 '编号: 名称' / a names entry should be 'id: name', got {item!r}")
+    return int(key.strip()), _unquote(value)
+
+
+def read_names(path: Path) -> dict[int, str]:
+    """Class id -> name from a YOLO ``data.yaml``'s ``names``: a block list (``- 10c``), a block
+    mapping (``0: 10c``), or a flow list or mapping on one or more lines. Only that key is read."""
+    try:
+        lines = [_without_comment(line) for line in Path(path).read_text(encoding="utf-8-sig").splitlines()]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LabelError(f"读不了 {path} / cannot read {path}: {exc}") from None
+    for i, line in enumerate(lines):
+        found = re.fullmatch(r"names\s*:\s*(.*)", line)
+        if not found:
+            continue
+        rest = found.group(1).strip()
+        where = f"{path}:{i + 1}"
+        if rest and rest[0] in "[{":
+            close = "]" if rest[0] == "[" else "}"
+            j = i
+            while not rest.endswith(close) and j + 1 < len(lines):
+                j += 1
+                rest += " " + lines[j].strip()
+            if not rest.endswith(close):
+                raise LabelError(f"{where}: names 没有结束的 {close} / names has no closing {close}")
+            items = _split_flow(rest[1:-1])
+            if close == "]":
+                return dict(enumerate(_unquote(item) for item in items))
+            return dict(_key_value(item, where) for item in items)
+        if rest:
+            raise LabelError(f"{where}: 看不懂 names / cannot read names: {rest!r}")
+        names: dict[int, str] = {}
+        listed: list[str] = []
+        for line in lines[i + 1:]:
+            if not line.strip():
+                continue
+            if not line[:1].isspace() and not line.startswith("-"):  # a list may sit at the key's indent
+                break
+            item = line.strip()
+            if item.startswith("-"):
+                listed.append(_unquote(item[1:]))
+            else:
+                key, value = _key_value(item, where)
+                names[key] = value
+        if listed and names:
+            raise LabelError(f"{where}: names 混用了列表和映射 / names mixes a list and a mapping")
+        return dict(enumerate(listed)) if listed else names
+    raise LabelError(f"{path} 里没有 names / {path} has no names")
+
+
+def parse_labels(text: str, where: str, classes: set[int]) -> np.ndarray:
+    """The ``class cx cy w h`` rows of a YOLO label file, shape (N, 5); a bad line is a
+    :class:`LabelError` naming ``where`` and the line number. A class not in ``classes``, a value
+    outside 0-1, an empty box, or extra columns (a polygon's points, not a YOLO box) are refused."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            values = [float(v) for v in line.split()]
+        except ValueError:
+            values = []
+        if len(values) != 5 or values[0] != int(values[0]) or int(values[0]) not in classes \
+                or not all(0 <= v <= 1 for v in values[1:]) or values[3] <= 0 or values[4] <= 0:
+            raise LabelError(f"{where}:{number}: 标注行应为 '类别 cx cy w h'（类别在 data.yaml 里，其余在 0-1 之间，"
+                             f"w 和 h 大于 0） / a label line is 'class cx cy w h' (class in data.yaml, the rest 0-1, "
+                             f"w and h above 0), got {line.strip()!r}")
+        rows.append(values)
+    return np.array(rows, np.float64).reshape(-1, 5)
+
+
+@dataclass
+class LabelledImage:
+    """One image of the folder: its path and its labelled boxes (pixels) with their card ids."""
+
+    path: Path
+    boxes: np.ndarray
+    cards: list[str]
+
+
+@dataclass
+class LabelledFolder:
+    """A folder as read: its images in sorted path order, the class names, the classes that
+    spell a card (class -> card id), and the names left out with their box counts."""
+
+    images: list[LabelledImage]
+    names: dict[int, str]
+    cards: dict[int, str]
+    ignored: dict[str, int] = field(default_factory=dict)
+
+
+def _card_map(yaml: Path, skip_unknown: bool) -> tuple[dict[int, str], dict[int, str]]:
+    names = read_names(yaml)
+    if not names:
+        raise LabelError(f"{yaml}: names 是空的 / names is empty")
+    spelt = {k: card_from_name(v) for k, v in names.items()}
+    cards = {k: c for k, c in spelt.items() if c is not None}
+    if skip_unknown and not cards:
+        raise LabelError(f"{yaml}: 没有一个名称是牌 / no name spells a card ({EXAMPLES}): "
+                         f"{', '.join(map(repr, list(names.values())[:8]))}")
+    unknown = [names[k] for k in sorted(spelt) if spelt[k] is None]
+    if unknown and not skip_unknown:
+        raise LabelError(f"{yaml}: 这些名称不是牌 / these names are no card: {', '.join(map(repr, unknown))} "
+                         f"({EXAMPLES})")
+    return names, cards
+
+
+def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unknown: bool = False,
+                      load: Callable[[Path], np.ndarray] | None = None) -> LabelledFolder:
+    """Read a YOLO folder (see the module's text): its names mapped to card ids and, for each of
+    the first ``limit`` images (all if None), its boxes in image pixels.
+
+    A class whose name spells no card is refused (every such name listed) unless
+    ``skip_unknown``: then its boxes are left out and counted in ``ignored`` by name, and only a
+    folder where no name spells a card is refused. An image whose label file is empty is kept
+    with no box (and not opened). ``load`` reads an image (default
+    :func:`vision.detector.read_image`); only its size is used. Every fault is a
+    :class:`LabelError` saying which file: no folder or no ``data.yaml``, names empty or that
+    are no card, no image, images without their label file, a malformed label line, an
+    unreadable label file or image."""
+    if limit is not None and limit < 1:
+        raise LabelError(f"limit 至少为 1 / limit must be 1 or more, not {limit}")
+    if load is None:
+        from vision.detector import read_image as load
+    from vision.detector import ImageError
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise LabelError(f"没有这个文件夹 / no such folder: {folder}")
+    yaml = folder / "data.yaml"
+    if not yaml.is_file():
+        raise LabelError(f"{folder} 里没有 data.yaml / no data.yaml in {folder}")
+    names, cards = _card_map(yaml, skip_unknown)
+    image_dir, label_dir = folder / "images", folder / "labels"
+    paths = sorted(p for p in image_dir.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES) \
+        if image_dir.is_dir() else []
+    if not paths:
+        raise LabelError(f"{image_dir} 里没有图片 / no images in {image_dir}")
+    label_files = {path: (label_dir / path.relative_to(image_dir)).with_suffix(".txt") for path in paths[:limit]}
+    missing = [str(path.relative_to(folder)) for path, label in label_files.items() if not label.is_file()]
+    if missing:
+        more = f" ... (+{len(missing) - 5})" if len(missing) > 5 else ""
+        raise LabelError(f"{len(missing)} 张图片没有标注文件 / {len(missing)} image(s) without a label file in "
+                         f"{label_dir}: {', '.join(missing[:5])}{more}")
+    ignored: Counter = Counter()
+    images = []
+    for path, label in label_files.items():
+        try:
+            text = label.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LabelError(f"读不了 {label} / cannot read {label}: {exc}") from None
+        rows = parse_labels(text, str(label), set(names))
+        keep = np.array([int(c) in cards for c in rows[:, 0]], bool)
+        ignored.update(names[int(c)] for c in rows[~keep, 0])
+        rows = rows[keep]
+        boxes = np.zeros((0, 4), np.float64)
+        if len(rows):
+            try:
+                h, w = load(path).shape[:2]
+            except ImageError as exc:
+                raise LabelError(f"读不了图片 / unreadable image: {exc}") from None
+            boxes = np.stack([(rows[:, 1] - rows[:, 3] / 2) * w, (rows[:, 2] - rows[:, 4] / 2) * h,
+                              (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], axis=1)
+        images.append(LabelledImage(path, boxes, [cards[int(c)] for c in rows[:, 0]]))
+    return LabelledFolder(images, names, cards, dict(ignored))
