@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Export MATCH (e.g. 3, or 'last') or MATCH/HAND (e.g. 3/2).")
     export.add_argument("target", metavar="HAND_OR_MATCH", help="MATCH, MATCH/HAND, or 'last'")
     export.add_argument("--format", choices=("json", "csv", "txt"), default="json")
-    export.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the txt format")
+    export.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the txt and csv formats")
     export.add_argument("--db", help=f"event store file ({DEFAULT_DB_HELP})")
     export.add_argument("--out", help="write to this file instead of standard output")
     export.set_defaults(func=run_export)

@@ -213,7 +213,7 @@ def score_sheet(text: str, fmt: str = "txt", lang: str = "zh") -> str:
     record = load(text)
     match = record if isinstance(record, Match) else _as_match(record)
     if fmt == "csv":
-        return record_text.csv_sheet(match)
+        return record_text.csv_sheet(match, lang)
     if fmt == "json":
         rows = match.settlements()
         return json.dumps({"players": list(match.players), "hands": [r.to_dict() for r in rows],

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
+import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from engine.cards import format_cards
+from engine.cards import JOKER_NAMES, Card
 from engine.combination import TYPE_NAMES_ZH
 from engine.events import (
     Announce,
@@ -49,7 +52,10 @@ _WORDS = {
         "penalty": "罚分", "correction": "更正", "announce": "报牌", "end": "结束", "winner": "胜者",
         "status": "状态", "playing": "进行中", "time": "时间到", "target": "达到目标分", "bust": "筹码输光",
         "tie_break": "同分加赛", "round": "本轮结束", "rounds_won": "赢得多数轮次", "dissolved": "解散",
-        "chips": "筹码", "disqualified": "取消资格",
+        "chips": "筹码", "disqualified": "取消资格", "deal": "发牌",
+        "nth": "第 {} 手", "step": "一步", "pre_bid": "叫牌", "pre_kitty": "底牌", "pre_landlord": "地主",
+        "pre_deal": "发牌", "replace_play": "更正：{}出牌改为 {}", "replace": "更正：{}改为 {}",
+        "insert": "补录：{} {}", "delete": "删除：{}（{}）", "undo": "撤销上一步（{}）", "undo_bare": "撤销上一步",
     },
     "en": {
         "title": "Dou Dizhu hand record", "rules": "Rules", "players": "Players", "seat": "seat {}",
@@ -64,9 +70,35 @@ _WORDS = {
         "winner": "Winner", "status": "Status", "playing": "playing", "time": "time is up",
         "target": "target reached", "bust": "a player ran out of chips", "tie_break": "tie: play another hand",
         "round": "round won", "rounds_won": "most rounds won", "dissolved": "game dissolved", "chips": "chips",
-        "disqualified": "disqualified",
+        "disqualified": "disqualified", "deal": "deal",
+        "nth": "play {}", "step": "a step", "pre_bid": "the bid", "pre_kitty": "the kitty",
+        "pre_landlord": "the landlord", "pre_deal": "the deal", "replace_play": "correction: {} changed to {}",
+        "replace": "correction: {} changed to {}", "insert": "added as {}: {}", "delete": "deleted {} ({})",
+        "undo": "undid the last step ({})", "undo_bare": "undid the last step",
     },
 }
+
+
+#: English names of the jokers; Chinese uses :data:`engine.cards.JOKER_NAMES` (小王, 大王).
+_EN_JOKERS = {"BJ": "small joker", "RJ": "big joker"}
+
+#: Times at or past this (2001-09-09) are Unix times, printed as the local clock; smaller ones
+#: are seconds counted from the start of a film or of the hand, printed as minutes and seconds.
+WALL_CLOCK_FROM = 1e9
+
+#: Events before the first play: the record lists them in their own lines, not in the numbered plays.
+_PREAMBLE = (Deal, Bid, Kitty, Landlord)
+
+
+def card_text(card: Card, lang: str = "zh") -> str:
+    """A card as a reader writes it: ``3♠``, ``10♥``; jokers ``小王``/``大王`` or ``small joker``/``big joker``."""
+    if card.is_joker:
+        return (JOKER_NAMES if lang == "zh" else _EN_JOKERS)[card.rank_text]
+    return card.rank_text + card.suit_symbol
+
+
+def cards_text(cards: Iterable[Card], lang: str = "zh") -> str:
+    return " ".join(card_text(c, lang) for c in cards)
 
 
 def _w(lang: str) -> dict[str, str]:
@@ -79,11 +111,19 @@ def _type_name(kind: str, lang: str) -> str:
     return TYPE_NAMES_ZH.get(kind, kind) if lang == "zh" else _EN_TYPES.get(kind, kind)
 
 
-def _clock(t: float | None) -> str:
+def _clock(t: float | None, start: float | None = None) -> str:
+    """``[HH:MM:SS] `` on the local clock for a Unix time (what the site and a live camera store);
+    ``[mm:ss] `` into the hand for seconds counted from a film's start (less the deal's time when
+    the deal carries one); nothing when the event has no time."""
     if t is None:
         return ""
+    if t >= WALL_CLOCK_FROM:
+        return time.strftime("[%H:%M:%S] ", time.localtime(t))
+    if start is not None and start < WALL_CLOCK_FROM and start <= t:
+        t -= start
     minutes, seconds = divmod(int(t), 60)
-    return f"[{minutes:02d}:{seconds:02d}] "
+    hours, minutes = divmod(minutes, 60)
+    return f"[{hours}:{minutes:02d}:{seconds:02d}] " if hours else f"[{minutes:02d}:{seconds:02d}] "
 
 
 def _cause(cause: str, factor: int, w: dict[str, str], lang: str) -> str:
@@ -96,11 +136,12 @@ def _signed(points: tuple[int, ...] | list[int], names: tuple[str, ...]) -> str:
     return ", ".join(f"{n} {p:+d}" for n, p in zip(names, points, strict=True))
 
 
-def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: str, reading: str) -> str:
+def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: str, reading: str,
+                start: float | None = None) -> str:
     who = names[event.seat] if hasattr(event, "seat") and event.seat < len(names) else ""  # type: ignore[attr-defined]
-    t = _clock(getattr(event, "time", None))
+    t = _clock(getattr(event, "time", None), start)
     if isinstance(event, Play):
-        return f"{t}{who}: {format_cards(event.cards)}  {reading}"
+        return f"{t}{who}: {cards_text(event.cards, lang)}  {reading}".rstrip()
     if isinstance(event, Pass):
         return f"{t}{who}: {w['pass']}"
     if isinstance(event, Concede | Escape | OpenHand | Announce):
@@ -108,12 +149,85 @@ def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: s
         return f"{t}{who}: {w[word]}"
     if isinstance(event, Penalty):
         return f"{t}{who}: {w['penalty']} -{event.points} {event.reason}".rstrip()
-    if isinstance(event, Correction):
-        inner = f" {event.event.kind}" if event.event is not None else ""
-        return f"{t}{w['correction']}: {event.action} #{event.target}{inner} {event.reason}".rstrip()
     if isinstance(event, End):
         return f"{t}{w['end']} {event.reason}".rstrip()
-    return ""
+    if isinstance(event, Bid):
+        said = w["bid"].format(event.value) if event.action == "bid" else w["pass_bid"] if event.action == "pass" \
+            else w[event.action]
+        return f"{t}{w['bids']}: {who} {said}"
+    if isinstance(event, Landlord):
+        return f"{t}{w['landlord']}: {who} ({w['base']} {event.base})"
+    if isinstance(event, Kitty):
+        return f"{t}{w['kitty']}: {cards_text(event.cards, lang)}"
+    if isinstance(event, Deal):
+        return f"{t}{w['deal']}"
+    return f"{t}{event.kind}"
+
+
+def _number(events: list[Event], index: int) -> int | None:
+    """The number the record gives ``events[index]`` among the plays, or ``None`` for a bid,
+    the kitty, the landlord or the deal (they are not numbered)."""
+    if isinstance(events[index], _PREAMBLE):
+        return None
+    return sum(1 for e in events[:index + 1] if not isinstance(e, _PREAMBLE))
+
+
+def _correction_lines(log: Iterable[Event], names: tuple[str, ...], w: dict[str, str], lang: str,
+                      start: float | None) -> list[str]:
+    """Each correction in the hand's log, in words, naming the play by its number in the record.
+
+    The log is replayed: a correction's ``target`` indexes the events in effect when it was made."""
+    events: list[Event] = []
+    lines: list[str] = []
+    for e in log:
+        if not isinstance(e, Correction):
+            events.append(e)
+            continue
+        lines.append(_clock(e.time, start) + _correction_text(e, events, names, w, lang))
+        if e.action == "undo":
+            if events:
+                events.pop()
+        elif e.action == "replace" and e.target < len(events):
+            events[e.target] = e.event  # type: ignore[assignment]
+        elif e.action == "insert" and e.target <= len(events):
+            events.insert(e.target, e.event)  # type: ignore[arg-type]
+        elif e.action == "delete" and e.target < len(events):
+            del events[e.target]
+    return lines
+
+
+def _correction_text(fix: Correction, events: list[Event], names: tuple[str, ...], w: dict[str, str],
+                     lang: str) -> str:
+    def said(event: Event | None) -> str:
+        # The correction's own time leads the line; the event it names is shown without one.
+        return "" if event is None else _event_line(dataclasses.replace(event, time=None), names, w, lang, "")
+
+    def which(number: int | None, event: Event | None) -> str:
+        if number is not None:
+            return w["nth"].format(number)
+        return w["step"] if event is None else w.get("pre_" + event.kind, w["step"])
+
+    if fix.action == "undo":
+        text = w["undo"].format(said(events[-1])) if events else w["undo_bare"]
+    elif fix.action == "insert":
+        before = sum(1 for e in events[:fix.target] if not isinstance(e, _PREAMBLE))
+        number = None if isinstance(fix.event, _PREAMBLE) else before + 1
+        text = w["insert"].format(which(number, fix.event), said(fix.event))
+    elif fix.target >= len(events):  # not a correction the hand accepted; print what it asked
+        text = w[fix.action].format(f"#{fix.target}", said(fix.event))
+    elif fix.action == "replace":
+        old = events[fix.target]
+        place = which(_number(events, fix.target), old)
+        if isinstance(old, Play) and isinstance(fix.event, Play) and old.seat == fix.event.seat:
+            # The same player's cards read better alone: 更正：第 5 手出牌改为 3♠ 3♥
+            text = w["replace_play"].format(place, cards_text(fix.event.cards, lang))
+        else:
+            text = w["replace"].format(place, said(fix.event))
+    else:
+        old = events[fix.target]
+        text = w["delete"].format(which(_number(events, fix.target), old), said(old))
+    reason = f" · {fix.reason}" if fix.reason else ""
+    return text + reason
 
 
 def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement | None = None) -> str:
@@ -134,8 +248,9 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
     if hand.landlord is not None:
         lines.append(f"{w['landlord']}: {names[hand.landlord]} ({w['base']} {hand.base})")
     if hand.kitty is not None:
-        lines.append(f"{w['kitty']}: {format_cards(hand.kitty)}")
+        lines.append(f"{w['kitty']}: {cards_text(hand.kitty, lang)}")
     readings = {p.index: p for p in hand.plays}
+    start = hand.events[0].time if hand.events and isinstance(hand.events[0], Deal) else None
     number = 0
     lines.append(f"{w['plays']}:")
     for i, e in enumerate(hand.events):
@@ -146,10 +261,9 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
             r = readings[i].reading
             reading = _type_name(r.type, lang)
         number += 1
-        lines.append(f"  {number:>2}. " + _event_line(e, names, w, lang, reading))
-    for e in hand.log:
-        if isinstance(e, Correction):
-            lines.append("  * " + _event_line(e, names, w, lang, ""))
+        lines.append(f"  {number:>2}. " + _event_line(e, names, w, lang, reading, start))
+    for line in _correction_lines(hand.log, names, w, lang, start):
+        lines.append("  * " + line)
     s = settlement or settle(hand)
     lines.append(f"{w['result']}: {w.get(s.outcome, s.outcome)}")
     if s.causes:
@@ -195,23 +309,37 @@ def csv_cell(value: object) -> object:
     return value
 
 
-def csv_sheet(match: Match) -> str:
-    """One row per hand, a column per player, then a totals row (penalties in their own rows).
+#: The score sheet's words: column heads, row labels and each hand's outcome.
+_SHEET = {
+    "zh": {"hand": "局", "outcome": "结果", "landlord": "地主", "base": "底分", "multiplier": "倍数",
+           "penalty": "罚分", "total": "合计", "landlord_won": "地主胜", "farmers_won": "农民胜",
+           "abandoned": "作废", "redeal": "重新发牌", "escape": "逃跑", "unfinished": "未打完"},
+    "en": {"hand": "hand", "outcome": "result", "landlord": "landlord", "base": "base", "multiplier": "multiplier",
+           "penalty": "penalty", "total": "total", "landlord_won": "landlord won", "farmers_won": "farmers won",
+           "abandoned": "abandoned", "redeal": "redeal", "escape": "escape", "unfinished": "unfinished"},
+}
+
+
+def csv_sheet(match: Match, lang: str = "zh") -> str:
+    """One row per hand, a column per player, then a totals row (penalties in their own rows),
+    with heads, labels and outcomes in ``lang``.
 
     Player names and penalty reasons are typed by people, so every text cell goes through
     :func:`csv_cell`."""
+    _w(lang)
+    words = _SHEET[lang]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
 
     def row_of(*cells: object) -> None:
         writer.writerow([csv_cell(c) for c in cells])
 
-    row_of("hand", "outcome", "landlord", "base", "multiplier", *match.players)
+    row_of(words["hand"], words["outcome"], words["landlord"], words["base"], words["multiplier"], *match.players)
     for i, row in enumerate(match.settlements(), 1):
         landlord = "" if row.landlord is None else match.players[row.landlord]
-        row_of(i, row.outcome, landlord, row.base, row.multiplier, *row.points)
+        row_of(i, words.get(row.outcome, row.outcome), landlord, row.base, row.multiplier, *row.points)
     for p in match.penalties:
         cells = [-p.points if s == p.seat else 0 for s in range(len(match.players))]
-        row_of("penalty", p.reason, "", "", "", *cells)
-    row_of("total", "", "", "", "", *match.totals())
+        row_of(words["penalty"], p.reason, "", "", "", *cells)
+    row_of(words["total"], "", "", "", "", *match.totals())
     return out.getvalue()

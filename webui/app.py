@@ -199,8 +199,12 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
 
     @app.after_request
     def _remember_lang(response):
+        # Only a page the visitor navigates to with ?lang= (the zh/en switch) remembers the choice:
+        # a download or an API answer in another language leaves the site's language alone.
         chosen = i18n.normal_lang(request.args.get("lang"))
-        if chosen and request.cookies.get("lang") != chosen:
+        page = request.method == "GET" and response.mimetype == "text/html" \
+            and not request.path.startswith(("/export/", "/api/"))
+        if chosen and page and request.cookies.get("lang") != chosen:
             response.set_cookie("lang", chosen, max_age=365 * 86400, samesite="Lax")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")

@@ -1,4 +1,4 @@
-"""Downloads from the store: JSON records, CSV score sheets, printable text in zh or en.
+"""Downloads from the store: JSON records, CSV score sheets and printable text, the last two in zh or en.
 
 Used by the history pages and by ``ddz-table export``. CSV sheets come from
 :func:`engine.record_text.csv_sheet`, which keeps typed text (player names, penalty reasons)
@@ -69,7 +69,7 @@ def export_match(state: TableState, fmt: str, lang: str = "zh") -> Export:
     if fmt == "json":
         return Export(dumps(match), "application/json", stem + ".json")
     if fmt == "csv":
-        return Export(csv_sheet(match), "text/csv", stem + ".csv")
+        return Export(csv_sheet(match, lang), "text/csv", f"{stem}-{lang}.csv")
     parts = [render_match(match, lang)]
     for record in match.hands:
         parts.append(render_hand(RecordedHand(match.rules, match.players, record.events, record.started), lang))
@@ -90,7 +90,7 @@ def export_hand(state: TableState, number: int, fmt: str, lang: str = "zh") -> E
     if fmt == "csv":
         one = Match(state.info.rules, state.info.players, [HandRecord(tuple(hand.log))],
                     first_bidder=hand.first_bidder)
-        return Export(csv_sheet(one), "text/csv", stem + ".csv")
+        return Export(csv_sheet(one, lang), "text/csv", f"{stem}-{lang}.csv")
     return Export(render_hand(record, lang), "text/plain", f"{stem}-{lang}.txt")
 
 

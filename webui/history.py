@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, has_request_context, render_template, request
 
 from engine.cards import format_cards
 from engine.events import Bid, Concede, Correction, Deal, End, Escape, Event, Kitty, Landlord, Pass, Play
@@ -118,6 +118,15 @@ def replay(match_id: str, number: str):
     return render_template("replay.html", info=state.info, number=hand_no, step=step, total=len(events),
                            hand=block, steps=steps, points=s.points, final=shown.finished,
                            outcome=s.outcome, played=[format_cards(p.cards) for p in shown.plays], alerts=alerts)
+
+
+@bp.url_defaults
+def _text_in_the_page_language(endpoint: str, values: dict[str, Any]) -> None:
+    """A text download linked from a page is written in that page's language: ``url_for`` adds
+    ``lang`` to the text links that do not name one (a link naming it keeps its own)."""
+    if endpoint in ("history.export_match_view", "history.export_hand_view") and values.get("fmt") == "txt" \
+            and has_request_context():
+        values.setdefault("lang", lang())
 
 
 def _download(result, as_text: bool) -> Response:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -168,18 +170,21 @@ def test_malformed_match_record():
 def test_chinese_text_a_person_can_read():
     _, records, _ = build()
     text = render_hand(records[0], "zh")
-    for words in ("叫牌", "地主: 王五 Wang (底分 3)", "底牌: Qs BJ RJ", "炸弹", "王炸", "地主胜",
-                  "倍数: 8", "王五 Wang +48", "[00:31]", "不出"):
+    for words in ("叫牌", "地主: 王五 Wang (底分 3)", "底牌: Q♠ 小王 大王", "炸弹", "王炸", "地主胜",
+                  "倍数: 8", "王五 Wang +48", "[00:31]", "不出", "王五 Wang: 10♠ 10♥ 10♦ 10♣"):
         assert words in text
+    assert "BJ" not in text and "RJ" not in text and "Qs" not in text
     assert "春天 x2" in render_hand(records[1], "zh")
 
 
 def test_english_text_a_person_can_read():
     _, records, _ = build()
     text = render_hand(records[0], "en")
-    for words in ("Landlord: 王五 Wang (base 3)", "Kitty: Qs BJ RJ", "bomb", "rocket", "landlord wins",
-                  "Multiplier: 8 = bomb x2, bomb x2, rocket x2", "张三 Zhang -24", "pass"):
+    for words in ("Landlord: 王五 Wang (base 3)", "Kitty: Q♠ small joker big joker", "bomb", "rocket",
+                  "landlord wins", "Multiplier: 8 = bomb x2, bomb x2, rocket x2", "张三 Zhang -24", "pass",
+                  "王五 Wang: 10♠ 10♥ 10♦ 10♣"):
         assert words in text
+    assert "BJ" not in text and "Qs" not in text
     with pytest.raises(ValueError, match="language"):
         render_hand(records[0], "fr")
 
@@ -191,8 +196,72 @@ def test_text_shows_corrections_and_penalties():
               Penalty(0, 2, "dropped card"))
     fixed = RecordedHand(record.rules, record.players, events)
     zh = render_hand(fixed, "zh")
-    assert "更正: undo" in zh and "罚分 -2 dropped card" in zh
-    assert "张三 Zhang -26" in zh
+    assert "撤销上一步（王五 Wang: 小王 大王） · misread" in zh and "罚分 -2 dropped card" in zh
+    assert "张三 Zhang -26" in zh and "undo" not in zh
+    assert "undid the last step (王五 Wang: small joker big joker) · misread" in render_hand(fixed, "en")
+
+
+def _numbered(text: str) -> dict[str, int]:
+    """The record's numbered lines: their text (time left off) to their number."""
+    found = {}
+    for line in text.splitlines():
+        head, _, rest = line.strip().partition(". ")
+        if head.isdigit():
+            found[rest.split("] ", 1)[-1]] = int(head)
+    return found
+
+
+def test_corrections_name_plays_by_the_records_numbers_in_the_records_language():
+    _, records, _ = build()
+    record = records[0]
+    events = list(record.hand().events)
+    bomb, last = 8, len(events) - 1  # the 10s bomb, and the rocket that ends the hand
+    fixes = (Correction("replace", bomb, events[bomb], reason="camera misread"), Correction("delete", last),
+             Correction("insert", last, events[last]), Correction("replace", 3, Bid(2, "bid", 3)))
+    fixed = RecordedHand(record.rules, record.players, (*record.events, *fixes))
+    zh = render_hand(fixed, "zh")
+    numbers = _numbered(zh)
+    n_bomb, n_rocket = numbers["王五 Wang: 10♠ 10♥ 10♦ 10♣  炸弹"], numbers["王五 Wang: 小王 大王  王炸"]
+    assert n_bomb != bomb and n_rocket != last  # the record's numbers, not the event indexes
+    assert f"更正：第 {n_bomb} 手出牌改为 10♠ 10♥ 10♦ 10♣ · camera misread" in zh
+    assert f"删除：第 {n_rocket} 手（王五 Wang: 小王 大王）" in zh
+    assert f"补录：第 {n_rocket} 手 王五 Wang: 小王 大王" in zh
+    assert "更正：叫牌改为 叫牌: 王五 Wang 3分" in zh
+    assert "#" not in zh and "replace" not in zh and "delete" not in zh
+    en = render_hand(fixed, "en")
+    assert f"correction: play {n_bomb} changed to 10♠ 10♥ 10♦ 10♣ · camera misread" in en
+    assert f"deleted play {n_rocket} (王五 Wang: small joker big joker)" in en
+    assert f"added as play {n_rocket}: 王五 Wang: small joker big joker" in en
+    assert "更正" not in en and "#" not in en
+
+
+def test_times_print_into_the_hand_from_a_film_and_on_the_clock_from_a_wall_clock():
+    import time as clock
+
+    _, records, _ = build()
+    record = records[0]
+    film = list(record.events)
+    film[0] = dataclasses.replace(film[0], time=600.0)  # the deal ten minutes into a film
+    film = [dataclasses.replace(e, time=600.0 + e.time) if i and e.time is not None else e
+            for i, e in enumerate(film)]
+    text = render_hand(RecordedHand(record.rules, record.players, tuple(film)), "zh")
+    assert "[00:31] 王五 Wang: 3♠ 3♥ 3♦ 4♠" in text  # 31 s after the deal, not 10:31 into the film
+    wall = [dataclasses.replace(e, time=1_796_285_238.0 + (e.time or 0)) for e in record.events]
+    wall.append(Correction("undo", time=1_796_285_400.0))
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "CST-8"  # China Standard Time, written so that no zone database is needed
+    clock.tzset()
+    try:
+        text = render_hand(RecordedHand(record.rules, record.players, tuple(wall)), "zh")
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        clock.tzset()
+    # 1796285238 is 2026-12-03 08:07:18 UTC, 16:07:18 in Beijing; the first play is 31 s later.
+    assert "[16:07:49] 王五 Wang: 3♠ 3♥ 3♦ 4♠" in text
+    assert "[16:10:00] 撤销上一步" in text and "[29938087" not in text
 
 
 def test_match_text_and_verdict():
@@ -205,7 +274,7 @@ def test_match_text_and_verdict():
 def test_csv_score_sheet_one_row_per_hand_a_column_per_player_and_totals():
     match, _, _ = build()
     match.penalise(0, 2, "dropped card")
-    rows = list(csv.reader(io.StringIO(csv_sheet(match))))
+    rows = list(csv.reader(io.StringIO(csv_sheet(match, "en"))))
     assert rows[0][-3:] == list(match.players)
     hands = [r for r in rows[1:] if r[0].isdigit()]
     assert len(hands) == 2
@@ -213,6 +282,28 @@ def test_csv_score_sheet_one_row_per_hand_a_column_per_player_and_totals():
     assert total[0] == "total" and [int(x) for x in total[-3:]] == match.totals() == [-18, -28, 44]
     body = [r for r in rows[1:-1]]
     assert [sum(int(r[5 + i]) for r in body) for i in range(3)] == match.totals()
+
+
+@pytest.mark.parametrize(("lang", "heads", "words"), [
+    ("zh", ["局", "结果", "地主", "底分", "倍数"], {"landlord_won": "地主胜", "farmers_won": "农民胜",
+                                                  "abandoned": "作废", "penalty": "罚分", "total": "合计"}),
+    ("en", ["hand", "result", "landlord", "base", "multiplier"],
+     {"landlord_won": "landlord won", "farmers_won": "farmers won", "abandoned": "abandoned",
+      "penalty": "penalty", "total": "total"}),
+])
+def test_csv_sheet_speaks_its_language_and_still_neutralises_formulas(lang, heads, words):
+    hands = [HandRecord(tuple(random_hand("classic", s).log)) for s in (1, 2, 3)]
+    abandoned = (*random_hand("classic", 4).log[:3], End(abandoned=True))
+    match = Match("classic", ("=A1", "Bo", "Cy"), [*hands, HandRecord(abandoned)])
+    match.penalise(1, 2, reason="=HYPERLINK(1)")
+    rows = list(csv.reader(io.StringIO(csv_sheet(match, lang))))
+    assert rows[0] == [*heads, "'=A1", "Bo", "Cy"]
+    outcomes = [row.outcome for row in match.settlements()]
+    assert "abandoned" in outcomes and len(set(outcomes)) >= 2
+    assert [r[1] for r in rows[1:1 + len(outcomes)]] == [words[o] for o in outcomes]
+    assert [words["penalty"], "'=HYPERLINK(1)"] == rows[-2][:2] and rows[-1][0] == words["total"]
+    with pytest.raises(ValueError, match="language"):
+        csv_sheet(match, "fr")
 
 
 def test_score_sheet_for_the_cli():

@@ -50,7 +50,7 @@ def test_other_cells_are_kept_as_they_are():
 def test_the_sheet_neutralises_names_and_reasons_and_keeps_scores_numbers():
     match = Match("classic", EVIL, [HandRecord(tuple(random_hand("classic", s).log)) for s in (1, 2, 3)])
     match.penalise(1, 2, reason="-2+cmd|' /C calc'!A0")
-    text = csv_sheet(match)
+    text = csv_sheet(match, "en")
     _check_sheet(text, EVIL, match)
     penalty = [row for row in _rows(text) if row[0] == "penalty"][0]
     assert penalty[1] == "'-2+cmd|' /C calc'!A0" and penalty[-2] == "-2"

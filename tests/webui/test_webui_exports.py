@@ -64,7 +64,7 @@ def test_match_downloads_parse_and_agree_with_the_engine(client, played):
     response = client.get(f"/export/{played}.csv")
     assert "attachment" in response.headers["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
-    assert rows[0][-3:] == list(PLAYERS) and rows[-1][0] == "total"
+    assert rows[0][-3:] == list(PLAYERS) and rows[-1][0] == "合计"  # the sheet speaks the page's language
     assert [int(x) for x in rows[-1][-3:]] == match.totals()
     zh = client.get(f"/export/{played}.txt?lang=zh").get_data(as_text=True)
     en = client.get(f"/export/{played}.txt?lang=en").get_data(as_text=True)
@@ -104,7 +104,7 @@ def test_export_command_writes_each_format(tmp_path, capsys):
     assert "Landlord" in capsys.readouterr().out
     out = tmp_path / "sheet.csv"
     assert _run(["export", "last", "--format", "csv", "--db", str(db), "--out", str(out)]) == 0
-    assert out.read_text(encoding="utf-8").splitlines()[-1].startswith("total")
+    assert out.read_text(encoding="utf-8").splitlines()[-1].startswith("合计")
 
 
 def test_export_command_errors_are_messages(tmp_path, capsys):
