@@ -17,7 +17,7 @@ from webui.downloads import FORMATS, export_hand, export_match
 from webui.fields import ActionError, id_value, int_value
 from webui.live import unknown_match
 from webui.tables import UnknownMatch, fast_match
-from webui.view import alert_dict, card_parts, hand_block
+from webui.view import alert_dict, card_parts, corrected_indexes, hand_block
 
 bp = Blueprint("history", __name__)
 
@@ -63,7 +63,7 @@ def match(match_id: str):
         s = settle(hand, state.info.rules)
         rows.append({"number": number, "landlord": hand.landlord, "base": hand.base, "multiplier": s.multiplier,
                      "outcome": s.outcome if hand.finished else "unfinished", "points": s.points,
-                     "plays": len(hand.plays)})
+                     "plays": len(hand.plays), "corrected": any(isinstance(e, Correction) for e in hand.log)})
     return render_template("match.html", info=state.info, match=match, hands=rows, totals=match.totals(),
                            status=match.status(), ended=state.ended is not None)
 
@@ -112,7 +112,8 @@ def replay(match_id: str, number: str):
     shown = Hand.from_events(rules, events[:step])
     block = hand_block(players, rules, shown, hand_no)
     language = lang()
-    steps = [describe(e, players, language) for e in events]
+    fixed = corrected_indexes(hand)
+    steps = [{**describe(e, players, language), "corrected": i in fixed} for i, e in enumerate(events)]
     s = settle(shown, rules)
     alerts = [alert_dict(a, players=players) for a in state.all_alerts.get(hand_no, [])]
     return render_template("replay.html", info=state.info, number=hand_no, step=step, total=len(events),

@@ -19,7 +19,7 @@ DEFAULT_LANG = "zh"
 
 _ZH: dict[str, str] = {
     "site": "斗地主裁判台", "live": "实况", "referee": "裁判", "history": "记录", "other_lang": "English",
-    "landlord": "地主", "farmer": "农民", "bidding": "叫牌中", "preset": "规则", "base": "底分",
+    "landlord": "地主", "farmer": "农民", "bidding": "叫地主中", "preset": "规则", "base": "底分",
     "multiplier": "倍数", "hand_no": "第 {n} 局", "no_hand": "等待发牌", "clock": "比赛时间",
     "left": "剩余", "cards": "张", "turn": "出牌", "pass": "不出", "waiting": "等待",
     "this_hand": "本局得分", "totals": "总分", "chips": "筹码", "points": "分", "alerts": "裁判提示", "handled": "裁判已处理",
@@ -38,7 +38,7 @@ _ZH: dict[str, str] = {
     "pin_locked": "这个地址输错密码太多次，请 {s} 秒后再试",
     "start_match": "开始比赛", "players": "玩家（按座位顺序）", "match_name": "比赛名称", "scoring": "计分方式",
     "time_limit": "时间限制（分钟，0 为不限）", "chips_start": "起始筹码", "chips_base": "每局筹码底数",
-    "new_hand": "发新一局", "bids": "叫牌", "bid": "叫分", "bid_pass": "不叫", "call": "叫地主", "set_landlord": "指定地主",
+    "new_hand": "发新一局", "bids": "叫分", "bid": "叫分", "bid_n": "叫{n}分", "bid_pass": "不叫", "call": "叫地主", "set_landlord": "指定地主",
     "seat": "座位", "value": "分数", "mark_pass": "记为不出", "enter_play": "记录出牌", "correct": "更正",
     "undo": "撤销上一步", "penalty": "罚分", "reason": "原因", "concede": "认输", "end_match": "结束比赛",
     "end_hand_abandoned": "本局作废", "judge": "规则裁定", "judge_cards": "要判定的牌（或：牌 > 要管的牌）", "judge_after": "要管的牌（空=当前牌面）",
@@ -63,6 +63,22 @@ _ZH: dict[str, str] = {
     "prev": "上一步", "next": "下一步", "first": "开头", "last": "结尾", "download": "下载",
     "json_record": "JSON 记录", "csv_sheet": "CSV 记分表", "text_zh": "文字版（中文）", "text_en": "文字版（英文）",
     "outcome": "结果", "no_matches": "还没有比赛记录", "back": "返回", "events": "事件",
+    # the words a referee reads after an action (webui.referee flashes ``done_<action>``)
+    "done_start_match": "已开始新比赛 #{n}", "done_end_match": "比赛已结束", "done_penalty": "已记录罚分",
+    "done_new_hand": "已发新一局", "done_bid": "已记录叫分", "done_landlord": "已指定地主", "done_kitty": "已记录底牌",
+    "done_play": "已记录出牌", "done_pass": "已记录不出", "done_correct": "已更正", "done_insert": "已补记",
+    "done_delete": "已删除", "done_undo": "已撤销上一步", "done_open_hand": "已记录明牌", "done_announce": "已记录报牌",
+    "done_concede": "已记录认输", "done_escape": "已记录逃跑", "done_abandon": "本局已作废",
+    "undo_what": "撤销：{what}", "corrected": "已更正", "new_match_running": "比赛还在进行：开始新比赛会另起一场",
+    "new_match_confirm": "比赛还在进行：开始新比赛会另起一场。确定吗？",
+    # rules presets and scoring formats (engine.rules)
+    "preset_classic": "经典三人斗地主", "preset_qq": "QQ 比赛规则（只有赢家得分，先到 20 分）",
+    "preset_chips": "筹码赛（每人 20，底 2）", "preset_fixed": "定分赛（+3/−1，明牌 ×2）",
+    "preset_grab": "叫地主抢地主", "preset_four": "四人斗地主（两副牌）", "preset_two": "二人斗地主",
+    "scoring_points": "积分", "scoring_qq": "QQ 赛制（只有赢家得分）", "scoring_chips": "筹码",
+    "scoring_fixed": "定分", "scoring_default": "按规则",
+    # jokers as a card face shows them
+    "joker_BJ": "小王", "joker_RJ": "大王",
 }
 
 _EN: dict[str, str] = {
@@ -88,7 +104,7 @@ _EN: dict[str, str] = {
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
     "players": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
     "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
-    "new_hand": "Deal a new hand", "bids": "Bids", "bid": "Bid", "bid_pass": "No bid", "call": "Call",
+    "new_hand": "Deal a new hand", "bids": "Bids", "bid": "Bid", "bid_n": "Bid {n}", "bid_pass": "No bid", "call": "Call",
     "set_landlord": "Set landlord", "seat": "Seat", "value": "Value", "mark_pass": "Mark a pass",
     "enter_play": "Enter a play", "correct": "Correct", "undo": "Undo last event", "penalty": "Penalty",
     "reason": "Reason", "concede": "Concede", "end_match": "End match", "end_hand_abandoned": "Abandon hand",
@@ -115,6 +131,21 @@ _EN: dict[str, str] = {
     "json_record": "JSON record", "csv_sheet": "CSV score sheet", "text_zh": "Text (Chinese)",
     "text_en": "Text (English)", "outcome": "Outcome", "no_matches": "No matches recorded yet", "back": "Back",
     "events": "Events",
+    "done_start_match": "Match #{n} started", "done_end_match": "Match ended", "done_penalty": "Penalty recorded",
+    "done_new_hand": "New hand dealt", "done_bid": "Bid recorded", "done_landlord": "Landlord set",
+    "done_kitty": "Kitty recorded", "done_play": "Play recorded", "done_pass": "Pass recorded",
+    "done_correct": "Corrected", "done_insert": "Inserted", "done_delete": "Deleted", "done_undo": "Last event undone",
+    "done_open_hand": "Open hand recorded", "done_announce": "Announcement recorded", "done_concede": "Concession recorded",
+    "done_escape": "Escape recorded", "done_abandon": "Hand abandoned",
+    "undo_what": "Undo: {what}", "corrected": "corrected",
+    "new_match_running": "A match is in progress: starting a new one opens another match",
+    "new_match_confirm": "A match is in progress: starting a new one opens another match. Are you sure?",
+    "preset_classic": "Classic three-player game", "preset_qq": "QQ tournament: winners gain only, first to 20",
+    "preset_chips": "Chips: 20 each, base 2", "preset_fixed": "Fixed score +3/-1, open hand x2",
+    "preset_grab": "Call and grab", "preset_four": "Four players, two decks", "preset_two": "Two players",
+    "scoring_points": "points", "scoring_qq": "QQ (winners gain only)", "scoring_chips": "chips",
+    "scoring_fixed": "fixed score", "scoring_default": "as the rules say",
+    "joker_BJ": "BJ", "joker_RJ": "RJ",
 }
 
 WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}

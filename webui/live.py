@@ -86,6 +86,12 @@ def index():
                            camera=current_app.config["CAMERA_VIEW"], camera_shown=current_app.config["CAMERA_SHOWN"])
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """Browsers ask for ``/favicon.ico`` whatever the page links: answer with the site's SVG icon."""
+    return current_app.send_static_file("favicon.svg")
+
+
 @bp.get("/join")
 def join_page():
     """The join code full size, for a tablet held up to the players' phones."""

@@ -81,6 +81,15 @@ def _timeline(view_state) -> list[dict]:
     return out
 
 
+def done_words(action: str, result: int, language: str) -> str:
+    """What the referee just did, in words (已开始新比赛 #3, 已记录出牌), never the action's
+    internal name; ``result`` is the new match id for ``start_match``, else the event's seq."""
+    key = f"done_{action}"
+    if t(key, language) == key:  # an action without its own words still reads as recorded
+        return t("done", language)
+    return t(key, language, n=result) if action == "start_match" else t(key, language)
+
+
 @bp.get("")
 @referee_required
 def panel():
@@ -124,7 +133,7 @@ def act(action: str):
     except ActionError as exc:
         # Shown on the panel itself with a 4xx, so a script or test sees the refusal too.
         return _panel(f"{t('refused', lang())}: {exc.text(lang())}", exc.status)
-    flash(f"{t('done', lang())}: {action} (#{result})", "ok")
+    flash(done_words(action, result, lang()), "ok")
     return redirect(url_for("referee.panel")), 303
 
 

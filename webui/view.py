@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from engine.cards import Card, format_cards, parse_cards
-from engine.events import Bid, Pass, Play
+from engine.events import Bid, Correction, Pass, Play
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.scoring import settle
@@ -25,16 +25,21 @@ from tracker.records import Alert
 from tracker.state import TableState
 
 
-def card_parts(card: Card) -> dict[str, str]:
-    """A card for display: rank text, suit symbol and colour (red/black/joker)."""
+def card_parts(card: Card) -> dict[str, Any]:
+    """A card for display: rank text, suit symbol and colour (red/black/joker); ``order`` sorts
+    a row as :meth:`engine.cards.Card.sort_key` does (rank, then suit), and ``joker`` (``BJ`` or
+    ``RJ``) lets a page name a joker in its reader's language (小王/大王, BJ/RJ)."""
+    rank, suit = card.sort_key()
+    order = rank * 10 + suit
     if card.is_joker:
         return {"rank": card.label, "suit": "", "colour": "red" if card.rank_text == "RJ" else "black",
-                "text": str(card)}
+                "text": str(card), "order": order, "joker": card.rank_text}
     colour = "red" if card.suit in ("h", "d") else "black"
-    return {"rank": card.rank_text, "suit": card.suit_symbol, "colour": colour, "text": str(card)}
+    return {"rank": card.rank_text, "suit": card.suit_symbol, "colour": colour, "text": str(card),
+            "order": order, "joker": ""}
 
 
-def card_list(text: str | None) -> list[dict[str, str]]:
+def card_list(text: str | None) -> list[dict[str, Any]]:
     """Card text (as the state carries it) ready to draw; unreadable text draws nothing."""
     if not text:
         return []
@@ -73,6 +78,13 @@ def _last_actions(hand: Hand) -> list[dict[str, Any] | None]:
             if entry is not None:
                 entry["current"] = entry["index"] >= (trick_first or 0)
     return last
+
+
+def corrected_indexes(hand: Hand) -> set[int]:
+    """Indexes into ``hand.events`` of the events a referee's correction put there (a replaced or
+    inserted event), so a replay or the referee's list can mark them 已更正."""
+    fixed = {id(c.event) for c in hand.log if isinstance(c, Correction) and c.event is not None}
+    return {i for i, event in enumerate(hand.events) if id(event) in fixed}
 
 
 def _bids(hand: Hand) -> list[dict[str, Any]]:

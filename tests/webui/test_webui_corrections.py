@@ -204,3 +204,14 @@ def test_a_missed_play_is_entered_on_the_page_and_the_held_play_follows(referee,
     assert [r.kind for r in table.retry_held()] == ["pass", "pass", "play"]
     hand = _state(client)["hand"]
     assert hand["seats"][0]["last"]["cards"] == "Jh Jd" and [s["cards_left"] for s in hand["seats"]] == [16, 16, 17]
+
+
+def test_corrected_plays_are_marked_in_the_replay_and_the_match_page(referee, store, client):
+    mid = _hand(store, Play(0, _cards("9s")), Play(1, _cards("10s")))
+    before = client.get(f"/history/{mid}/1?lang=zh").get_data(as_text=True)
+    assert "corrected-tag" not in before
+    assert act(referee, "correct", index=3, what="play", seat=1, cards="Js").status_code == 303
+    replay = client.get(f"/history/{mid}/1?lang=zh").get_data(as_text=True)
+    assert replay.count("corrected-tag") == 1 and "已更正" in replay
+    page = client.get(f"/history/{mid}?lang=zh").get_data(as_text=True)
+    assert "corrected-tag" in page
