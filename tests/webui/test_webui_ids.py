@@ -165,6 +165,8 @@ def test_errors_speak_the_visitors_language(client, played):
     assert "找不到这个页面" in client.get("/no/such/page").get_data(as_text=True)
     en = client.get(f"/api/state?match={PAST}&lang=en").get_json()
     assert en["error"].startswith("match must be")
+    assert "必须" in client.get(f"/history/{PAST}").get_data(as_text=True)  # an API call sets no language
+    client.get("/?lang=en")  # the page's language switch
     assert "必须" not in client.get(f"/history/{PAST}").get_data(as_text=True)  # the choice is remembered
 
 
