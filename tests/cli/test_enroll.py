@@ -34,6 +34,7 @@ def data_home(tmp_path, monkeypatch):
     return tmp_path / "data"
 
 
+@pytest.mark.heavy  # the shipped reader on every crop of a rendered layout
 def test_enroll_from_labels_then_detect_with_the_deck(tmp_path, data_home, layout, capsys):
     folder = write_yolo(tmp_path / "orell", *layout)
     assert main(["enroll", "--from-labels", str(folder), "--deck", "club"]) == 0
@@ -66,6 +67,7 @@ def test_enroll_from_labels_then_detect_with_the_deck(tmp_path, data_home, layou
         load_detector("toy", deck="club")
 
 
+@pytest.mark.heavy  # the shipped reader on every crop of a rendered layout
 def test_enroll_reads_other_spellings_into_the_same_cards(tmp_path, data_home, layout, capsys):
     folder = write_yolo(tmp_path / "shouted", *layout, spell=shout)
     assert "TC" in (folder / "data.yaml").read_text() and "BLACK JOKER" in (folder / "data.yaml").read_text()
