@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score", help="settle a recorded hand or match and print the score sheet / 结算记录",
     )
     score.add_argument("record", help="hand or match record (JSON)")
-    score.add_argument("--lang", choices=("zh", "en"), default="zh")
+    score.add_argument("--lang", choices=("zh", "en"), help="txt: default zh; csv: default en (the columns other programs read)")
     score.add_argument("--format", choices=("txt", "csv", "json"), default="txt")
     score.set_defaults(func=run_score)
 

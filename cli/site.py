@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Export MATCH (e.g. 3, or 'last') or MATCH/HAND (e.g. 3/2).")
     export.add_argument("target", metavar="HAND_OR_MATCH", help="MATCH, MATCH/HAND, or 'last'")
     export.add_argument("--format", choices=("json", "csv", "txt"), default="json")
-    export.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the txt and csv formats")
+    export.add_argument("--lang", choices=("zh", "en"), help="language of the txt format (default zh) and the csv "
+                        "(default en: the columns other programs read)")
     export.add_argument("--db", help=f"event store file ({DEFAULT_DB_HELP})")
     export.add_argument("--out", help="write to this file instead of standard output")
     export.set_defaults(func=run_export)
@@ -233,7 +234,8 @@ def run_export(args: argparse.Namespace) -> int:
     if store is None:
         return 2
     try:
-        result = export(store, args.target, args.format, args.lang)
+        lang = args.lang or ("en" if args.format == "csv" else "zh")
+        result = export(store, args.target, args.format, lang)
     except (ValueError, LookupError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

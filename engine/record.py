@@ -206,14 +206,15 @@ def loads(text: str) -> RecordedHand | Match:
     return load(text)
 
 
-def score_sheet(text: str, fmt: str = "txt", lang: str = "zh") -> str:
-    """Settle a record (JSON text) and render the sheet: ``txt`` (zh/en), ``csv`` or ``json``."""
+def score_sheet(text: str, fmt: str = "txt", lang: str | None = None) -> str:
+    """Settle a record (JSON text) and render the sheet: ``txt`` (zh unless ``lang``), ``csv`` (en unless
+    ``lang``) or ``json``."""
     from engine import record_text
 
     record = load(text)
     match = record if isinstance(record, Match) else _as_match(record)
     if fmt == "csv":
-        return record_text.csv_sheet(match, lang)
+        return record_text.csv_sheet(match, lang or "en")
     if fmt == "json":
         rows = match.settlements()
         return json.dumps({"players": list(match.players), "hands": [r.to_dict() for r in rows],
@@ -221,8 +222,8 @@ def score_sheet(text: str, fmt: str = "txt", lang: str = "zh") -> str:
     if fmt != "txt":
         raise ValueError(f"unknown sheet format {fmt!r}: txt, csv or json")
     if isinstance(record, RecordedHand):
-        return record_text.render_hand(record, lang)
-    return record_text.render_match(match, lang)
+        return record_text.render_hand(record, lang or "zh")
+    return record_text.render_match(match, lang or "zh")
 
 
 def _as_match(record: RecordedHand) -> Match:

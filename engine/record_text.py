@@ -320,9 +320,10 @@ _SHEET = {
 }
 
 
-def csv_sheet(match: Match, lang: str = "zh") -> str:
+def csv_sheet(match: Match, lang: str = "en") -> str:
     """One row per hand, a column per player, then a totals row (penalties in their own rows),
-    with heads, labels and outcomes in ``lang``.
+    with heads, labels and outcomes in ``lang`` (English by default: the sheet other programs read
+    since the first release; people's downloads ask for their language).
 
     Player names and penalty reasons are typed by people, so every text cell goes through
     :func:`csv_cell`."""

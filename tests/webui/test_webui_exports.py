@@ -104,6 +104,8 @@ def test_export_command_writes_each_format(tmp_path, capsys):
     assert "Landlord" in capsys.readouterr().out
     out = tmp_path / "sheet.csv"
     assert _run(["export", "last", "--format", "csv", "--db", str(db), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").splitlines()[-1].startswith("total")  # the columns programs read
+    assert _run(["export", "last", "--format", "csv", "--lang", "zh", "--db", str(db), "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8").splitlines()[-1].startswith("合计")
 
 
