@@ -416,7 +416,7 @@ def _played_in(referee: Referee, zone: _Zone) -> Counter | None:
     played: Counter = Counter()
     for play in hand.plays:
         if zone.seat is None or play.seat == zone.seat:
-            played |= Counter(str(c) for c in play.cards)
+            played += Counter(str(c) for c in play.cards)  # two decks: a card's copies in two plays are two
     for alert in referee.state.alerts:
         if alert.seat is None or not alert.cards or (zone.seat is not None and alert.seat != zone.seat):
             continue

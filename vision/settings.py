@@ -2,7 +2,8 @@
 
 Two presets: :data:`PHOTO`, what ``ddz-table detect`` reads a single photo with, and
 :data:`TRACKER`, what the live tracker runs (the same, plus the joker floors: the tracker
-keeps a card only once it is read in several frames, so it can afford weaker joker reads).
+keeps a card only once it is read in several frames, so it can afford weaker joker reads;
+and no smaller views of close-ups, which a mounted camera never gives).
 A variant is ``PHOTO.replace(conf=0.3)``; :class:`vision.detector.CardDetector` takes one
 as ``settings``.
 
@@ -13,7 +14,7 @@ module constants here beside the settings.
 >>> PHOTO.replace(conf=0.3).conf, PHOTO.conf
 (0.3, 0.17)
 >>> TRACKER.differences(PHOTO)
-{'joker_floor': 0.05, 'joker_pair_floor': 0.02}
+{'smaller': False, 'joker_floor': 0.05, 'joker_pair_floor': 0.02}
 """
 
 from __future__ import annotations
@@ -161,5 +162,7 @@ class DetectorSettings:
 #: A single photo (``ddz-table detect``, the benchmarks): every card needs ``conf``.
 PHOTO = DetectorSettings()
 #: The live tracker: a play settles only on a card read in k of n frames of the few seconds it
-#: lies still, so a one-frame false joker does not settle, and weak joker reads are kept.
-TRACKER = PHOTO.replace(joker_floor=0.05, joker_pair_floor=0.02)
+#: lies still, so a one-frame false joker does not settle, and weak joker reads are kept. A
+#: mounted camera gives indices of the size it was set up for, never a close-up: no smaller
+#: views, which an empty zone (no sure index) would otherwise take on every frame it is read.
+TRACKER = PHOTO.replace(joker_floor=0.05, joker_pair_floor=0.02, smaller=False)
