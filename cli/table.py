@@ -243,7 +243,6 @@ def run_run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     server = None if args.no_web else _serve(store, pipeline, args)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
-    expected = video_frame_count(source)
     notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
     pipeline.heartbeat = notifier.ping
     restore_sigterm = stop_on_sigterm(pipeline.stop)
@@ -261,7 +260,7 @@ def run_run(args: argparse.Namespace) -> int:
         if server is not None:
             server.close()
     if failure is None and not pipeline.stopped and args.max_frames is None:
-        failure = source_failure(source, expected)
+        failure = source_failure(source)
     if args.record:
         record = match_record(TableState.load(store, pipeline.match_id))  # it may have moved on
         Path(args.record).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -274,30 +273,10 @@ def run_run(args: argparse.Namespace) -> int:
     return 0
 
 
-#: A video may end this many frames (or this share of its frames) short of the count its header
-#: gives before it counts as cut short: some containers only estimate the count.
-FRAMES_SHORT_OK = (2, 0.02)
-
-
-def video_frame_count(source: Any) -> int | None:
-    """How many frames a video file's header says it holds (None: not a file, or no count)."""
-    if getattr(source, "kind", None) != "file" or getattr(source, "live", True):
-        return None
-    import cv2
-
-    cap = cv2.VideoCapture(source.name)
-    try:
-        count = cap.get(cv2.CAP_PROP_FRAME_COUNT) if cap.isOpened() else 0
-    finally:
-        cap.release()
-    return int(count) if count and count > 0 else None
-
-
-def source_failure(source: Any, expected: int | None) -> str | None:
+def source_failure(source: Any) -> str | None:
     """Why a run that ended by itself (no stop asked for) ended too soon, or None for a finite
     source read to its end. A live camera or stream ends only when it broke for good (it is
-    reopened while it can be); a video that stops short of its header's frame count is cut
-    short or damaged (OpenCV reports a broken frame as the end)."""
+    reopened while it can be); a video cut short says so itself (``vision.sources.opencv``)."""
     status = source.status()
     if status.state == "error":
         return status.error or "the source failed"
@@ -305,10 +284,6 @@ def source_failure(source: Any, expected: int | None) -> str | None:
         return status.error or "the camera stopped sending frames"
     if status.frames == 0:
         return "no frame could be read"
-    if expected is not None:
-        lost = expected - status.frames
-        if lost > max(FRAMES_SHORT_OK[0], FRAMES_SHORT_OK[1] * expected):
-            return f"the video ended after {status.frames} of its {expected} frames (cut short or damaged)"
     return None
 
 

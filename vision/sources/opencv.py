@@ -20,6 +20,11 @@ STREAM_READ_TIMEOUT_S = 3.0
 STREAM_OPEN_TIMEOUT_S = 10.0
 
 
+#: A video may end this many frames (or this share of its frames) short of the count its header
+#: gives before it counts as cut short: some containers only estimate the count.
+FRAMES_SHORT_OK = (2, 0.02)
+
+
 class OpenCVSource(FrameSource):
     """A capture device (int: a USB webcam), a stream URL, or a video file through ``cv2.VideoCapture``.
 
@@ -37,6 +42,7 @@ class OpenCVSource(FrameSource):
         self.live = self.kind != "file"
         super().__init__(str(target))
         self._cap: cv2.VideoCapture | None = None
+        self._expected: int | None = None  # frames a video file's header says it holds
 
     def _open(self) -> None:
         if self.kind == "file" and not Path(str(self.target)).is_file():
@@ -53,6 +59,8 @@ class OpenCVSource(FrameSource):
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         self._cap = cap
+        count = cap.get(cv2.CAP_PROP_FRAME_COUNT) if self.kind == "file" else 0
+        self._expected = int(count) if count and count > 0 else None
 
     def _grab(self) -> tuple[np.ndarray, float | None] | None:
         assert self._cap is not None
@@ -60,6 +68,11 @@ class OpenCVSource(FrameSource):
         if not ok:
             if self.live:
                 raise SourceError(f"{self.kind} {self.target} stopped delivering frames")
+            # OpenCV reports a broken frame as the end: a video ending short of its header's count
+            # is cut short or damaged.
+            read, expected = self._status.frames, self._expected
+            if expected is not None and expected - read > max(FRAMES_SHORT_OK[0], FRAMES_SHORT_OK[1] * expected):
+                raise SourceError(f"the video ended after {read} of its {expected} frames (cut short or damaged)")
             return None
         # A file's frames carry the video's own clock, so replays are reproducible.
         stamp = self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0 if not self.live else None
