@@ -15,6 +15,7 @@ from typing import IO
 from engine.combination import TYPE_NAMES_ZH
 from engine.judge import judge
 from engine.rules import PRESETS, RuleSet, get_rules
+from tracker.alerts import judge_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,11 +44,9 @@ def _describe(verdict: dict[str, object]) -> str:
     lines = [f"{verdict['cards']}:"]
     readings = verdict["readings"]
     if verdict.get("reason") == "duplicate_card":
-        twice = " ".join(verdict["duplicates"])  # type: ignore[arg-type]
-        decks = verdict.get("decks", 1)
-        lines.append(f"  同一张牌出现两次，不成牌型 / duplicate card, not a combination: {twice}")
-        lines.append("  （一副牌每张牌只有一张 / one deck holds each card once）" if decks == 1 else
-                     f"  （{decks} 副牌每张牌只有 {decks} 张 / {decks} decks hold each card {decks} times）")
+        fields = {"cards": " ".join(verdict["duplicates"]), "decks": verdict.get("decks", 1)}  # type: ignore[arg-type]
+        lines.append(f"  {judge_text('duplicate_card', 'zh', **fields)}")
+        lines.append(f"  {judge_text('duplicate_card', 'en', **fields)}")
     elif not readings:
         lines.append("  不成牌型 / not a combination")
     for r in readings:  # type: ignore[union-attr]
@@ -124,7 +123,7 @@ def run_judge(args: argparse.Namespace) -> int:
         print("error: give CARDS or --batch FILE", file=sys.stderr)
         return 2
     if not args.cards.strip():
-        print("error: 请写出要判定的牌 / CARDS is empty: write the cards to judge, e.g. '333 4'", file=sys.stderr)
+        print(f"error: {judge_text('no_cards', 'zh')} / {judge_text('no_cards', 'en')}", file=sys.stderr)
         return 2
     try:
         verdict = judge(args.cards, args.after, rules)

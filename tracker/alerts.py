@@ -188,6 +188,29 @@ def seat_label(seat: int, lang: str, players: Sequence[str] = ()) -> str:
     return f"{seat + 1} 号位" if lang == "zh" else f"seat {seat + 1}"
 
 
+#: Why the judge gave no verdict, or no reading (``engine.judge``'s ``reason``), Chinese then English:
+#: the one wording ``ddz-table judge``, ``/api/judge`` and the referee page print.
+JUDGE_WORDS: dict[str, tuple[str, str]] = {
+    "duplicate_card": ("同一张牌出现两次，不成牌型（{decks_zh}）：{cards}",
+                       "duplicate card, not a combination ({decks_en}): {cards}"),
+    "no_cards": ("请写出要判定的牌", "no cards to judge: write them, e.g. '333 4'"),
+    "after_no_cards": ("请写出要管的那一手牌", "the play to beat names no cards"),
+    "after_duplicate": ("要管的那一手里同一张牌出现了两次（{decks_zh}）",
+                        "the play to beat names a duplicate card ({decks_en})"),
+    "after_not_a_combination": ("要管的那一手不成牌型", "the play to beat is not a combination"),
+}
+
+
+def judge_text(reason: str, lang: str, **fields: Any) -> str:
+    """The judge's reason in ``lang`` (``zh``/``en``), its fields filled in (``decks``: how many
+    decks the rules play with, worded as how often they hold each card)."""
+    zh, en = JUDGE_WORDS[reason]
+    decks = int(fields.get("decks", 1))
+    fields["decks_zh"] = "一副牌每张只有一张" if decks == 1 else f"{decks} 副牌每张只有 {decks} 张"
+    fields["decks_en"] = "one deck holds each card once" if decks == 1 else f"{decks} decks hold each card {decks} times"
+    return (zh if lang == "zh" else en).format(**fields)
+
+
 def kind_name(kind: str, lang: str) -> str:
     """A kind's short name (the alert's heading); an unknown kind shows itself."""
     entry = ALERTS.get(kind)

@@ -15,6 +15,7 @@ from flask import Blueprint, jsonify, request
 from engine.cards import format_cards
 from engine.judge import JudgeError, judge
 from engine.rules import PRESETS, get_rules
+from tracker.alerts import judge_text
 from webui.app import request_fields, site
 from webui.auth import referee_required
 from webui.fields import ActionError, id_field, text_field
@@ -46,7 +47,7 @@ def judge_request(args) -> dict:
     """The judge's verdict for request args (raises ``ActionError`` for bad input)."""
     cards = text_field(args, "cards", required=False, limit=MAX_CARDS_TEXT)
     if not cards:
-        raise ActionError("give the cards to judge (cards=...)", zh="请写出要判定的牌")
+        raise ActionError("give the cards to judge (cards=...)", zh=judge_text("no_cards", "zh"))
     after = text_field(args, "after", required=False, limit=MAX_CARDS_TEXT) or None
     if after is None and ">" in cards:  # one field: "CARDS > AFTER" (要判定的牌 > 要管的牌)
         cards, _, after = (part.strip() for part in cards.partition(">"))
@@ -75,18 +76,9 @@ def judge_request(args) -> dict:
     try:
         return judge(cards, after, rules or get_rules("classic"))
     except JudgeError as exc:
-        raise ActionError(str(exc), zh=JUDGE_REFUSALS_ZH.get(exc.reason, "看不懂这些牌")) from None
+        raise ActionError(str(exc), zh=judge_text(exc.reason, "zh", decks=(rules or get_rules("classic")).decks)) from None
     except ValueError as exc:
         raise ActionError(str(exc), zh="看不懂这些牌") from None
-
-
-#: The judge's refusals in Chinese, by reason (the English is the engine's message).
-JUDGE_REFUSALS_ZH = {
-    "no_cards": "请写出要判定的牌",
-    "after_no_cards": "请写出要管的那一手牌",
-    "after_duplicate": "要管的那一手里同一张牌出现了两次（一副牌每张只有一张）",
-    "after_not_a_combination": "要管的那一手不成牌型",
-}
 
 
 @bp.get("/judge")

@@ -7,6 +7,7 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 
 from engine.events import Bid, Kitty, Landlord, Play
 from engine.rules import PRESETS, SCORING_FORMATS
+from tracker.alerts import judge_text
 from webui.actions import ACTIONS, ActionError
 from webui.api import judge_request
 from webui.app import lang, site
@@ -102,6 +103,9 @@ def _panel(refusal: str | None = None, status: int = 200):
     if request.args.get("cards"):
         try:
             verdict = judge_request(request.args)
+            if verdict.get("reason") == "duplicate_card":
+                verdict["why"] = judge_text("duplicate_card", lang(), cards=" ".join(verdict["duplicates"]),
+                                            decks=verdict["decks"])
         except ActionError as exc:
             judge_error = exc.text(lang())
     hand = view.get("hand") or {}

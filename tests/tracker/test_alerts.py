@@ -187,3 +187,19 @@ def test_card_labels_come_from_the_engine():
 @pytest.mark.parametrize("module", [tracker.alerts, tracker.records, engine.cards])
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
+
+
+def test_every_reason_the_judge_gives_is_worded_in_both_languages():
+    import re
+    from pathlib import Path
+
+    from tracker.alerts import JUDGE_WORDS, judge_text
+
+    source = (Path(__file__).resolve().parents[2] / "engine" / "judge.py").read_text(encoding="utf-8")
+    given = set(re.findall(r'JudgeError\("(\w+)"', source)) | set(re.findall(r'\["reason"\] = "(\w+)"', source))
+    given.discard("not_a_combination")  # a verdict without readings: the pages say 不成牌型 themselves
+    assert given and given <= set(JUDGE_WORDS)
+    for reason in JUDGE_WORDS:
+        for lang in ("zh", "en"):
+            text = judge_text(reason, lang, cards="3s", decks=2)
+            assert "{" not in text and text
