@@ -79,6 +79,9 @@ _ZH: dict[str, str] = {
     "scoring_fixed": "定分", "scoring_default": "按规则",
     # jokers as a card face shows them
     "joker_BJ": "小王", "joker_RJ": "大王",
+    # keypad (referee page)
+    # score sheet and history
+    # live page: stakes, trick, bids
 }
 
 _EN: dict[str, str] = {
@@ -146,6 +149,9 @@ _EN: dict[str, str] = {
     "scoring_points": "points", "scoring_qq": "QQ (winners gain only)", "scoring_chips": "chips",
     "scoring_fixed": "fixed score", "scoring_default": "as the rules say",
     "joker_BJ": "BJ", "joker_RJ": "RJ",
+    # keypad (referee page)
+    # score sheet and history
+    # live page: stakes, trick, bids
 }
 
 WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}
