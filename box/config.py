@@ -73,6 +73,14 @@ def _nonempty(value: str) -> str | None:
     return None if value.strip() else "must not be empty"
 
 
+def _deck(value: str) -> str | None:
+    from vision.profile import NAME_PATTERN
+
+    if value == "" or NAME_PATTERN.fullmatch(value) or value.endswith(".npz"):
+        return None
+    return 'must be a deck name from `ddz-table enroll --list` (like "club"), a .npz file, or ""'
+
+
 def _names(value: list) -> str | None:
     if all(isinstance(v, str) and v.strip() for v in value):
         return None
@@ -115,6 +123,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "model": {
         "dir": Key((str,), "", None, path=True),  # "": the models folder beside the code
         "backend": Key((str,), "auto", _one_of(*BACKEND_CHOICES)),
+        "deck": Key((str,), "", _deck),
     },
 }
 
@@ -143,11 +152,27 @@ class Config:
     data_dir: str = "/var/lib/ddz-table"
     model_dir: str = ""
     backend: str = "auto"
+    deck: str = ""
     path: str = "config.toml"
 
     @property
     def db(self) -> str:
         return str(Path(self.data_dir) / DB_NAME)
+
+    @property
+    def deck_profile(self) -> str | None:
+        """The deck profile ``run`` reads with: a name is looked up in ``decks/`` of the box's
+        data folder (where ``ddz-table enroll`` run as the service's user saves it), a file
+        path is kept; ``""``: none."""
+        if not self.deck:
+            return None
+        if self.deck.endswith(".npz"):
+            path = Path(self.deck)
+            return str(path if path.is_absolute() else Path(self.path).parent / path)
+        from tracker.paths import DECKS_NAME
+        from vision.profile import SUFFIX
+
+        return str(Path(self.data_dir) / DECKS_NAME / f"{self.deck}{SUFFIX}")
 
     @property
     def camera_size(self) -> tuple[int, int] | None:
@@ -192,6 +217,7 @@ _FIELD = {("table", k): k for k in SCHEMA["table"]} | {
     ("camera", "view"): "camera_view", ("camera", "height_mm"): "height_mm",
     ("camera", "mains_hz"): "mains_hz", ("site", "host"): "host", ("site", "port"): "port",
     ("data", "dir"): "data_dir", ("model", "dir"): "model_dir", ("model", "backend"): "backend",
+    ("model", "deck"): "deck",
 }
 
 
@@ -330,6 +356,8 @@ dir = {data_dir}
 dir = {model_dir}
 # auto: 树莓派上用 NCNN，其他用 ONNX / NCNN on the Pi, else ONNX Runtime; or onnx, openvino, ncnn
 backend = {backend}
+# 本桌用的牌组档案（ddz-table enroll 录入），空 = 不用 / the club's deck profile (ddz-table enroll), empty = none
+deck = {deck}
 """
 
 

@@ -161,11 +161,22 @@ def check_model(config: Any) -> Check:
     if missing:
         return fail("model", f"缺少模型文件 {', '.join(missing)}", f"missing {', '.join(missing)} in {models}",
                     fix_zh, fix_en)
+    deck = getattr(config, "deck_profile", None)
+    profile = None
+    if deck:
+        from vision.profile import DeckProfile, ProfileError
+
+        try:
+            profile = DeckProfile.load(deck)
+        except (ProfileError, OSError) as exc:
+            return fail("model", f"牌组档案无法读取: {deck}", f"cannot read the deck profile {deck}: {exc}",
+                        "用 ddz-table enroll --list 查看已录入的牌组，改正 [model] deck 或留空",
+                        "see `ddz-table enroll --list`; fix [model] deck or leave it empty")
     try:
         backend = config.resolved_backend()
         from tracker.detection import build_detector
 
-        detector = build_detector("onnx", backend, models)
+        detector = build_detector("onnx", backend, models, profile=profile)
         size = tuple(detector.imgsz)
         if size[0] != size[1] or size[0] % 32 or not 256 <= size[0] <= 1280:
             return fail("model", f"检测模型输入尺寸不对 {size}", f"the finder takes {size[0]}x{size[1]} input; "
@@ -175,8 +186,9 @@ def check_model(config: Any) -> Check:
         ms = (time.perf_counter() - start) * 1000
     except Exception as exc:  # noqa: BLE001 - a corrupt file fails in many ways inside the runtime
         return fail("model", "模型文件无法加载", f"cannot load the models in {models}: {exc}", fix_zh, fix_en)
-    return ok("model", f"模型正常（{backend}，输入 {size[0]}，一次 {ms:.0f} 毫秒）",
-              f"models load ({backend}, {size[0]}x{size[1]} input, one blank frame in {ms:.0f} ms)")
+    deck_zh, deck_en = (f"，牌组档案 {config.deck}", f", deck profile {config.deck}") if profile is not None else ("", "")
+    return ok("model", f"模型正常（{backend}，输入 {size[0]}，一次 {ms:.0f} 毫秒{deck_zh}）",
+              f"models load ({backend}, {size[0]}x{size[1]} input, one blank frame in {ms:.0f} ms{deck_en})")
 
 
 # ---------------------------------------------------------------------- calibration

@@ -313,7 +313,7 @@ RUN_OPTIONS: dict[str, tuple[str | None, Any]] = {
     "players": ("players", None), "db": ("db", lambda: str(default_db())), "host": ("host", "127.0.0.1"),
     "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),
     "camera_view": ("camera_view", False), "backend": ("backend", "onnx"), "models": ("model_dir", None),
-    "camera_mode": ("mode", None),
+    "camera_mode": ("mode", None), "deck": ("deck_profile", None),
 }
 
 

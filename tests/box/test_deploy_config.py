@@ -16,6 +16,7 @@ from box.config import (
     ConfigError,
     load_config,
     parse_config,
+    render_config,
 )
 from box.lan import join_url, lan_address
 from cli import table as cli
@@ -207,3 +208,28 @@ def test_the_phones_address_is_a_lan_address_or_none():
 
 def test_doctests():
     assert doctest.testmod(config).failed == 0
+
+
+def test_the_deck_profile_is_a_name_in_the_box_data_folder_or_a_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(GOOD + 'deck = "club"\n', encoding="utf-8")
+    args = run_args("--config", path)
+    apply_run_config(args)
+    assert args.deck == str(tmp_path / "data" / "decks" / "club.npz")  # where enroll saves it on the box
+    path.write_text(GOOD + 'deck = "decks/ours.npz"\n', encoding="utf-8")
+    args = run_args("--config", path)
+    apply_run_config(args)
+    assert args.deck == str(tmp_path / "decks" / "ours.npz")  # a file, from the config's folder
+    args = run_args("--config", path, "--deck", "other")
+    apply_run_config(args)
+    assert args.deck == "other"  # the flag wins
+    path.write_text(GOOD, encoding="utf-8")
+    args = run_args("--config", path)
+    apply_run_config(args)
+    assert args.deck is None  # no key: no profile
+    assert 'deck = ""' in render_config() and parse_config(render_config(deck="club")).deck == "club"
+
+
+def test_a_deck_that_is_neither_a_name_nor_a_file_is_refused():
+    with pytest.raises(ConfigError, match=r'line 2: model.deck = "my deck!": must be a deck name'):
+        parse_config('[model]\ndeck = "my deck!"\n')

@@ -18,7 +18,8 @@ from box import doctor
 from box.config import load_config, render_config
 from cli.main import main
 from tracker.zones import Calibration, MatLayout
-from vision.detector import MODELS_DIR
+from vision.detector import MODELS_DIR, CardDetector
+from vision.profile import DeckProfile
 
 SIZE = (640, 360)
 
@@ -233,3 +234,16 @@ def test_a_running_service_is_asked_instead_of_the_camera(box):
         server.shutdown()
         server.server_close()
     assert "does not answer" in doctor.check_service_camera(cfg).en  # the service is up but its site is not
+
+
+def test_the_deck_profile_named_in_the_config_is_checked(box, capsys):
+    folder, _ = box
+    code, out = doctor_says(write_config(folder, deck="club"), capsys=capsys)
+    assert code == 1
+    assert "cannot read the deck profile" in line(out, "FAIL", "model") and "club.npz" in out
+    assert "enroll --list" in out
+    classes = CardDetector().reader_classes
+    DeckProfile("club", classes, ("3s",), np.zeros((1, len(classes))), np.ones(1), np.zeros(1)).save(
+        folder / "data" / "decks" / "club.npz")
+    code, out = doctor_says(write_config(folder, deck="club"), capsys=capsys)
+    assert "deck profile club" in line(out, "OK", "model")
