@@ -18,7 +18,7 @@ def _synth(args: argparse.Namespace) -> int:
             args.out, args.seed, args.train, args.val, args.test,
             imgsz=args.imgsz, reader_size=args.reader_size, workers=args.workers, progress=progress,
             resume=args.resume, joker_p=args.joker_p, generated=args.generated_decks,
-            index_px=tuple(args.index_px),
+            index_px=tuple(args.index_px), degrade=args.degrade,
         )
     except (ValueError, FileExistsError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
@@ -75,6 +75,9 @@ def register(subparsers) -> None:
                        help="add N procedural deck designs (proc_0 ...) to the training decks")
     synth.add_argument("--index-px", type=float, nargs=2, default=[12.0, 60.0], metavar=("MIN", "MAX"),
                        help="corner index heights in pixels, drawn log-uniformly per scene (default 12 60)")
+    synth.add_argument("--degrade", type=float, default=0.0, metavar="P",
+                       help="share of train/val scenes also put through a random camera (blur, binning, "
+                            "halos, JPEG 4:2:0, noise, exposure, white balance, glare); default 0")
     synth.set_defaults(func=_synth)
     mine = sub.add_parser("mine", help="reader crops cut from the finder's own boxes on a labelled set")
     mine.add_argument("--data", required=True, help="a generated set (with truth/<split>.jsonl)")

@@ -27,6 +27,7 @@ import numpy as np
 
 from sim.synth import crops
 from sim.synth.decks import HELD_OUT_DECKS, load_deck, training_decks
+from sim.synth.degrade import apply_chain, random_chain
 from sim.synth.scene import INDEX_PX, check_index_range, render_full
 from sim.synth.textures import preload_photos
 from vision.cards import CARD_IDS, CARD_INDEX
@@ -68,11 +69,18 @@ def _link(src: Path, dst: Path) -> None:
 
 def render_one(task: tuple) -> dict:
     """Render image ``i`` of ``split`` and write all its files; returns its truth record."""
-    out, split, i, seed, imgsz, reader_size, joker_p, generated, index_range = task
+    out, split, i, seed, imgsz, reader_size, joker_p, generated, index_range, degrade_p = task
     out = Path(out)
     ss = np.random.SeedSequence([seed, _SPLIT_NO[split], i])
     rng = np.random.default_rng(ss)
     scene = render_full(rng, _decks_for(split, generated), imgsz, joker_p=joker_p, index_range=index_range)
+    if degrade_p and split not in ("test_seen", "test_unseen"):
+        # A camera chain on top of the renderer's own effects (same geometry, so the labels
+        # hold): blur, binning, halos, JPEG 4:2:0 that smear a club's three lobes into a
+        # spade's outline. Its own seed stream, so the clean scene is the same with or without.
+        camera_rng = np.random.default_rng(ss.spawn(2)[1])
+        if camera_rng.random() < degrade_p:
+            scene.image = apply_chain(scene.image, random_chain(camera_rng), camera_rng)
     stem = f"{split}_{i:06d}"
     img_path = out / "finder" / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(img_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
@@ -180,6 +188,7 @@ def build(
     joker_p: float = 0.0,
     generated: int = 0,
     index_px: tuple[float, float] = INDEX_PX,
+    degrade: float = 0.0,
 ) -> dict:
     """Write the finder, single-stage, reader and truth sets; returns counts per split.
 
@@ -193,6 +202,9 @@ def build(
     decks of ``train``, ``val`` and ``test_seen``; ``test_unseen`` keeps the held-out decks.
     ``index_px``: the (smallest, largest) corner index height in pixels, drawn log-uniformly
     per scene (default 12-60; a narrower range such as 10-18 makes a set of small indices).
+    ``degrade``: the share of ``train`` and ``val`` scenes also put through a random camera
+    (:func:`sim.synth.degrade.random_chain`); the test splits stay as rendered, so the
+    degradation benchmark applies its own.
     """
     counts = {"train": n_train, "val": n_val, "test_seen": n_test, "test_unseen": n_test}
     if any(n < 0 for n in counts.values()):
@@ -205,6 +217,8 @@ def build(
         raise ValueError(f"workers must be at least 1, got {workers}")
     if not 0.0 <= joker_p <= 1.0:
         raise ValueError(f"joker_p must be between 0 and 1, got {joker_p}")
+    if not 0.0 <= degrade <= 1.0:
+        raise ValueError(f"degrade must be between 0 and 1, got {degrade}")
     if not 0 <= generated <= 100_000:
         raise ValueError(f"generated decks must be 0..100000, got {generated}")
     index_px = check_index_range(index_px, imgsz / 2)  # checked before any worker starts
@@ -218,7 +232,7 @@ def build(
     preload_photos()
     started = time.time()
     tasks = [
-        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated, index_px) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
+        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated, index_px, degrade) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
     ]
     summary: dict = {s: {"images": 0, "corners": 0, "reader_index": 0, "reader_none": 0} for s in SPLITS}
     files = {s: open(out / "truth" / f"{s}.jsonl", "w") for s in SPLITS}  # noqa: SIM115
@@ -259,7 +273,7 @@ def build(
         _write_yaml(root / "data_unseen.yaml", root, names, "test_unseen")
     settings = {
         "seed": seed, "counts": counts, "imgsz": imgsz, "reader_size": reader_size, "joker_p": joker_p,
-        "reader_margin": crops.MARGIN, "generated_decks": generated, "index_px": list(index_px), "train_decks": training_decks(generated),
+        "reader_margin": crops.MARGIN, "generated_decks": generated, "degrade": degrade, "index_px": list(index_px), "train_decks": training_decks(generated),
         "held_out_decks": list(HELD_OUT_DECKS),
     }
     (out / "settings.json").write_text(json.dumps(settings, indent=1))

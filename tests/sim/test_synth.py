@@ -385,3 +385,21 @@ def test_build_records_the_index_range_and_rejects_a_bad_one(tmp_path):
     for bad in ((14, 10), (2, 10), (10, 100), (10,)):
         with pytest.raises(ValueError, match="index heights"):
             build(tmp_path / f"b{len(bad)}{bad[0]}", seed=0, n_train=1, n_val=0, n_test=0, imgsz=160, index_px=bad)
+
+
+def test_a_degraded_build_changes_train_images_only_and_is_repeatable(tiny, tmp_path):
+    from sim.synth.dataset import build
+
+    out, _ = tiny
+    for name in ("a", "b"):
+        build(tmp_path / name, seed=7, n_train=3, n_val=0, n_test=1, imgsz=160, reader_size=32, workers=1, degrade=1.0)
+    train = sorted((out / "finder" / "images" / "train").glob("*.jpg"))
+    degraded = [tmp_path / "a" / "finder" / "images" / "train" / img.name for img in train]
+    assert all(img.read_bytes() != d.read_bytes() for img, d in zip(train, degraded, strict=True))
+    assert all(d.read_bytes() == (tmp_path / "b" / "finder" / "images" / "train" / d.name).read_bytes()
+               for d in degraded)  # the same seed, the same camera
+    for split in ("test_seen", "test_unseen"):  # the benchmarks degrade test scenes themselves
+        for img in (out / "finder" / "images" / split).glob("*.jpg"):
+            assert img.read_bytes() == (tmp_path / "a" / "finder" / "images" / split / img.name).read_bytes()
+    with pytest.raises(ValueError, match="degrade must be between 0 and 1"):
+        build(tmp_path / "c", seed=0, n_train=1, n_val=0, n_test=0, degrade=1.5)
