@@ -11,9 +11,9 @@ Formats follow ``rules.scoring`` (docs/rules.md section 3):
 - ``qq``: the first player to reach ``target_points`` (20) advances.
 - ``chips``: each player starts with ``chips_start``; when a player's chips run out the table
   stops and the most chips wins; at time the most chips wins; a tie plays one extra hand.
-- ``fixed``: rounds of ``hands_per_round`` hands (redeals do not count); the round's highest
-  total takes the round, a tie plays extra hands; with ``best_of`` (5 or 7) the first to win
-  a majority of rounds wins the match.
+- ``fixed``: rounds of ``hands_per_round`` hands (redeals and abandoned hands do not count); the
+  round's highest total takes the round, a tie plays extra hands; with ``best_of`` (5 or 7) the
+  first to win a majority of rounds wins the match.
 
 Bidding order across hands: the first bidder rotates in play order after each hand that was
 played (option ``first_bidder="previous_landlord"``: the last landlord bids first); after a
@@ -135,6 +135,11 @@ class Match:
         self.hands.append(record)
         return self.settlements()[-1]
 
+    def finished_hands(self) -> int:
+        """How many hands were finished: an abandoned hand (作废: a misdeal, a table stopped) has
+        no result and is dealt again, so it is not one of them; a redeal (nobody bid) is."""
+        return sum(1 for hand in self.folded() if not hand.abandoned)
+
     def moving_on(self) -> int | None:
         """Round robin with chips [004]: when the tables change, the last landlord moves on."""
         for hand in reversed(self.folded()):
@@ -222,7 +227,7 @@ class Match:
         round_totals, played = [0] * self.n, 0
         for hand, row in zip(folded, self.settlements(), strict=True):
             round_totals = [t + p for t, p in zip(round_totals, row.points, strict=True)]
-            played += 0 if hand.redeal else 1
+            played += 0 if hand.redeal or hand.abandoned else 1  # neither is a hand of the round
             if played >= size:
                 leaders = self._leaders(round_totals)
                 if len(leaders) == 1:  # a tie plays on: 加赛直至决出胜负

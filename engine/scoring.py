@@ -34,7 +34,7 @@ deduction that nobody collects; the hand is otherwise void. Referee penalties in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.hand import Hand, HandResult
 from engine.rules import RuleSet, get_rules
@@ -122,6 +122,27 @@ def settle(hand: Hand | HandResult, rules: RuleSet | str | None = None,
         if rules.winners_only:
             points = [max(p, 0) for p in points]
     return _done(points, penalty, _outcome(won), common, stake=stake)
+
+
+def at_stake(hand: Hand, rules: RuleSet | str | None = None,
+             chips: Sequence[int] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """What each seat would get if the hand ended now (what is at stake, 输赢): the points per
+    seat if the landlord won, and if he lost, at the base and multiplier so far; ``None`` while
+    there is no landlord. Settled by :func:`settle` itself, so every scoring format answers in
+    its own terms; the hand's penalties are left out (they are due whoever wins).
+
+    >>> from engine.events import Deal, Bid
+    >>> h = Hand.from_events("classic", [Deal(counts=(17, 17, 17)), Bid(0, "bid", 3)])
+    >>> at_stake(h)
+    ((6, -3, -3), (-6, 3, 3))
+    """
+    result = hand.result()
+    if result.landlord is None:
+        return None
+    result = replace(result, escaped=None, conceded=None, redeal=False, abandoned=False, penalties=())
+    rules = hand.rules if rules is None else rules
+    win, loss = (settle(replace(result, landlord_won=won), rules, chips).points for won in (True, False))
+    return win, loss
 
 
 def _outcome(landlord_won: bool) -> str:

@@ -48,6 +48,9 @@ class TableState:
     #: those the referee has seen to (the page shows them as handled, not as open faults).
     handled: dict[int, int] = field(default_factory=dict)
     ended: MatchEnd | None = None
+    #: Each match penalty (``match.penalties``, in order) with the hand current when it was
+    #: recorded, so the page can show it with that hand and chart it from there on.
+    penalty_hands: list[tuple[int, Penalty]] = field(default_factory=list)
     last_seq: int = 0
     _hands: dict[int, Hand] = field(default_factory=dict)
 
@@ -89,6 +92,7 @@ class TableState:
         elif number == 0:
             if isinstance(event, Penalty):
                 self.match.penalties.append(event)
+                self.penalty_hands.append((self.hand_number, event))
             else:
                 self._rejected(0, stored, reason="match_penalty_only")
         else:

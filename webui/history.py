@@ -1,7 +1,15 @@
-"""History: matches and hands, a hand replay that steps through the plays, and downloads."""
+"""History: matches and hands, a hand replay that steps through the plays, the printable score
+sheet, and downloads.
+
+The match page and the score sheet share one set of rows (:func:`sheet_rows`): a row per hand,
+a row per penalty (the referee's match penalties and those entered inside a hand), and under
+the chips format the opening chips, so the rows always add up to the match's totals.
+"""
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 from flask import Blueprint, Response, has_request_context, render_template, request
@@ -9,7 +17,8 @@ from flask import Blueprint, Response, has_request_context, render_template, req
 from engine.cards import format_cards
 from engine.events import Bid, Concede, Correction, Deal, End, Escape, Event, Kitty, Landlord, Pass, Play
 from engine.hand import Hand
-from engine.scoring import settle
+from engine.match import Match
+from engine.scoring import Settlement, settle
 from tracker.state import TableState
 from webui import i18n
 from webui.app import lang, site
@@ -39,33 +48,157 @@ def _format(fmt: str) -> str:
     return fmt
 
 
+# ---------------------------------------------------------------------- the verdict and the rows
+def verdict(state: TableState, match: Match, language: str) -> dict[str, Any]:
+    """Where the match stands: ``over``, the ``text`` of its status and its ``winners`` (seats).
+
+    A match has winners only once it is over (its format decided it, or the referee ended it);
+    while it is played the leaders are not winners, and the status reads 进行中 / in progress.
+    A timed match is judged at the referee's end, or now while it is still open."""
+    ended = state.ended
+    now = ended.time if ended is not None and ended.time is not None else time.time()
+    status = match.status(now)
+    over = status.over or ended is not None
+    if status.over:
+        text = i18n.t(status.reason, language)
+    elif ended is not None:
+        text = i18n.t("match_over", language)
+    else:
+        text = i18n.t("sheet_in_progress", language)
+        if status.reason != "playing":  # a tie at time: another hand decides it
+            text += " · " + i18n.t(status.reason, language)
+    return {"over": over, "text": text, "winners": list(status.winners) if over else []}
+
+
+def _bid_text(hand: Hand, rules_bidding: str, language: str) -> str:
+    """The bid that made the landlord: 3分 under 叫分, the grabs under 叫地主/抢地主."""
+    if hand.landlord is None:
+        return "–"
+    if rules_bidding in ("grab", "call") and any(isinstance(e, Bid) for e in hand.events):
+        grabs = sum(1 for e in hand.events if isinstance(e, Bid) and e.action == "grab")
+        return i18n.t("sheet_grabs", language, n=grabs) if grabs else i18n.t("sheet_called", language)
+    return i18n.t("sheet_bid_points", language, n=hand.base)
+
+
+def _doubles(hand: Hand, state: TableState, language: str) -> list[tuple[str, int]]:
+    """What doubled the hand and by how much, each cause in the order it happened; a bomb or a
+    rocket names its player.
+
+    Under fixed scores only the open hand (明牌) multiplies, so only it is listed there."""
+    players = state.info.players
+    doubling = iter([p for p in hand.plays if p.doubles])
+    out = []
+    for cause, factor in hand.causes:
+        if cause in ("grab", "open_hand", "spring", "anti_spring"):
+            word = i18n.t(cause, language)
+        else:  # a doubling play: a bomb or a rocket (four players: big bombs, the four jokers)
+            play = next(doubling, None)
+            word = i18n.t("sheet_rocket" if cause == "rocket" else "sheet_bomb", language)
+            if play is not None and play.seat < len(players):
+                word = f"{players[play.seat]} {word}"
+        if state.info.rules.scoring != "fixed" or cause == "open_hand":
+            out.append((word, factor))
+    return out
+
+
+def _ending(hand: Hand, row: Settlement | None, players: tuple[str, ...], language: str) -> str:
+    """How the hand ended: played out, a concession, an escape, abandoned, a redeal; and who won."""
+    t = lambda key, **kw: i18n.t(key, language, **kw)  # noqa: E731
+    if row is None:
+        return t("sheet_in_progress")
+    if row.outcome == "redeal_penalty":
+        return t("redeal_penalty")
+    if hand.redeal:
+        return t("sheet_redeal")
+    if hand.abandoned:
+        return t("sheet_abandoned")
+    if hand.escaped is not None:
+        return t("sheet_escaped", name=players[hand.escaped])
+    how = t("sheet_conceded", name=players[hand.conceded]) if hand.conceded is not None else t("sheet_out")
+    return f"{how} · {t(row.outcome)}" if row.outcome in ("landlord_won", "farmers_won") else how
+
+
+def _penalty_row(penalty: Any, n: int, players: tuple[str, ...], language: str,
+                 hand_no: int | None = None) -> dict[str, Any]:
+    points = [-penalty.points if s == penalty.seat else 0 for s in range(n)]
+    words = [i18n.t("sheet_penalty", language), players[penalty.seat]]
+    if penalty.reason:
+        words.append(penalty.reason)
+    if penalty.disqualify:
+        words.append(i18n.t("disqualify", language))
+    if hand_no is not None:
+        words.append(i18n.t("sheet_penalty_in", language, n=hand_no))
+    return {"kind": "penalty", "text": " · ".join(words), "points": points, "seat": penalty.seat}
+
+
+def sheet_rows(state: TableState, match: Match, language: str) -> list[dict[str, Any]]:
+    """The sheet's rows in order; the ``points`` of all rows but an unfinished hand's (``None``)
+    add up to ``match.totals()``.
+
+    A hand row's points are what the play won or lost; a penalty the referee entered inside that
+    hand follows it as its own row, and the match penalties close the list."""
+    players, rules = state.info.players, state.info.rules
+    n = len(players)
+    rows: list[dict[str, Any]] = []
+    if rules.scoring == "chips":
+        rows.append({"kind": "start", "text": i18n.t("sheet_start", language), "points": [rules.chips_start] * n})
+    settled = iter(match.settlements())
+    for number in state.hand_numbers:
+        hand = state.hand_of(number)
+        if hand is None or not hand.events:
+            continue
+        row = next(settled) if hand.finished else None
+        causes = _doubles(hand, state, language)
+        game = None if row is None else [p - q for p, q in zip(row.points, row.penalties or (0,) * n, strict=True)]
+        rows.append({
+            "kind": "hand", "number": number, "bid": _bid_text(hand, rules.bidding, language),
+            "landlord": hand.landlord, "base": hand.base, "doubles": [f"{w} ×{f}" for w, f in causes],
+            "multiplier": math.prod(f for _, f in causes),
+            "ending": _ending(hand, row, players, language), "points": game, "finished": row is not None,
+            "outcome": "unfinished" if row is None else row.outcome,
+            "corrected": any(isinstance(e, Correction) for e in hand.log)})
+        if row is not None:
+            rows.extend(_penalty_row(p, n, players, language, number) for p in hand.penalties)
+    rows.extend(_penalty_row(p, n, players, language) for p in match.penalties)
+    return rows
+
+
+def _sheet_context(match_id: str) -> dict[str, Any]:
+    """What the match page and the printed sheet show."""
+    state = _state(match_id)
+    match = fast_match(state)
+    language = lang()
+    started = match.started if isinstance(match.started, int | float) else state.info.created
+    return {"info": state.info, "match": match, "rows": sheet_rows(state, match, language),
+            "totals": match.totals(), "verdict": verdict(state, match, language),
+            "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "",
+            "finished": match.finished_hands()}
+
+
+# ---------------------------------------------------------------------- pages
 @bp.get("/history")
 def matches():
     the_site = site()
+    language = lang()
     rows = []
     for info in reversed(the_site.store.matches()):
         state = the_site.tables.state(info.id)
         match = fast_match(state)
         rows.append({"id": info.id, "name": match.name, "players": info.players, "preset": info.rules.name,
-                     "started": match.started, "hands": len(match.hands), "totals": match.totals(),
-                     "ended": state.ended is not None})
+                     "started": match.started, "hands": match.finished_hands(), "totals": match.totals(),
+                     "verdict": verdict(state, match, language)})
     return render_template("history.html", matches=rows)
 
 
 @bp.get("/history/<match_id>")
 def match(match_id: str):
-    state = _state(match_id)
-    match = fast_match(state)
-    rows = []
-    for number in state.hand_numbers:
-        hand = state.hand_of(number)
-        assert hand is not None
-        s = settle(hand, state.info.rules)
-        rows.append({"number": number, "landlord": hand.landlord, "base": hand.base, "multiplier": s.multiplier,
-                     "outcome": s.outcome if hand.finished else "unfinished", "points": s.points,
-                     "plays": len(hand.plays), "corrected": any(isinstance(e, Correction) for e in hand.log)})
-    return render_template("match.html", info=state.info, match=match, hands=rows, totals=match.totals(),
-                           status=match.status(), ended=state.ended is not None)
+    return render_template("match.html", **_sheet_context(match_id))
+
+
+@bp.get("/history/<match_id>/sheet")
+def sheet(match_id: str):
+    """The score sheet to print (A4 portrait): one row per hand and penalty, totals, a signature."""
+    return render_template("sheet.html", **_sheet_context(match_id))
 
 
 def describe(event: Event, players: tuple[str, ...], language: str) -> dict[str, Any]:

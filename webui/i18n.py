@@ -80,8 +80,35 @@ _ZH: dict[str, str] = {
     # jokers as a card face shows them
     "joker_BJ": "小王", "joker_RJ": "大王",
     # keypad (referee page)
+    "kp_title": "按键输入", "kp_hint": "点牌面输入出牌；花色可不填", "kp_suits": "花色", "kp_back": "退格",
+    "kp_clear": "清除", "kp_open": "按键", "kp_suit_first": "先点一个牌面，再点花色", "kp_cards_n": "{n} 张",
+    "kp_checking": "判断牌型…", "kp_no_type": "（无法判断牌型）", "seat_option": "{n} · {name}",
+    "ev_play": "{name} 出 {cards}", "ev_pass": "{name} 不出", "ev_landlord": "{name} 当地主（底分 {n}）",
+    "ev_kitty": "底牌 {cards}", "ev_open_hand": "{name} 明牌", "ev_announce": "{name} 报牌",
+    "ev_escape": "{name} 逃跑", "ev_concede": "{name} 认输", "ev_end": "结束本局",
+    "fix_conflicts": "与之后 {event} 冲突（{cause}）", "fix_fails": "更正后的 {event} 不成立（{cause}）",
     # score sheet and history
+    "sheet_title": "斗地主记分表", "print_sheet": "打印记分表", "print": "打印", "sheet_date": "日期",
+    "sheet_table": "比赛（桌）", "sheet_seats": "座位", "sheet_hand": "局", "sheet_bid": "叫分",
+    "sheet_doubled": "加倍", "sheet_ending": "结局", "sheet_bid_points": "{n}分", "sheet_grabs": "抢地主 {n} 次",
+    "sheet_called": "叫地主", "sheet_bomb": "炸弹", "sheet_rocket": "王炸", "sheet_out": "打完",
+    "sheet_conceded": "{name}认输", "sheet_escaped": "{name}逃跑", "sheet_abandoned": "作废",
+    "sheet_redeal": "流局（无人叫，重新发牌）", "sheet_in_progress": "进行中", "sheet_penalty": "罚分",
+    "sheet_penalty_in": "第 {n} 局中", "sheet_start": "起始筹码", "sheet_totals": "合计",
+    "sheet_signature": "裁判签名", "sheet_signed_on": "日期", "sheet_no_hands": "还没有打过的局",
+    "sheet_match_n": "第 {n} 场比赛", "sheet_winner_none": "无",
     # live page: stakes, trick, bids
+    "stakes": "本局输赢", "stake_landlord": "地主赢 {win} / 输 {loss}", "stake_farmer": "农民各赢 {win} / 输 {loss}",
+    "to_beat": "要管：{who}的{play}", "lead_of": "轮到 {who} 首出", "turn_of": "轮到 {who} 出牌",
+    "bid_turn_of": "轮到 {who} 叫分", "said_bid": "叫{n}分", "said_pass": "不叫", "said_pass_grab": "不抢", "said_call": "叫地主",
+    "said_grab": "抢地主", "penalty_of": "罚分：{who} {points}", "penalty_dq": "取消资格",
+    "conceded_by": "{who} 认输", "escaped_by": "{who} 逃跑", "hand_void": "未打完 · 作废",
+    "ended_by_referee": "裁判结束了比赛",
+    "ph_single": "单张 {r}", "ph_pair": "对 {r}", "ph_trio": "三张 {r}", "ph_trio_single": "三个 {r} 带一",
+    "ph_trio_pair": "三个 {r} 带一对", "ph_bomb": "{r} 炸弹", "ph_bomb_n": "{n} 个 {r} 的炸弹", "ph_rocket": "王炸",
+    "ph_four_two_single": "四个 {r} 带二", "ph_four_two_pair": "四个 {r} 带两对", "ph_straight": "顺子 {r}–{h}",
+    "ph_pair_straight": "连对 {r}–{h}", "ph_airplane": "飞机 {r}–{h}", "ph_airplane_single": "飞机带单 {r}–{h}",
+    "ph_airplane_pair": "飞机带对 {r}–{h}", "rank_BJ": "小王", "rank_RJ": "大王",
 }
 
 _EN: dict[str, str] = {
@@ -150,8 +177,37 @@ _EN: dict[str, str] = {
     "scoring_fixed": "fixed score", "scoring_default": "as the rules say",
     "joker_BJ": "BJ", "joker_RJ": "RJ",
     # keypad (referee page)
+    "kp_title": "Keypad", "kp_hint": "Tap the ranks to enter a play; suits are optional", "kp_suits": "Suits",
+    "kp_back": "Back", "kp_clear": "Clear", "kp_open": "Keypad", "kp_suit_first": "Tap a rank first, then its suit",
+    "kp_cards_n": "{n} cards", "kp_checking": "checking…", "kp_no_type": "(type unknown)", "seat_option": "{n} · {name}",
+    "ev_play": "{name} plays {cards}", "ev_pass": "{name} passes", "ev_landlord": "{name} is landlord (base {n})",
+    "ev_kitty": "kitty {cards}", "ev_open_hand": "{name} opens the hand", "ev_announce": "{name} announces",
+    "ev_escape": "{name} escapes", "ev_concede": "{name} concedes", "ev_end": "hand closed",
+    "fix_conflicts": "conflicts with the later {event} ({cause})", "fix_fails": "the corrected {event} is refused ({cause})",
     # score sheet and history
+    "sheet_title": "Dou Dizhu score sheet", "print_sheet": "Print score sheet", "print": "Print",
+    "sheet_date": "Date", "sheet_table": "Match (table)", "sheet_seats": "Seats", "sheet_hand": "Hand",
+    "sheet_bid": "Bid", "sheet_doubled": "Doubled by", "sheet_ending": "Ending", "sheet_bid_points": "bid {n}",
+    "sheet_grabs": "grabbed {n}×", "sheet_called": "called", "sheet_bomb": "bomb", "sheet_rocket": "rocket",
+    "sheet_out": "played out", "sheet_conceded": "{name} conceded", "sheet_escaped": "{name} escaped",
+    "sheet_abandoned": "abandoned", "sheet_redeal": "redeal (nobody bid)", "sheet_in_progress": "in progress",
+    "sheet_penalty": "Penalty", "sheet_penalty_in": "during hand {n}", "sheet_start": "Starting chips",
+    "sheet_totals": "Totals", "sheet_signature": "Referee's signature", "sheet_signed_on": "Date",
+    "sheet_no_hands": "No hands played yet", "sheet_match_n": "Match {n}", "sheet_winner_none": "none",
     # live page: stakes, trick, bids
+    "stakes": "At stake", "stake_landlord": "landlord wins {win} / loses {loss}",
+    "stake_farmer": "each farmer wins {win} / loses {loss}",
+    "to_beat": "to beat: {who}'s {play}", "lead_of": "{who} to lead", "turn_of": "{who} to play",
+    "bid_turn_of": "{who} to bid", "said_bid": "bids {n}", "said_pass": "no bid", "said_pass_grab": "no grab", "said_call": "calls",
+    "said_grab": "grabs", "penalty_of": "penalty: {who} {points}", "penalty_dq": "disqualified",
+    "conceded_by": "{who} conceded", "escaped_by": "{who} escaped", "hand_void": "not finished · void",
+    "ended_by_referee": "ended by the referee",
+    "ph_single": "single {r}", "ph_pair": "pair of {rs}", "ph_trio": "trio of {rs}", "ph_trio_single": "trio of {rs} + 1",
+    "ph_trio_pair": "trio of {rs} + pair", "ph_bomb": "bomb of {rs}", "ph_bomb_n": "bomb of {n} {rs}",
+    "ph_rocket": "rocket", "ph_four_two_single": "four {rs} + two", "ph_four_two_pair": "four {rs} + two pairs",
+    "ph_straight": "straight {r}–{h}", "ph_pair_straight": "pair chain {r}–{h}", "ph_airplane": "airplane {r}–{h}",
+    "ph_airplane_single": "airplane {r}–{h} + singles", "ph_airplane_pair": "airplane {r}–{h} + pairs",
+    "rank_BJ": "small joker", "rank_RJ": "big joker",
 }
 
 WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}

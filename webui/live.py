@@ -54,6 +54,91 @@ def chart_for(view: dict[str, Any], language: str) -> str:
     return score_chart(view["progress"], match["players"], label=i18n.t("chart", language))
 
 
+def signed(points: int) -> str:
+    """Points as a scorer writes them: ``+16``, ``−16`` (a true minus sign), ``0``."""
+    return f"{points:+d}".replace("-", "\u2212") if points else "0"
+
+
+def _rank(rank: str, language: str, plural: bool = False) -> str:
+    if rank in ("BJ", "RJ"):
+        word = i18n.t(f"rank_{rank}", language)
+    else:
+        word = rank
+    return word + "s" if plural and language == "en" else word
+
+
+def play_phrase(play: dict[str, Any], language: str) -> str:
+    """A play to beat in words, by its reading: 对 5 / pair of 5s, 顺子 3–7 / straight 3–7."""
+    kind, low = play["type"], play["low"]
+    key = "ph_bomb_n" if kind == "bomb" and play["size"] > 4 else f"ph_{kind}"
+    return i18n.t(key, language, r=_rank(low, language), rs=_rank(low, language, plural=True),
+                  h=_rank(play["high"], language), n=play["size"])
+
+
+def bid_phrase(bid: dict[str, Any], players: list[str], language: str, called: bool = False) -> str:
+    """One bid as said at the table: 陈一 叫1分, 李四 不叫 (English: 陈一 bids 1, 李四 no bid);
+    ``called``: someone has called the landlord (叫地主), so a pass declines to grab (不抢)."""
+    action = "pass_grab" if called and bid["action"] == "pass" else bid["action"]
+    said = i18n.t(f"said_{action}", language, n=bid["value"])
+    return f"{players[bid['seat']]} {said}"
+
+
+def bids_line(bids: list[dict[str, Any]], players: list[str], language: str) -> str:
+    """The hand's bidding so far, in order: 陈一 叫1分 · 李四 不叫 · 王五 叫3分."""
+    said, called = [], False
+    for bid in bids:
+        said.append(bid_phrase(bid, players, language, called))
+        called = called or bid["action"] == "call"
+    return " · ".join(said)
+
+
+def _with_reason(text: str, reason: str, language: str) -> str:
+    if not reason:
+        return text
+    return f"{text}（{reason}）" if language == "zh" else f"{text} ({reason})"
+
+
+def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
+    """What the live page says about the hand in play, in ``language``: ``stakes`` (the
+    landlord's own points if he wins or loses now, then each farmer's), ``to_beat`` (whose
+    play the seat to act must beat), ``turn`` (who acts), ``bids`` (the bidding so far),
+    ``penalties`` (given during the hand: who, how many points, why) and ``ended_by`` (who
+    conceded or escaped). Empty text where there is nothing to say."""
+    match, hand = view.get("match"), view.get("hand")
+    lines: dict[str, Any] = {"stakes": "", "to_beat": "", "turn": "", "bids": "", "penalties": [], "ended_by": ""}
+    if not match or not hand:
+        return lines
+    players = match["players"]
+
+    def t(key: str, **fmt: object) -> str:
+        return i18n.t(key, language, **fmt)
+
+    stakes = hand.get("stakes")
+    if stakes:
+        landlord = stakes["landlord"]
+        text = t("stake_landlord", win=signed(landlord["win"]), loss=signed(landlord["loss"]))
+        if stakes["farmer"]:
+            farmer = stakes["farmer"]
+            text += " · " + t("stake_farmer", win=signed(farmer["win"]), loss=signed(farmer["loss"]))
+        lines["stakes"] = text
+    beat = hand.get("to_beat")
+    if beat:
+        lines["to_beat"] = t("to_beat", who=players[beat["seat"]], play=play_phrase(beat, language))
+    if hand["phase"] == "bidding" and hand.get("to_bid") is not None:
+        lines["turn"] = t("bid_turn_of", who=players[hand["to_bid"]])
+    elif hand["phase"] == "play" and hand.get("turn") is not None:
+        lines["turn"] = t("turn_of" if beat else "lead_of", who=players[hand["turn"]])
+    lines["bids"] = bids_line(hand.get("bids", []), players, language)
+    for p in hand.get("penalties", []):
+        text = _with_reason(t("penalty_of", who=players[p["seat"]], points=signed(-p["points"])), p["reason"], language)
+        lines["penalties"].append(text + (" · " + t("penalty_dq") if p["disqualify"] else ""))
+    if hand.get("conceded") is not None:
+        lines["ended_by"] = t("conceded_by", who=players[hand["conceded"]])
+    elif hand.get("escaped") is not None:
+        lines["ended_by"] = t("escaped_by", who=players[hand["escaped"]])
+    return lines
+
+
 def _key(view: dict[str, Any], language: str, kind: str) -> tuple:
     match = view.get("match")
     return kind, match["id"] if match else None, view["seq"], language
@@ -68,7 +153,8 @@ def render_fragment(view: dict[str, Any], language: str, cam: dict[str, Any] | N
     """The live panels as HTML, rendered once per (match, update, camera state, language) for all viewers."""
     cam = camera_now() if cam is None else cam
     return site().cached(_key(view, language, "html") + camera_key(cam),
-                         lambda: render_template("_live.html", v=view, chart=chart_for(view, language), cam=cam))
+                         lambda: render_template("_live.html", v=view, chart=chart_for(view, language), cam=cam,
+                                                 lines=hand_lines(view, language)))
 
 
 def sse_message(view: dict[str, Any], language: str, cam: dict[str, Any] | None = None) -> str:

@@ -9,18 +9,25 @@ Contract (other checks rely on these keys)::
     {"hand": {"number", "preset", "base", "multiplier", "landlord", "turn",
               "seats": [{"name", "role", "cards_left", "last"}], ...},
      "scores": {"hand": [...], "match": [...]}, "alerts": [...], "finished": n, ...}
+
+During a hand ``hand`` also says what is at stake (``stakes``: the landlord's points if he
+wins or loses now, and each farmer's), the play to beat (``to_beat``), the bids, the
+penalties given during it (``penalties``), who conceded or escaped, and ``void`` when the
+referee ended the match before it finished. ``progress`` (the chart) carries the match
+penalties as ``scores.match`` does, so its last row is always the table's totals.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from engine.cards import Card, format_cards, parse_cards
-from engine.events import Bid, Correction, Pass, Play
+from engine.cards import RANK_TEXT, Card, format_cards, parse_cards
+from engine.events import Bid, Correction, Pass, Penalty, Play
 from engine.hand import Hand
 from engine.rules import RuleSet
-from engine.scoring import settle
+from engine.scoring import at_stake, settle
 from tracker.records import Alert
 from tracker.state import TableState
 
@@ -91,13 +98,53 @@ def _bids(hand: Hand) -> list[dict[str, Any]]:
     return [{"seat": e.seat, "action": e.action, "value": e.value} for e in hand.events if isinstance(e, Bid)]
 
 
+#: Combination types whose core is a run of ranks (its top rank is ``main + length - 1``).
+CHAINS = ("straight", "pair_straight", "airplane", "airplane_single", "airplane_pair")
+
+
+def _to_beat(hand: Hand) -> dict[str, Any] | None:
+    """The play the seat to act must beat, with its reading's ranks; ``None`` on a lead."""
+    if hand.phase != "play" or hand.top is None:
+        return None
+    record = hand.plays[hand.top]
+    reading = record.reading
+    top = reading.main + reading.length - 1 if reading.type in CHAINS else reading.main
+    return {"seat": record.seat, "cards": format_cards(record.cards), "type": reading.type,
+            "low": RANK_TEXT[reading.main], "high": RANK_TEXT[min(top, len(RANK_TEXT) - 1)],
+            "size": reading.size}
+
+
+def _stakes(hand: Hand, rules: RuleSet, chips: Sequence[int] | None) -> dict[str, Any] | None:
+    """What the hand is worth now (:func:`engine.scoring.at_stake`): the landlord's own points
+    if he wins or loses, and each farmer's when all farmers stand to get the same."""
+    if hand.phase != "play":
+        return None
+    stake = at_stake(hand, rules, chips)
+    if stake is None or hand.landlord is None:
+        return None
+    win, loss = stake
+    farmers = hand.farmers()
+    farmer = None
+    if len({(loss[f], win[f]) for f in farmers}) == 1:
+        farmer = {"win": loss[farmers[0]], "loss": win[farmers[0]]}
+    return {"landlord": {"win": win[hand.landlord], "loss": loss[hand.landlord]}, "farmer": farmer}
+
+
+def penalty_dict(penalty: Penalty) -> dict[str, Any]:
+    """A referee's penalty (罚分) for the page: who, how many points, why."""
+    return {"seat": penalty.seat, "points": penalty.points, "reason": penalty.reason,
+            "disqualify": penalty.disqualify}
+
+
 def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand | None,
-               number: int) -> dict[str, Any]:
-    """One hand as the page shows it (the live page, and each step of a replay)."""
+               number: int, chips: Sequence[int] | None = None) -> dict[str, Any]:
+    """One hand as the page shows it (the live page, and each step of a replay); ``chips``:
+    what each seat holds, so a chips match's stake is what can really change hands."""
     block: dict[str, Any] = {
         "number": number, "preset": rules.name, "scoring": rules.scoring, "phase": "not_started",
         "base": 0, "multiplier": 1, "causes": [], "landlord": None, "turn": None, "bids": [],
-        "kitty": None, "plays": 0, "outcome": None,
+        "kitty": None, "plays": 0, "outcome": None, "to_beat": None, "stakes": None, "penalties": [],
+        "conceded": None, "escaped": None, "void": False,
         "seats": [{"seat": s, "name": name, "role": None, "cards_left": None, "last": None, "turn": False,
                    "announced": False} for s, name in enumerate(players)],
     }
@@ -114,6 +161,8 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
         else format_cards(hand.kitty),
         plays=len(hand.plays), out_seat=hand.out_seat,
         outcome=settle(hand, rules).outcome if hand.finished else None,
+        to_beat=_to_beat(hand), stakes=_stakes(hand, rules, chips),
+        penalties=[penalty_dict(p) for p in hand.penalties], conceded=hand.conceded, escaped=hand.escaped,
     )
     for s, seat in enumerate(block["seats"]):
         seat["role"] = None if hand.landlord is None else ("landlord" if s == hand.landlord else "farmer")
@@ -124,8 +173,23 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
     return block
 
 
+def _holdings(state: TableState) -> list[int]:
+    """Running totals of the finished hands alone (what ``Match.settlements`` counts chips from)."""
+    rules = state.info.rules
+    running = [rules.chips_start if rules.scoring == "chips" else 0] * len(state.info.players)
+    for row in state.match.settlements():
+        running = [t + p for t, p in zip(running, row.points, strict=True)]
+    return running
+
+
 def _progress(state: TableState) -> list[list[int]]:
-    """Running totals after each finished hand, starting from the opening totals."""
+    """Running totals after each finished hand, starting from the opening totals, with the
+    match penalties in, as ``Match.totals`` has them: the last row is the table's totals.
+
+    A penalty counts from the row of the hand that was current when it was given (a penalty
+    given before that hand finishes counts from the latest row until it does); the opening
+    row stays the opening totals, so a penalty before the first hand counts from hand 1.
+    """
     rules = state.info.rules
     start = rules.chips_start if rules.scoring == "chips" else 0
     running = [start] * len(state.info.players)
@@ -133,6 +197,11 @@ def _progress(state: TableState) -> list[list[int]]:
     for row in state.match.settlements():
         running = [t + p for t, p in zip(running, row.points, strict=True)]
         rows.append(list(running))
+    finished = [n for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.finished]
+    for number, penalty in state.penalty_hands:
+        first = next((i + 1 for i, n in enumerate(finished) if n >= number), len(rows) - 1)
+        for row in rows[max(first, 1):]:
+            row[penalty.seat] -= penalty.points
     return rows
 
 
@@ -152,6 +221,15 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
         hand_points, final = list(s.points), state.hand.finished
     limit = rules.time_limit_min
     started = match.started
+    ended = state.ended
+    block = hand_block(info.players, rules, state.hand, state.hand_number,
+                       _holdings(state) if rules.scoring == "chips" else None)
+    block["penalties"] += [penalty_dict(p) for n, p in state.penalty_hands if n == state.hand_number]
+    if ended is not None and state.hand is not None and not state.hand.finished:
+        # The referee ended the match mid-hand: the hand scores nothing and nobody is to act.
+        block.update(void=True, turn=None, to_bid=None, stakes=None, to_beat=None)
+        for seat in block["seats"]:
+            seat["turn"] = False
     return {
         "seq": max(seq, state.last_seq),
         "match": {
@@ -159,15 +237,17 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
             "description": rules.description, "scoring": rules.scoring, "started": started,
             "time_limit_min": limit,
             "remaining_s": None if not limit or started is None else min(limit * 60, max(0.0, started + limit * 60 - now)),
-            "status": {"over": status.over or state.ended is not None, "reason": status.reason,
-                       "winners": list(status.winners), "ended": state.ended is not None},
+            "status": {"over": status.over or ended is not None,
+                       "reason": status.reason if status.over or ended is None else "ended_by_referee",
+                       "winners": list(status.winners), "ended": ended is not None,
+                       "end_note": ended.reason if ended is not None else ""},
             "disqualified": sorted(match.disqualified()),
         },
-        "hand": hand_block(info.players, rules, state.hand, state.hand_number),
+        "hand": block,
         "scores": {"hand": hand_points, "hand_final": final, "match": match.totals(),
                    "unit": "chips" if rules.scoring == "chips" else "points"},
         "alerts": [alert_dict(a, i < state.alerts_handled, info.players) for i, a in enumerate(state.alerts)],
-        "finished": len(match.hands),
+        "finished": match.finished_hands(),
         "progress": _progress(state),
     }
 
