@@ -146,6 +146,13 @@ ALERTS: dict[str, AlertKind] = {
         "第 {hand} 局还没打完（各座位剩 {left} 张）就亮出了新的底牌（{cards}），本局作废、不计分",
         "a new kitty ({cards}) was shown before hand {hand} ended (cards left by seat: {left}); "
         "the hand is closed without a result", "notice"),
+    "unfamiliar_deck": AlertKind(
+        "不熟悉的牌组", "unfamiliar deck",
+        "这副牌读得不稳：最近 {read} 个牌角有 {unsure} 个拿不准，可能是没录入过的牌组。"
+        "录入这副牌（ddz-table enroll，见裁判指南）后能读得更准",
+        "this deck reads unsure: {unsure} of the last {read} corner indices were in doubt, so it is "
+        "probably a deck the detector has not learnt; enroll it (ddz-table enroll, see the referee "
+        "guide) and it reads better", "notice"),
     "rejected_on_replay": AlertKind(
         "记录中的事件无效", "stored event refused",
         "记录中的事件 {at}（{event}）重放时无效：{reason}",

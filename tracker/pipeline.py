@@ -38,7 +38,7 @@ import numpy as np
 from engine.cards import parse_cards
 from engine.events import Kitty
 from tracker.pile import EntryWatcher
-from tracker.records import Record
+from tracker.records import Alert, Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
@@ -57,6 +57,12 @@ SPANS_KEPT = 200
 #: ... once at least this many have been (before that, only cards paired in the same zone read
 #: tell grouping the span, and two corners read differently are two cards).
 SPANS_NEEDED = 5
+
+
+#: A corner the finder is at least this sure of is a real index; ...
+FAMILIAR_FINDER = 0.5
+#: ... and one the reader then gives under this probability is an unsure read.
+FAMILIAR_SURE = 0.6
 
 
 @dataclass
@@ -79,6 +85,11 @@ class PipelineConfig:
     follow_new_matches: bool = False
     #: How often (frame seconds) the store is asked for a newer match.
     match_check_s: float = 1.0
+    #: The deck is unfamiliar (an ``unfamiliar_deck`` alert, once a match) when at least this
+    #: share of the last ``unfamiliar_window`` real indices read were unsure and the detector has
+    #: no deck profile. Rendered tables of the training decks give 0-10% (docs/detector.md).
+    unfamiliar_share: float = 0.15
+    unfamiliar_window: int = 400
 
 
 @dataclass
@@ -123,6 +134,8 @@ class Pipeline:
         self._stop = threading.Event()
         #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, box.watchdog).
         self.heartbeat: Any = None
+        #: Whether each of the last real indices read was unsure (the unfamiliar-deck hint).
+        self._unsure: deque[bool] = deque(maxlen=max(1, self.config.unfamiliar_window))
         self._spans: deque[float] = deque(maxlen=SPANS_KEPT)
         #: The deck's span measured so far (None until ``SPANS_NEEDED`` cards have paired).
         self.span: float | None = None
@@ -231,6 +244,7 @@ class Pipeline:
     def _read(self, view: Any) -> list[Seen]:
         dets: Detections = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
+        self._count_unsure(dets)
         grouping = group_corners(dets, self.decks, span=self.span)
         self._spans.extend(grouping.spans)
         if len(self._spans) >= SPANS_NEEDED:
@@ -240,6 +254,25 @@ class Pipeline:
             center = view.to_table([card.center])[0]
             seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
         return seen
+
+    def _count_unsure(self, dets: Detections) -> None:
+        """Keep count of unsure reads of real indices; once enough of them are unsure, tell the
+        referee (once a match) that this deck may be one to enroll. A detector reading with a
+        deck profile has been taught the deck already."""
+        if getattr(self.detector, "profile", None) is not None or not len(dets) or dets.finder_scores is None:
+            return
+        real = dets.finder_scores >= FAMILIAR_FINDER
+        reader_p = dets.scores[real] / np.maximum(dets.finder_scores[real], 1e-6)
+        self._unsure.extend(bool(p < FAMILIAR_SURE) for p in reader_p)
+        window = self._unsure.maxlen or 1
+        if len(self._unsure) < window:
+            return
+        unsure = sum(self._unsure)
+        if unsure < self.config.unfamiliar_share * window:
+            return
+        if any(a.alert == "unfamiliar_deck" for a in self.referee.refresh().alerts):
+            return
+        self.referee.notice(Alert("unfamiliar_deck", data={"read": window, "unsure": unsure}))
 
     def _on_label(self, view: Any, dets: Detections) -> np.ndarray:
         """Which detections are the zone's printed name (a seat number reads like a rank): those

@@ -243,6 +243,10 @@ class Referee:
             return []
         return [self._append(alert)]
 
+    def notice(self, alert: Alert) -> Record:
+        """Store an alert about the table rather than a play (an unfamiliar deck), in the current hand."""
+        return self._append(alert)
+
     def _hand_over(self) -> bool:
         return self.hand is None or self.hand.finished
 

@@ -340,3 +340,36 @@ def test_a_card_read_as_its_partner_in_a_pair_is_suggested_back():
     assert [(a.alert, a.cards, a.suggestion) for a in state.alerts if a.alert != "not_announced"] == [
         ("uncertain_read", "5s", "5s 5h")]
     assert actions(state.hand) == actions(truth)
+
+
+class UnsureDetector(ToyDetector):
+    """Reads every toy tile right but only ``reader_p`` sure, as the reader reads a deck it never learnt."""
+
+    def __init__(self, reader_p: float, profile=None):
+        super().__init__()
+        self.reader_p, self.profile = reader_p, profile
+
+    def detect(self, image):
+        dets = super().detect(image)
+        read = Detections(dets.boxes, dets.finder_scores * self.reader_p, np.zeros(len(dets), np.int64),
+                          dets.finder_scores)
+        return read.with_cards(dets.cards)
+
+
+@pytest.mark.parametrize(("reader_p", "profile", "hinted"), [(0.5, None, True), (0.95, None, False),
+                                                             (0.5, "club", False)])
+def test_a_deck_read_unsure_all_session_is_named_once_as_one_to_enroll(reader_p, profile, hinted):
+    truth = short_hand()
+    table, store = ToyTable(seed=0), EventStore(":memory:")
+    mid = store.create_match(("甲", "乙", "丙"))
+    store.append(mid, 1, Deal(counts=tuple(truth.events[0].counts), first_bidder=truth.first_bidder), source="referee")
+    for bid in (e for e in truth.events if isinstance(e, Bid)):
+        store.append(mid, 1, bid, source="referee")
+    pipeline = Pipeline(None, table.calibration(), UnsureDetector(reader_p, profile), store, mid,
+                        PipelineConfig(unfamiliar_window=12))
+    for image, t in table.play_hand(truth):
+        pipeline.process(Frame(image, t, 0))
+    hints = [a for a in TableState.load(store, mid).alerts if a.alert == "unfamiliar_deck"]
+    assert len(hints) == (1 if hinted else 0)  # once a match, however long the doubt lasts
+    if hinted:
+        assert dict(hints[0].data)["read"] == 12 and dict(hints[0].data)["unsure"] == 12
