@@ -20,14 +20,18 @@ Actions and their fields (``match`` is optional everywhere: the latest match)::
     concede      seat              escape    seat
 
 ``index`` counts the hand's events from the deal (0), as the referee page lists them.
+
+A refused correction names the event it breaks in words (与之后 李四 出 5♠ 5♥ 冲突（没轮到）),
+never by its number: :func:`event_words` words an event, as the undo button's question does too.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from engine.cards import Card
 from engine.events import (
     Announce,
     Bid,
@@ -47,7 +51,8 @@ from engine.events import (
 from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS
 from engine.rules import PRESETS, SCORING_FORMATS, get_rules
-from tracker.alerts import violation_text
+from engine.violations import Violation
+from tracker.alerts import kind_name, seat_label, violation_text
 from tracker.records import MatchEnd
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError
@@ -61,9 +66,68 @@ from webui.fields import (
     players_field,
     text_field,
 )
+from webui.i18n import t
 from webui.tables import Tables, UnknownMatch
 
-__all__ = ["ACTIONS", "ActionError", "RefereeDesk"]
+__all__ = ["ACTIONS", "ActionError", "RefereeDesk", "cards_words", "event_words"]
+
+
+# ---------------------------------------------------------------------- events in words
+def cards_words(cards: Iterable[Card], lang: str) -> str:
+    """Cards as people read them: rank, then suit symbol (``3♠ 10♥``), a joker by its name
+    (小王 / BJ), a card without a known suit as its rank."""
+    return " ".join(t(f"joker_{c.rank_text}", lang) if c.is_joker else c.rank_text + c.suit_symbol for c in cards)
+
+
+def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
+    """One event of a hand in words (张三 出 3♠ 3♥, 李四 不出, 王五 叫3分), for the undo button's
+    question and a refused correction's reason."""
+    seat = getattr(event, "seat", None)
+    name = seat_label(seat, lang, players) if isinstance(seat, int) else ""
+    if isinstance(event, Play):
+        return t("ev_play", lang, name=name, cards=cards_words(event.cards, lang))
+    if isinstance(event, Kitty):
+        return t("ev_kitty", lang, cards=cards_words(event.cards, lang))
+    if isinstance(event, Bid):
+        said = t("bid_n", lang, n=event.value) if event.action == "bid" else \
+            t("bid_pass" if event.action == "pass" else event.action, lang)
+        return f"{name} {said}"
+    if isinstance(event, Landlord):
+        return t("ev_landlord", lang, name=name, n=event.base)
+    key = f"ev_{event.kind}"  # pass, open_hand, announce, escape, concede, end
+    return t(key, lang, name=name) if t(key, lang) != key else f"{name} {event.kind}".strip()
+
+
+def corrected_events(events: Sequence[Event], fix: Correction) -> list[Event]:
+    """The hand's events as ``fix`` would leave them (as ``Hand`` folds a correction)."""
+    fixed = list(events)
+    if fix.action == "undo":
+        fixed = fixed[:-1]
+    elif fix.action == "replace" and fix.target < len(fixed):
+        fixed[fix.target] = fix.event  # type: ignore[assignment]
+    elif fix.action == "insert" and fix.target <= len(fixed):
+        fixed.insert(fix.target, fix.event)  # type: ignore[arg-type]
+    elif fix.action == "delete" and fix.target < len(fixed):
+        del fixed[fix.target]
+    return fixed
+
+
+def conflict_words(hand: Hand, fix: Correction, violation: Violation, lang: str,
+                   players: Sequence[str] = ()) -> str | None:
+    """Why the rules refuse ``fix``, naming in words the event it breaks: a later one
+    (与之后 李四 出 5♠ 5♥ 冲突（没轮到）) or the corrected event itself; ``None`` when the
+    refusal is not about a broken event (the engine's own wording then serves)."""
+    data = violation.fields
+    at = data.get("at")
+    if violation.kind != "bad_correction" or data.get("reason") != "breaks" or not isinstance(at, int):
+        return None
+    events = corrected_events(hand.events, fix)
+    if not 0 <= at < len(events):
+        return None
+    what = event_words(events[at], lang, players)
+    cause = kind_name(str(data.get("cause", "")), lang)
+    itself = at == fix.target and fix.action in ("replace", "insert")
+    return t("fix_fails" if itself else "fix_conflicts", lang, event=what, cause=cause)
 
 
 # ---------------------------------------------------------------------- the actions
@@ -108,6 +172,10 @@ class RefereeDesk:
         violation = hand.check(event)
         if violation is not None:
             players = state.info.players
+            if isinstance(event, Correction):
+                words = [conflict_words(hand, event, violation, lang, players) for lang in ("en", "zh")]
+                if words[0] and words[1]:
+                    raise ActionError(words[0], 409, words[1])
             raise ActionError(violation_text(violation, "en", players), 409, violation_text(violation, "zh", players))
         return self._append(mid, state.hand_number, event, source)
 
@@ -327,8 +395,9 @@ class RefereeDesk:
         limit = hand.rules.announce_at  # type: ignore[union-attr]
         left = hand.cards_left[seat]
         if hand.phase == "play" and not 0 < left <= limit:
-            raise ActionError(f"seat {seat} holds {left} cards: players announce at {limit} or fewer", 409,
-                              f"{seat} 号位还有 {left} 张牌，剩 {limit} 张或更少时才报牌")
+            players = self.state(mid).info.players  # named as the page names seats, never by a 0-based number
+            raise ActionError(f"{seat_label(seat, 'en', players)} holds {left} cards: players announce at {limit} "
+                              f"or fewer", 409, f"{seat_label(seat, 'zh', players)} 还有 {left} 张牌，剩 {limit} 张或更少时才报牌")
         return self._hand_event(mid, Announce(seat, time=time.time()), source)
 
     def escape(self, fields: dict[str, Any], source: str) -> int:

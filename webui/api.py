@@ -4,6 +4,9 @@
 - ``GET /api/matches``: every match with its players, rules and hands played.
 - ``GET /api/judge?cards=...[&after=...][&match=N]``: every reading of ``cards`` and whether it
   beats ``after`` (default: the play on the table now); one field also works: ``cards=BJ RJ > 2222``.
+- ``GET /api/combination?cards=...[&match=N]``: the combination type (牌型) of ``cards`` under the
+  match's rules, worded in the visitor's language (``对子 5``, ``顺子 3-7``, ``不成牌型``), for the
+  referee page's keypad: ``{"cards", "valid", "text", "readings": [{"type", "name", "text"}]}``.
 - ``POST /api/referee/<action>``: a JSON object of fields; a referee's session with its CSRF
   token, or the ``X-Referee-PIN`` header. Answers ``{"ok": true, "seq": n}`` or an error.
 """
@@ -12,13 +15,16 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from engine.cards import format_cards
+from engine.cards import RANK_TEXT, format_cards, parse_cards, repeated_cards
+from engine.classify import classify
+from engine.combination import Combination
 from engine.judge import JudgeError, judge
 from engine.rules import PRESETS, get_rules
 from tracker.alerts import judge_text
-from webui.app import request_fields, site
+from webui.app import lang, request_fields, site
 from webui.auth import referee_required
-from webui.fields import ActionError, id_field, text_field
+from webui.fields import ActionError, id_field, shown, text_field
+from webui.i18n import t, type_name
 from webui.live import match_arg, unknown_match, view_for
 from webui.tables import UnknownMatch
 
@@ -38,7 +44,7 @@ def matches():
     out = []
     for info in the_site.store.matches():
         state = the_site.tables.state(info.id)
-        out.append({**info.to_dict(), "hands": len(state.match.hands), "totals": state.match.totals(),
+        out.append({**info.to_dict(), "hands": state.match.finished_hands(), "totals": state.match.totals(),
                     "ended": state.ended is not None})
     return jsonify(matches=out)
 
@@ -79,6 +85,75 @@ def judge_request(args) -> dict:
         raise ActionError(str(exc), zh=judge_text(exc.reason, "zh", decks=(rules or get_rules("classic")).decks)) from None
     except ValueError as exc:
         raise ActionError(str(exc), zh="看不懂这些牌") from None
+
+
+#: Kinds whose core is a run of ranks, named by its ends (顺子 3-7); the others by their main rank.
+CHAINS = ("straight", "pair_straight", "airplane", "airplane_single", "airplane_pair")
+
+
+def _rank_word(rank: int, language: str) -> str:
+    text = RANK_TEXT[rank]
+    return t(f"joker_{text}", language) if text in ("BJ", "RJ") else text
+
+
+def reading_text(reading: Combination, language: str) -> str:
+    """One reading in words: its type, then its ranks (对子 5, 顺子 3-7, 三带一 3 + 4, 王炸)."""
+    name = type_name(reading.type, language)
+    if reading.type == "rocket":
+        return name
+    ranks = sorted({c.rank for c in reading.core})
+    if reading.type in CHAINS:
+        core = f"{_rank_word(ranks[0], language)}-{_rank_word(ranks[-1], language)}"
+    else:
+        core = _rank_word(reading.main, language)
+        if reading.type == "bomb" and reading.size > 4:  # two decks: bombs of 5 to 8 cards
+            core += " " + t("kp_cards_n", language, n=reading.size)
+    text = f"{name} {core}"
+    if reading.kickers:
+        text += " + " + " ".join(_rank_word(c.rank, language) for c in reading.kickers)
+    return text
+
+
+def _match_rules(args):
+    """The rules of ``match`` (default: the latest match), or classic when there is none."""
+    the_site = site()
+    match_id = id_field(args, "match", required=False)
+    mid = match_id if match_id is not None else the_site.tables.latest_match()
+    if mid is None:
+        return get_rules("classic")
+    try:
+        return the_site.tables.state(mid).info.rules
+    except UnknownMatch:
+        raise unknown_match(mid) from None
+
+
+def combination_request(args, language: str) -> dict:
+    """The keypad's answer for request args: the type of ``cards`` (raises ``ActionError``)."""
+    text = text_field(args, "cards", required=False, limit=MAX_CARDS_TEXT)
+    if not text:
+        raise ActionError("give the cards (cards=...)", zh=judge_text("no_cards", "zh"))
+    try:
+        cards = parse_cards(text)
+    except ValueError as exc:
+        raise ActionError(str(exc), zh=f"看不懂这些牌：{shown(text)}") from None
+    rules = _match_rules(args)
+    repeated = repeated_cards(cards, rules.decks)
+    readings = [] if repeated else classify(cards, rules)
+    answer: dict = {"cards": format_cards(cards), "valid": bool(readings),
+                    "readings": [{"type": r.type, "name": type_name(r.type, language), "text": reading_text(r, language)}
+                                 for r in readings]}
+    if repeated:
+        answer["text"] = judge_text("duplicate_card", language, cards=format_cards(repeated), decks=rules.decks)
+    elif not readings:
+        answer["text"] = t("not_combo", language)
+    else:
+        answer["text"] = " / ".join(dict.fromkeys(r["text"] for r in answer["readings"]))
+    return answer
+
+
+@bp.get("/combination")
+def combination_view():
+    return jsonify(combination_request(request.args, lang()))
 
 
 @bp.get("/judge")

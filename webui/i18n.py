@@ -98,6 +98,7 @@ _ZH: dict[str, str] = {
     "sheet_signature": "裁判签名", "sheet_signed_on": "日期", "sheet_no_hands": "还没有打过的局",
     "sheet_match_n": "第 {n} 场比赛", "sheet_winner_none": "无",
     # live page: stakes, trick, bids
+    # deck enrollment (referee page)
     "stakes": "本局输赢", "stake_landlord": "地主赢 {win} / 输 {loss}", "stake_farmer": "农民各赢 {win} / 输 {loss}",
     "to_beat": "要管：{who}的{play}", "lead_of": "轮到 {who} 首出", "turn_of": "轮到 {who} 出牌",
     "bid_turn_of": "轮到 {who} 叫分", "said_bid": "叫{n}分", "said_pass": "不叫", "said_pass_grab": "不抢", "said_call": "叫地主",
@@ -195,6 +196,7 @@ _EN: dict[str, str] = {
     "sheet_totals": "Totals", "sheet_signature": "Referee's signature", "sheet_signed_on": "Date",
     "sheet_no_hands": "No hands played yet", "sheet_match_n": "Match {n}", "sheet_winner_none": "none",
     # live page: stakes, trick, bids
+    # deck enrollment (referee page)
     "stakes": "At stake", "stake_landlord": "landlord wins {win} / loses {loss}",
     "stake_farmer": "each farmer wins {win} / loses {loss}",
     "to_beat": "to beat: {who}'s {play}", "lead_of": "{who} to lead", "turn_of": "{who} to play",

@@ -1,5 +1,10 @@
 """Referee pages (``/referee``): log in with the PIN, then every control is a form that posts one
-action (:mod:`webui.actions`); the answer comes back as a message on the same page."""
+action (:mod:`webui.actions`); the answer comes back as a message on the same page.
+
+A refused action shows the page again with what was entered still in its form (the cards, the
+seat), so the referee fixes the entry instead of making it again. Cards are entered by typing or
+with the page's keypad (``static/keypad.js``), which fills the same text field and submits the
+same form: the server has one path for both."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 from engine.events import Bid, Kitty, Landlord, Play
 from engine.rules import PRESETS, SCORING_FORMATS
 from tracker.alerts import judge_text
-from webui.actions import ACTIONS, ActionError
+from webui.actions import ACTIONS, ActionError, event_words
 from webui.api import judge_request
 from webui.app import lang, site
 from webui.auth import (
@@ -22,6 +27,7 @@ from webui.auth import (
 )
 from webui.i18n import t
 from webui.live import camera_now, view_for
+from webui.view import corrected_indexes
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
 
@@ -53,9 +59,10 @@ def logout():
     return redirect(url_for("live.index"))
 
 
-def _timeline(view_state) -> list[dict]:
+def _timeline(view_state, language: str) -> list[dict]:
     """The current hand's events after the deal, each with its index (the point a correction
-    names), for the list the referee corrects, deletes and inserts at."""
+    names), for the list the referee corrects, deletes and inserts at; ``words`` says the event
+    in words (what undo asks about), ``corrected`` marks one a correction put there (已更正)."""
     match = view_state.get("match")
     if not match:
         return []
@@ -63,13 +70,15 @@ def _timeline(view_state) -> list[dict]:
     if hand is None:
         return []
     by_index = {p.index: p for p in hand.plays}
+    fixed = corrected_indexes(hand)
     out = []
     for i, event in enumerate(hand.events):
         if i == 0:
             continue  # the deal: abandoning the hand is how it goes
         seat = getattr(event, "seat", None)
         row = {"index": i, "kind": event.kind, "seat": seat, "name": match["players"][seat] if seat is not None else "",
-               "cards": "", "type": "", "value": ""}
+               "cards": "", "type": "", "value": "", "words": event_words(event, language, match["players"]),
+               "corrected": i in fixed}
         if isinstance(event, Play) and i in by_index:
             row.update(cards=" ".join(str(c) for c in by_index[i].cards), type=by_index[i].reading.type)
         elif isinstance(event, Kitty):
@@ -97,7 +106,9 @@ def panel():
     return _panel()
 
 
-def _panel(refusal: str | None = None, status: int = 200):
+def _panel(refusal: str | None = None, status: int = 200, entered: dict | None = None):
+    """The page; after a refusal ``entered`` holds the refused action's fields (``action`` names
+    it), and the form it came from shows them again."""
     view = view_for(None)
     verdict, judge_error = None, None
     if request.args.get("cards"):
@@ -110,19 +121,20 @@ def _panel(refusal: str | None = None, status: int = 200):
             judge_error = exc.text(lang())
     hand = view.get("hand") or {}
     bid_options: list[str] = []
-    extras = {"is_open": False, "open_factor": 2, "owing": [], "announce_at": 2}
+    extras = {"is_open": False, "open_factor": 2, "owing": [], "announce_at": 2, "decks": 1}
     match = view.get("match")
     if match:
         state = site().tables.state(match["id"])
         rules = state.info.rules
-        extras.update(open_factor=rules.open_hand_multiplier, announce_at=rules.announce_at)
+        extras.update(open_factor=rules.open_hand_multiplier, announce_at=rules.announce_at, decks=rules.decks)
         if state.hand is not None:
             extras.update(is_open=state.hand.open_hand, owing=state.hand.unannounced())
         if hand.get("phase") == "bidding" and state.hand is not None and state.hand.bidding is not None:
             bid_options = [a if a != "bid" else str(v) for a, v in state.hand.bidding.legal()]
-    return render_template("referee.html", v=view, timeline=_timeline(view), presets=PRESETS,
+    return render_template("referee.html", v=view, timeline=_timeline(view, lang()), presets=PRESETS,
                            scorings=SCORING_FORMATS, verdict=verdict, judge_error=judge_error,
-                           bid_options=bid_options, extras=extras, refusal=refusal, cam=camera_now()), status
+                           bid_options=bid_options, extras=extras, refusal=refusal, cam=camera_now(),
+                           entered=entered or {}), status
 
 
 @bp.post("/act/<action>")
@@ -136,7 +148,7 @@ def act(action: str):
         result = site().referee.perform(action, fields)
     except ActionError as exc:
         # Shown on the panel itself with a 4xx, so a script or test sees the refusal too.
-        return _panel(f"{t('refused', lang())}: {exc.text(lang())}", exc.status)
+        return _panel(f"{t('refused', lang())}: {exc.text(lang())}", exc.status, {**fields, "action": action})
     flash(done_words(action, result, lang()), "ok")
     return redirect(url_for("referee.panel")), 303
 

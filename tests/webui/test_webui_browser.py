@@ -187,6 +187,8 @@ def _state(page, site: LiveSite) -> dict:
 
 def test_every_referee_control_works_from_the_page(site, page):
     _login(page, site)
+    if page.locator("#start-details[open]").count() == 0:  # mid-match the form is folded away
+        page.click("#start-details summary")
     form = page.locator("#start-form")
     form.locator("input[name=name]").fill("周六赛")
     form.locator("textarea[name=players]").fill("甲\n乙\n丙")
@@ -212,32 +214,33 @@ def test_every_referee_control_works_from_the_page(site, page):
     kitty.locator("input[name=cards]").fill("BJ 2s 7h")
     _submit(page, kitty.locator("button[type=submit]"))  # event 2
     assert _state(page, site)["hand"]["kitty"] == "BJ 2s 7h"
-    play("3s 3h")  # 3
-    _submit(page, page.locator("#mark-pass"))  # 4: seat 1 passes
+    _submit(page, page.locator("#open-hand"))  # 3: the landlord shows his hand before the first play
+    assert page.locator("#ref-multiplier").inner_text() == "×2"
+    play("3s 3h")  # 4
+    assert page.locator("#open-hand").count() == 0  # play has started
+    _submit(page, page.locator("#mark-pass"))  # 5: seat 1 passes
     play("5s 5h", ok=False, seat=0)  # out of turn: refused with a message, nothing stored
-    play("5s 5h", seat=2)  # 5
+    play("5s 5h", seat=2)  # 6
     # Seat 1 had played 4s 4h, unseen: the pass becomes that play.
-    row = page.locator("li[data-event-index='4']")
+    row = page.locator("li[data-event-index='5']")
     row.locator("input[name=cards]").fill("4s 4h")
     _submit(page, row.locator("button.to-play"))
     assert [s["cards_left"] for s in _state(page, site)["hand"]["seats"]] == [18, 15, 15]
     # A correction that breaks the hand is refused: without seat 1's play, seat 2 is out of turn.
-    _submit(page, page.locator("li[data-event-index='4'] button.del"), ok=False)
+    _submit(page, page.locator("li[data-event-index='5'] button.del"), ok=False)
     # Insert a pass at the end (the seat to play: the landlord), then delete it again.
     insert = page.locator("#insert-form")
     insert.locator("select[name=what]").select_option("pass")
     _submit(page, insert.locator("button[type=submit]"))
     assert _state(page, site)["hand"]["seats"][0]["last"]["kind"] == "pass"
-    _submit(page, page.locator("li[data-event-index='6'] button.del"))
+    _submit(page, page.locator("li[data-event-index='7'] button.del"))
     assert _state(page, site)["hand"]["turn"] == 0
     # A misread: the landlord's lead was 3s 3d.
-    row = page.locator("li[data-event-index='3']")
+    row = page.locator("li[data-event-index='4']")
     row.locator("input[name=cards]").fill("3s 3d")
     _submit(page, row.locator("button.fix"))
     assert _state(page, site)["hand"]["seats"][0]["last"]["cards"] == "3s 3d"
 
-    _submit(page, page.locator("#open-hand"))
-    assert page.locator("#ref-multiplier").inner_text() == "×2"
     _submit(page, page.locator("#announce"), ok=False)  # nobody is down to two cards
     assert re.search("announce at 2|报牌|2 or fewer", page.locator("#refusal").inner_text())
     _submit(page, page.locator("#mark-pass"))  # seat 0 passes

@@ -107,9 +107,9 @@ def test_the_undo_confirmation_names_the_event_it_undoes(referee, store):
     for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, _cards("3s 3h"))):
         store.append(mid, 1, e)
     undo = re.search(r'<button[^>]*id="undo"[^>]*>', _page(referee, "/referee")).group(0)
-    assert f'data-confirm="撤销：{PLAYERS[0]} 出牌 3s 3h"' in undo
+    assert f'data-confirm="撤销：{PLAYERS[0]} 出 3♠ 3♥"' in undo
     english = re.search(r'<button[^>]*id="undo"[^>]*>', _page(referee, "/referee", lang="en")).group(0)
-    assert f'data-confirm="Undo: {PLAYERS[0]} play 3s 3h"' in english
+    assert f'data-confirm="Undo: {PLAYERS[0]} plays 3♠ 3♥"' in english
 
 
 def test_the_favicon_is_served_and_linked(client):
