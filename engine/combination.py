@@ -22,6 +22,18 @@ TYPE_NAMES_ZH: dict[str, str] = {
     "airplane_pair": "飞机带对", "bomb": "炸弹", "rocket": "王炸", "four_two_single": "四带二",
     "four_two_pair": "四带两对",
 }
+TYPE_NAMES_EN: dict[str, str] = {
+    "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio with a single",
+    "trio_pair": "trio with a pair", "straight": "straight", "pair_straight": "pair chain",
+    "airplane": "airplane", "airplane_single": "airplane with singles", "airplane_pair": "airplane with pairs",
+    "bomb": "bomb", "rocket": "rocket", "four_two_single": "four with two singles",
+    "four_two_pair": "four with two pairs",
+}
+
+
+def type_name(kind: str, lang: str = "zh") -> str:
+    """A combination type (``trio_single``) as players say it: 三带一 / trio with a single."""
+    return (TYPE_NAMES_ZH if lang == "zh" else TYPE_NAMES_EN).get(kind, kind.replace("_", " "))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from engine.cards import JOKER_NAMES, Card
-from engine.combination import TYPE_NAMES_ZH
+from engine.combination import type_name
 from engine.events import (
     Announce,
     Bid,
@@ -33,13 +33,6 @@ if TYPE_CHECKING:
     from engine.match import Match
     from engine.record import RecordedHand
 
-_EN_TYPES = {
-    "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio with a single",
-    "trio_pair": "trio with a pair", "straight": "straight", "pair_straight": "pair chain",
-    "airplane": "airplane", "airplane_single": "airplane with singles", "airplane_pair": "airplane with pairs",
-    "bomb": "bomb", "rocket": "rocket", "four_two_single": "four with two singles",
-    "four_two_pair": "four with two pairs",
-}
 _WORDS = {
     "zh": {
         "title": "斗地主对局记录", "rules": "规则", "players": "玩家", "seat": "{}号位", "bids": "叫牌",
@@ -107,10 +100,6 @@ def _w(lang: str) -> dict[str, str]:
     return _WORDS[lang]
 
 
-def _type_name(kind: str, lang: str) -> str:
-    return TYPE_NAMES_ZH.get(kind, kind) if lang == "zh" else _EN_TYPES.get(kind, kind)
-
-
 def _clock(t: float | None, start: float | None = None) -> str:
     """``[HH:MM:SS] `` on the local clock for a Unix time (what the site and a live camera store);
     ``[mm:ss] `` into the hand for seconds counted from a film's start (less the deal's time when
@@ -128,7 +117,7 @@ def _clock(t: float | None, start: float | None = None) -> str:
 
 def _cause(cause: str, factor: int, w: dict[str, str], lang: str) -> str:
     name = {"grab": w["grab_cause"], "open_hand": w["open_hand"], "spring": w["spring"],
-            "anti_spring": w["anti_spring"]}.get(cause) or _type_name(cause, lang)
+            "anti_spring": w["anti_spring"]}.get(cause) or type_name(cause, lang)
     return f"{name} x{factor}"
 
 
@@ -259,7 +248,7 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
         reading = ""
         if i in readings:
             r = readings[i].reading
-            reading = _type_name(r.type, lang)
+            reading = type_name(r.type, lang)
         number += 1
         lines.append(f"  {number:>2}. " + _event_line(e, names, w, lang, reading, start))
     for line in _correction_lines(hand.log, names, w, lang, start):

@@ -251,7 +251,8 @@ class HandChecks:
         if self.top is not None and not self._beating(readings):
             beaten = self.plays[self.top]
             raise self._fault("does_not_beat", seat, cards=format_cards(play.cards),
-                              beaten=format_cards(beaten.cards), other=beaten.seat)
+                              beaten=format_cards(beaten.cards), other=beaten.seat,
+                              play_kind=readings[0].type, beaten_kind=beaten.readings[0].type)
         if self.rules.bomb_quota and seat != self.landlord:  # type: ignore[union-attr]
             chosen = self._beating(readings) if self.top is not None else readings
             if chosen[0].is_bomb:

@@ -32,6 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.cards import parse_cards
+from engine.combination import type_name
+from engine.record_text import cards_text
+
 LANGS = ("zh", "en")
 #: ``fault``: a player broke a rule; ``doubt``: the camera is unsure, a person should look;
 #: ``notice``: a reminder or a note; ``record``: an entry or a stored event the rules refuse.
@@ -63,7 +67,7 @@ ALERTS: dict[str, AlertKind] = {
         "{player}: {cards} is not a combination under {rules} rules", "fault"),
     "does_not_beat": AlertKind(
         "管不上", "does not beat",
-        "{player} 的 {cards} 管不上 {other} 的 {beaten}",
+        "{player}的{cards} 管不上 {other}的{beaten}",
         "{player}: {cards} does not beat {beaten} ({other})", "fault"),
     "out_of_turn": AlertKind(
         "没轮到", "out of turn",
@@ -243,6 +247,20 @@ def _fill(template: str, values: Mapping[str, str]) -> str | None:
         return None
 
 
+#: Card fields and the data field naming their combination type (``does_not_beat``'s).
+_PLAY_FIELDS = {"cards": "play_kind", "beaten": "beaten_kind", "suggestion": None}
+
+
+def card_words(text: str, lang: str, kind: str | None = None) -> str:
+    """Card text as players read it (``3♠ 3♥``, 小王), after its type when known (对子 3♠ 3♥);
+    text that is not cards stays as it is."""
+    try:
+        shown = cards_text(parse_cards(text), lang)
+    except ValueError:
+        shown = text
+    return f"{type_name(kind, lang)} {shown}" if kind else shown
+
+
 def render(kind: str, lang: str, *, seat: int | None = None, cards: str | None = None,
            suggestion: str | None = None, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
            players: Sequence[str] = ()) -> str | None:
@@ -268,6 +286,10 @@ def render(kind: str, lang: str, *, seat: int | None = None, cards: str | None =
         values["cards"] = cards
     if suggestion:
         values["suggestion"] = suggestion
+    fields = dict(data)
+    for key, kind_key in _PLAY_FIELDS.items():
+        if key in values:
+            values[key] = card_words(values[key], lang, fields.get(kind_key) if kind_key else None)
     reason = dict(data).get("reason")
     if reason is not None:
         words = REASONS.get(str(reason))

@@ -11,9 +11,9 @@ An alert is stored as data (its kind, seat, cards and named fields); its sentenc
 >>> record_from_dict(a.to_dict()) == a
 True
 >>> a.message
-'seat 2: 3s does not beat 5h (seat 1)'
+'seat 2: 3♠ does not beat 5♥ (seat 1)'
 >>> a.text("zh", ("甲", "乙", "丙"))
-'乙 的 3s 管不上 甲 的 5h'
+'乙的3♠ 管不上 甲的5♥'
 """
 
 from __future__ import annotations

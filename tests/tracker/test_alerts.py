@@ -143,9 +143,9 @@ def test_a_violation_is_data_with_a_diagnostic_message():
 
 def test_seats_are_counted_from_one_and_seat_fields_show_as_players():
     assert render("does_not_beat", "en", seat=2, cards="3s", data={"beaten": "5h", "other": 0}) \
-        == "seat 3: 3s does not beat 5h (seat 1)"
+        == "seat 3: 3♠ does not beat 5♥ (seat 1)"
     assert render("does_not_beat", "zh", seat=2, cards="3s", data={"beaten": "5h", "other": 0},
-                  players=("甲", "乙", "丙")) == "丙 的 3s 管不上 甲 的 5h"
+                  players=("甲", "乙", "丙")) == "丙的3♠ 管不上 甲的5♥"
     assert set(SEAT_FIELDS) == {"expected", "other", "first"}
 
 
@@ -203,3 +203,10 @@ def test_every_reason_the_judge_gives_is_worded_in_both_languages():
         for lang in ("zh", "en"):
             text = judge_text(reason, lang, cards="3s", decks=2)
             assert "{" not in text and text
+
+
+def test_a_play_that_does_not_beat_names_both_plays_types_in_cards_as_players_read_them():
+    violation = _check(DEALT + [Play(0, C("5s 5h"))], Play(1, C("4d 4c")), "classic")
+    players = ("黄三", "陈一", "王五")
+    assert violation_text(violation, "zh", players) == "陈一的对子 4♦ 4♣ 管不上 黄三的对子 5♠ 5♥"
+    assert violation_text(violation, "en", players) == "陈一: pair 4♦ 4♣ does not beat pair 5♠ 5♥ (黄三)"

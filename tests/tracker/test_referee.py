@@ -71,7 +71,7 @@ def test_illegal_combination_is_alerted_and_not_played(store):
     out = ref.play(P(1, "5h 6d"))
     assert kinds(out) == ["illegal_combination"]
     assert out[0].seat == 1 and out[0].cards == "5h 6d" and out[0].zh
-    assert out[0].text("zh", PLAYERS) == "乙 出的 5h 6d 不成牌型（classic 规则）"
+    assert out[0].text("zh", PLAYERS) == "乙 出的 5♥ 6♦ 不成牌型（classic 规则）"
     assert ref.hand.cards_left == [19, 17, 17] and ref.hand.turn == 1
 
 
@@ -86,8 +86,8 @@ def test_alerts_are_stored_as_data_and_worded_with_the_players_names(store):
     assert stored == [{"kind": "alert", "alert": "uncertain_read", "seat": 1, "cards": "8h", "suggestion": "10h",
                        "event_index": 3, "time": None, "data": {"cause": "does_not_beat"}}]
     alert = TableState.load(store, ref.match_id).alerts[0]
-    assert alert.text("zh", PLAYERS) == "乙 的牌看不清：读到 8h（管不上），可能是 10h"
-    assert alert.message == "seat 2: read 8h, which the rules refuse (does not beat); probably 10h"
+    assert alert.text("zh", PLAYERS) == "乙 的牌看不清：读到 8♥（管不上），可能是 10♥"
+    assert alert.message == "seat 2: read 8♥, which the rules refuse (does not beat); probably 10♥"
 
 
 def test_does_not_beat(store):
@@ -113,9 +113,9 @@ def test_a_lead_that_does_not_beat_the_trick_on_record_is_a_missed_play(store):
     ref.play(P(1, "4c"))
     passed, alert = ref.play(P(0, "Jh Jd", t=9.0))  # seat 2's pass is inferred as before
     assert passed.kind == "pass" and alert.alert == "missed_play" and alert.seat == 0 and alert.cards == "Jh Jd" and alert.time == 9.0
-    assert "4c" in alert.message and "seat 1" in alert.message and "not read" in alert.message
-    assert alert.text("en", PLAYERS).startswith("甲: Jh Jd does not beat 4c (乙) but reads as a lead")
-    assert "4c" in alert.zh and "漏读" in alert.zh
+    assert "4♣" in alert.message and "seat 1" in alert.message and "not read" in alert.message
+    assert alert.text("en", PLAYERS).startswith("甲: J♥ J♦ does not beat 4♣ (乙) but reads as a lead")
+    assert "4♣" in alert.zh and "漏读" in alert.zh
     assert ref.hand.cards_left == [19, 16, 17]  # nothing played: the page enters the missed play first
 
 
@@ -388,7 +388,7 @@ def test_a_new_kitty_while_a_hand_is_unfinished_closes_it_and_deals_the_next(sto
     state = TableState.load(store, ref.match_id)
     first = state.hand_of(1)
     assert first.finished and first.abandoned and state.hand_number == 2
-    assert [a.alert for a in state.all_alerts[1]] == ["hand_unfinished"] and "3d" in state.all_alerts[1][0].message
+    assert [a.alert for a in state.all_alerts[1]] == ["hand_unfinished"] and "3♦" in state.all_alerts[1][0].message
     assert kinds(ref.play(P(0, "9h"))) == ["landlord", "kitty", "play"]  # the new hand goes on
     assert sorted(str(c) for c in ref.hand.kitty) == ["3d", "9h", "Kc"]
 

@@ -77,11 +77,11 @@ def test_alerts_of_the_current_hand_are_in_the_state_and_on_the_page(client, sto
     alerts = client.get("/api/state").get_json()["alerts"]
     assert alerts[0]["alert"] == "does_not_beat" and alerts[0]["seat"] == 1 and alerts[0]["cards"] == "3s"
     # rendered when shown, with the match's player names
-    assert alerts[0]["message"] == "李四: 3s does not beat 5h (张三)" and alerts[0]["zh"] == "李四 的 3s 管不上 张三 的 5h"
+    assert alerts[0]["message"] == "李四: 3♠ does not beat 5♥ (张三)" and alerts[0]["zh"] == "李四的3♠ 管不上 张三的5♥"
     assert alerts[0]["severity"] == "fault" and alerts[0]["data"] == {"beaten": "5h", "other": 0}
     page = client.get("/?lang=zh").get_data(as_text=True)
-    assert "管不上" in page and "李四 的 3s 管不上 张三 的 5h" in page
-    assert "李四: 3s does not beat 5h (张三)" in client.get("/?lang=en").get_data(as_text=True)
+    assert "管不上" in page and "李四的3♠ 管不上 张三的5♥" in page
+    assert "李四: 3♠ does not beat 5♥ (张三)" in client.get("/?lang=en").get_data(as_text=True)
 
 
 def test_an_alert_stored_by_the_previous_program_still_shows(client, store):
