@@ -11,7 +11,7 @@ else Chinese. Game terms follow docs/rules.md: 地主 landlord, 农民 farmer, �
 
 from __future__ import annotations
 
-from engine.combination import TYPE_NAMES_ZH
+from engine.combination import type_name as combination_type_name
 from tracker import alerts
 
 LANGS = ("zh", "en")
@@ -214,13 +214,6 @@ _EN: dict[str, str] = {
 
 WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}
 
-_TYPES_EN: dict[str, str] = {
-    "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio + 1", "trio_pair": "trio + pair",
-    "straight": "straight", "pair_straight": "pair chain", "airplane": "airplane",
-    "airplane_single": "airplane + singles", "airplane_pair": "airplane + pairs", "bomb": "bomb",
-    "rocket": "rocket", "four_two_single": "four + two", "four_two_pair": "four + two pairs",
-}
-
 
 def normal_lang(value: str | None) -> str | None:
     """``value`` if it names a language of the site, else ``None``."""
@@ -236,7 +229,7 @@ def t(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
 
 def type_name(kind: str, lang: str) -> str:
     """A combination type (``trio_single``) in the reader's language."""
-    return TYPE_NAMES_ZH.get(kind, kind) if lang == "zh" else _TYPES_EN.get(kind, kind.replace("_", " "))
+    return combination_type_name(kind, lang)
 
 
 def cause_name(cause: str, lang: str) -> str:
