@@ -98,6 +98,8 @@ _ZH: dict[str, str] = {
     "sheet_signature": "裁判签名", "sheet_signed_on": "日期", "sheet_no_hands": "还没有打过的局",
     "sheet_match_n": "第 {n} 场比赛", "sheet_winner_none": "无",
     # live page: stakes, trick, bids
+    "short_classic": "经典", "short_qq": "QQ 比赛", "short_chips": "筹码赛", "short_fixed": "定分赛",
+    "short_grab": "抢地主", "short_four": "四人", "short_two": "二人",
     # deck enrollment (referee page)
     "stakes": "本局输赢", "stake_landlord": "地主赢 {win} / 输 {loss}", "stake_farmer": "农民各赢 {win} / 输 {loss}",
     "to_beat": "要管：{who}的{play}", "lead_of": "轮到 {who} 首出", "turn_of": "轮到 {who} 出牌",
@@ -196,6 +198,8 @@ _EN: dict[str, str] = {
     "sheet_totals": "Totals", "sheet_signature": "Referee's signature", "sheet_signed_on": "Date",
     "sheet_no_hands": "No hands played yet", "sheet_match_n": "Match {n}", "sheet_winner_none": "none",
     # live page: stakes, trick, bids
+    "short_classic": "classic", "short_qq": "QQ", "short_chips": "chips", "short_fixed": "fixed score",
+    "short_grab": "call & grab", "short_four": "four players", "short_two": "two players",
     # deck enrollment (referee page)
     "stakes": "At stake", "stake_landlord": "landlord wins {win} / loses {loss}",
     "stake_farmer": "each farmer wins {win} / loses {loss}",

@@ -116,11 +116,12 @@ def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
     stakes = hand.get("stakes")
     if stakes:
         landlord = stakes["landlord"]
-        text = t("stake_landlord", win=signed(landlord["win"]), loss=signed(landlord["loss"]))
+        parts = [t("stake_landlord", win=signed(landlord["win"]), loss=signed(landlord["loss"]))]
         if stakes["farmer"]:
             farmer = stakes["farmer"]
-            text += " · " + t("stake_farmer", win=signed(farmer["win"]), loss=signed(farmer["loss"]))
-        lines["stakes"] = text
+            parts.append(t("stake_farmer", win=signed(farmer["win"]), loss=signed(farmer["loss"])))
+        lines["stakes"] = " · ".join(parts)
+        lines["stakes_parts"] = parts  # each kept on one line on a phone
     beat = hand.get("to_beat")
     if beat:
         lines["to_beat"] = t("to_beat", who=players[beat["seat"]], play=play_phrase(beat, language))

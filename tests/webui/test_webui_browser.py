@@ -143,7 +143,7 @@ def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
                                 has_touch=True)
     page = phone.new_page()
     for path in (f"/?match={mid}", f"/?match={mid}&lang=en", f"/history/{mid}", f"/history/{mid}/1",
-                 "/referee/login", "/join", "/referee", "/referee?lang=en"):
+                 f"/history/{mid}/sheet", "/referee/login", "/join", "/referee", "/referee?lang=en"):
         if path == "/referee":
             _login(page, site)
         page.goto(site.url + path)
@@ -151,7 +151,15 @@ def test_pages_fit_a_phone_without_sideways_scrolling(site, browser, tmp_path):
         assert width <= 390, f"{path} is {width} px wide on a 390 px phone"
     page.goto(f"{site.url}/?match={mid}&lang=zh")
     page.screenshot(path=str(_shot_path(tmp_path, "live-phone-zh.png")), full_page=True)
+    page.goto(f"{site.url}/referee?lang=zh")
+    page.locator("#play-form").scroll_into_view_if_needed()
+    page.screenshot(path=str(_shot_path(tmp_path, "referee-phone-zh.png")))  # the keypad, as a referee holds it
     phone.close()
+    sheet = browser.new_page(viewport={"width": 900, "height": 1270})
+    sheet.emulate_media(media="print")
+    sheet.goto(f"{site.url}/history/{mid}/sheet?lang=zh")
+    sheet.screenshot(path=str(_shot_path(tmp_path, "score-sheet-zh.png")), full_page=True)
+    sheet.close()
     referee = browser.new_page(viewport={"width": 1280, "height": 800})
     _login(referee, site)
     referee.goto(f"{site.url}/referee?lang=zh")
@@ -335,6 +343,6 @@ def _showcase(site: LiveSite) -> int:
     for event in hand.log[:39]:
         site.store.append(mid, 5, event)
     site.store.append(mid, 5, Announce(2))  # 王五, down to two cards, says so (报双)
-    site.store.append(mid, 5, Alert("uncertain_read", "read 7h 7d: does not beat 9s 9c; most likely 10h 10d",
-                                    "读到 7h 7d（管不上），应为 10h 10d", seat=1, cards="7h 7d", suggestion="10h 10d"))
+    site.store.append(mid, 5, Alert("uncertain_read", seat=1, cards="7h 7d", suggestion="10h 10d",
+                                    data={"cause": "does_not_beat"}))
     return mid
