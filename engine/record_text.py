@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 _WORDS = {
     "zh": {
-        "title": "斗地主对局记录", "rules": "规则", "players": "玩家", "seat": "{}号位", "bids": "叫牌",
+        "title": "斗地主对局记录", "rules": "规则", "players": "玩家", "seat": "{}号位", "bids": "叫分", "bids_call": "叫地主",
         "pass_bid": "不叫", "bid": "{}分", "call": "叫地主", "grab": "抢地主", "landlord": "地主",
         "base": "底分", "kitty": "底牌", "plays": "出牌", "pass": "不出", "result": "结果",
         "landlord_won": "地主胜", "farmers_won": "农民胜", "escape": "有人逃跑", "redeal": "无人叫牌，重新发牌",
@@ -46,13 +46,13 @@ _WORDS = {
         "status": "状态", "playing": "进行中", "time": "时间到", "target": "达到目标分", "bust": "筹码输光",
         "tie_break": "同分加赛", "round": "本轮结束", "rounds_won": "赢得多数轮次", "dissolved": "解散",
         "chips": "筹码", "disqualified": "取消资格", "deal": "发牌",
-        "nth": "第 {} 手", "step": "一步", "pre_bid": "叫牌", "pre_kitty": "底牌", "pre_landlord": "地主",
+        "nth": "第 {} 手", "step": "一步", "pre_bid": "叫分", "pre_kitty": "底牌", "pre_landlord": "地主",
         "pre_deal": "发牌", "replace_play": "更正：{}出牌改为 {}", "replace": "更正：{}改为 {}",
         "insert": "补录：{} {}", "delete": "删除：{}（{}）", "undo": "撤销上一步（{}）", "undo_bare": "撤销上一步",
     },
     "en": {
         "title": "Dou Dizhu hand record", "rules": "Rules", "players": "Players", "seat": "seat {}",
-        "bids": "Bids", "pass_bid": "pass", "bid": "{}", "call": "call", "grab": "grab", "landlord": "Landlord",
+        "bids": "Bids", "bids_call": "Calls", "pass_bid": "pass", "bid": "{}", "call": "call", "grab": "grab", "landlord": "Landlord",
         "base": "base", "kitty": "Kitty", "plays": "Play", "pass": "pass", "result": "Result",
         "landlord_won": "landlord wins", "farmers_won": "farmers win", "escape": "a player escaped",
         "redeal": "nobody bid: redeal", "abandoned": "hand abandoned", "unfinished": "not finished",
@@ -226,14 +226,15 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
     hand = record.hand()
     rules = record.rules
     lines = [f"{w['title']} · {w['rules']}: {rules.name}"]  # type: ignore[union-attr]
-    lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names)))
+    lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names, 1)))
     bids = []
     for e in hand.events:
         if isinstance(e, Bid):
             said = w["bid"].format(e.value) if e.action == "bid" else w["pass_bid"] if e.action == "pass" else w[e.action]
             bids.append(f"{names[e.seat]} {said}")
     if bids:
-        lines.append(f"{w['bids']}: " + ", ".join(bids))
+        heading = w["bids"] if rules is None or rules.bidding == "score" else w["bids_call"]
+        lines.append(f"{heading}: " + ", ".join(bids))
     if hand.landlord is not None:
         lines.append(f"{w['landlord']}: {names[hand.landlord]} ({w['base']} {hand.base})")
     if hand.kitty is not None:
@@ -270,7 +271,7 @@ def render_match(match: Match, lang: str = "zh", now: float | None = None) -> st
     names = match.players
     rows = match.settlements()
     lines = [f"{match.name or w['title']} · {w['rules']}: {match.rules.name}"]  # type: ignore[union-attr]
-    lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names)))
+    lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names, 1)))
     for i, row in enumerate(rows, 1):
         lines.append(f"{w['hand'].format(i)}: {w.get(row.outcome, row.outcome)}; x{row.multiplier}; "
                      + _signed(row.points, names))

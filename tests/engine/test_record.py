@@ -170,11 +170,17 @@ def test_malformed_match_record():
 def test_chinese_text_a_person_can_read():
     _, records, _ = build()
     text = render_hand(records[0], "zh")
-    for words in ("叫牌", "地主: 王五 Wang (底分 3)", "底牌: Q♠ 小王 大王", "炸弹", "王炸", "地主胜",
+    for words in ("叫分: 张三 Zhang 不叫, 李四 Li 1分", "玩家: 1号位 张三 Zhang", "地主: 王五 Wang (底分 3)", "底牌: Q♠ 小王 大王", "炸弹", "王炸", "地主胜",
                   "倍数: 8", "王五 Wang +48", "[00:31]", "不出", "王五 Wang: 10♠ 10♥ 10♦ 10♣"):
         assert words in text
     assert "BJ" not in text and "RJ" not in text and "Qs" not in text
     assert "春天 x2" in render_hand(records[1], "zh")
+
+
+def test_a_call_and_grab_hand_lists_its_calls_not_point_bids():
+    events = (Deal(counts=(17, 17, 17), first_bidder=0), Bid(0, "call"), Bid(1, "grab"), Bid(2, "pass"))
+    text = render_hand(RecordedHand("grab", ("甲", "乙", "丙"), events), "zh")
+    assert "叫地主: 甲 叫地主, 乙 抢地主, 丙 不叫" in text and "叫分" not in text
 
 
 def test_english_text_a_person_can_read():
@@ -226,7 +232,7 @@ def test_corrections_name_plays_by_the_records_numbers_in_the_records_language()
     assert f"更正：第 {n_bomb} 手出牌改为 10♠ 10♥ 10♦ 10♣ · camera misread" in zh
     assert f"删除：第 {n_rocket} 手（王五 Wang: 小王 大王）" in zh
     assert f"补录：第 {n_rocket} 手 王五 Wang: 小王 大王" in zh
-    assert "更正：叫牌改为 叫牌: 王五 Wang 3分" in zh
+    assert "更正：叫分改为 叫分: 王五 Wang 3分" in zh
     assert "#" not in zh and "replace" not in zh and "delete" not in zh
     en = render_hand(fixed, "en")
     assert f"correction: play {n_bomb} changed to 10♠ 10♥ 10♦ 10♣ · camera misread" in en
