@@ -73,6 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sim.synth.closeup import CLOSEUP_BINS, CLOSEUP_FRAMES, render_closeup, score_closeup  # noqa: E402
 from sim.synth.degrade import DEGRADATIONS  # noqa: E402
 from sim.synth.degrade import apply as degrade_image  # noqa: E402
+from sim.synth.enroll_layout import render_layout  # noqa: E402
 from sim.training.evaluate import (  # noqa: E402
     WATCHED_SUIT_PAIRS,
     ReadTally,
@@ -575,29 +576,6 @@ def degrade(args) -> None:
 
 
 # -- deck profiles: enroll one layout of a held-out deck, read other tables of it ------------
-def render_layout(rng: np.random.Generator, deck, index_px: float) -> tuple[np.ndarray, list[dict]]:
-    """One photo of all of ``deck``'s cards face up in a grid (9 a row), indices ``index_px``
-    tall, seen by a camera tilted at most 10 degrees, with the usual camera effects: what a club
-    photographs with the box's camera to enroll its deck. Returns the image and its corners."""
-    from sim.synth.layout import CardPose
-    from sim.synth.scene import render_full
-
-    cards = [c for c in CARD_IDS if c in deck.faces]
-    index_h = float(np.median([b[0][3] - b[0][1] for b in deck.boxes.values()]))
-    scale = index_px / index_h
-    w, h = deck.size[0] * scale * 1.12, deck.size[1] * scale * 1.08
-    cols = 9
-    rows = -(-len(cards) // cols)
-    imgsz = int(np.ceil(max(cols * w, rows * h) * 1.12 / 32) * 32)
-    plane = int(imgsz * 1.7)
-    x0, y0 = plane / 2 - cols * w / 2 + w / 2, plane / 2 - rows * h / 2 + h / 2
-    poses = [CardPose(card, 0, True, (x0 + (k % cols) * w, y0 + (k // cols) * h), float(rng.normal(0, 0.03)), scale)
-             for k, card in enumerate(cards)]
-    scene = render_full(rng, [deck], imgsz, poses=poses, index_px=index_px, max_tilt=10.0, clutter_p=0.0,
-                        hands_p=0.0)
-    return scene.image, scene.corners
-
-
 def write_yolo_folder(folder: Path, image: np.ndarray, corners: list[dict], spell=lambda card: card) -> None:
     """``folder`` as ``enroll --from-labels`` reads it: data.yaml naming the 54 cards (through
     ``spell``), images/layout.png and labels/layout.txt, one box per corner."""

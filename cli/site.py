@@ -272,9 +272,18 @@ def run_demo(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:  # bad --size/--fps, missing model files or card art
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    enroller = None
     if feed == "camera":
         config["CAMERA_VIEW"] = config["CAMERA_SHOWN"] = True
-    app = create_app(config, store=store, pipeline_status=table)
+        if args.cards != "toy":
+            from tracker.enroll import DeckEnroller
+
+            # The referee's deck walk-through on the rendered table's pipeline (a new one per
+            # table, so asked for each time), saving in decks/ beside the demo's store (a fresh
+            # folder unless --db); the demo's own referee keeps the hands going: no pause.
+            decks = os.path.join(os.path.dirname(os.path.abspath(path)), "decks")
+            enroller = DeckEnroller(lambda: table.pipeline, decks, pause=False)
+    app = create_app(config, store=store, pipeline_status=table, enroller=enroller)
     table.notify = app.extensions["ddz"].watcher.poke
     table.start()
     try:

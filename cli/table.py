@@ -219,7 +219,7 @@ def run_run(args: argparse.Namespace) -> int:
     from vision.sources import SourceError, open_source
 
     try:
-        apply_run_config(args)
+        run_config = apply_run_config(args)
         rules = get_rules(args.rules)
         players = tuple(p.strip() for p in args.players.split(",")) if args.players else None
         if players is not None and len(players) != rules.players:
@@ -241,7 +241,7 @@ def run_run(args: argparse.Namespace) -> int:
                                            follow_new_matches=args.match is None))
     except ValueError as exc:
         return _fail(str(exc))
-    server = None if args.no_web else _serve(store, pipeline, args)
+    server = None if args.no_web else _serve(store, pipeline, args, run_config)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
     notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
     pipeline.heartbeat = notifier.ping
@@ -287,18 +287,25 @@ def source_failure(source: Any) -> str | None:
     return None
 
 
-def _serve(store: Any, pipeline: Any, args: argparse.Namespace) -> Any:
-    """The site on a waitress thread; ``None`` (with a note) if the web package is not there."""
+def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Config | None = None) -> Any:
+    """The site on a waitress thread; ``None`` (with a note) if the web package is not there.
+    The referee's deck walk-through enrolls on ``pipeline`` and saves the profile where ``run``
+    looks for ``--deck NAME``: ``decks/`` of the box's data folder with a settings file
+    (``[model] deck``), else of the user's (:func:`tracker.paths.decks_dir`)."""
     try:
         from cli.site import make_server
         from webui import create_app
     except ImportError as exc:
         print(f"ddz-table: no web site ({exc}); running without it", file=sys.stderr)
         return None
+    from tracker.enroll import DeckEnroller
+    from tracker.paths import DECKS_NAME
+
     config: dict[str, Any] = {"CAMERA_VIEW": bool(args.camera_view)}
     if args.pin:
         config["REFEREE_PIN"] = args.pin
-    app = create_app(config, store=store, pipeline_status=pipeline)
+    folder = Path(run_config.data_dir) / DECKS_NAME if run_config is not None else None
+    app = create_app(config, store=store, pipeline_status=pipeline, enroller=DeckEnroller(pipeline, folder))
     server = make_server(app, host=args.host, port=args.port, threads=32)
     if server is not None:
         threading.Thread(target=server.run, name="web", daemon=True).start()

@@ -21,7 +21,14 @@ cards a hand puts down count.
 Unless pinned to its match (``follow_new_matches=False``), the pipeline checks the store about
 once a second and moves to a match started later (on the referee page), as after a restart.
 
-The detector is anything with ``detect(image) -> vision.detections.Detections``.
+While paused (``pause()``: a deck laid out on the mat to enroll it, :mod:`tracker.enroll`) each
+frame is kept (``latest_frame()``) but nothing is refereed; on ``resume()`` every zone starts
+afresh, as after a restart. ``detector_lock`` is held while the loop's detector reads, so another
+thread may read with the same detector, or change its deck profile, between two reads.
+
+The detector is anything with ``detect(image) -> vision.detections.Detections``; one that also
+has ``group(image, detections, decks, span)`` (``vision.detector.CardDetector``) groups the
+corners into cards itself (reading unsure suits from the card faces too).
 """
 
 from __future__ import annotations
@@ -131,6 +138,15 @@ class Pipeline:
         self.calibration_lost = False
         self._frame: Frame | None = None
         self._lock = threading.Lock()
+        #: Held while the detector reads: another thread reading with it (deck enrollment,
+        #: tracker.enroll) waits for the loop's read to end, since a backend may run one request
+        #: at a time (OpenVINO's), and a detector changed then is never changed mid-read.
+        self.detector_lock = threading.Lock()
+        # While paused (a deck laid out on the mat to enroll it) frames are kept but not refereed,
+        # until resumed or, when given, a time (time.monotonic()).
+        self._paused = False
+        self._paused_until: float | None = None
+        self._rezone = False
         self._stop = threading.Event()
         #: Called once per turn of ``run()``'s loop (the systemd watchdog ping, box.watchdog).
         self.heartbeat: Any = None
@@ -193,6 +209,15 @@ class Pipeline:
     def process(self, frame: Frame) -> list[Record]:
         """Read one frame; returns the records stored because of it."""
         self._tick(frame)
+        if self._paused and self._paused_until is not None and time.monotonic() >= self._paused_until:
+            self.resume()
+        if self._paused:
+            return []
+        if self._rezone:
+            # Back from a pause: the cards lying on the mat now are not plays, as after a restart.
+            self._rezone = False
+            self.referee.refresh()
+            self._referee_match(self.referee)
         self._follow_match(frame)
         self._maybe_recalibrate(frame)
         self._follow_hand()
@@ -242,10 +267,18 @@ class Pipeline:
         return hand.turn if hand is not None and hand.turn is not None else 0
 
     def _read(self, view: Any) -> list[Seen]:
-        dets: Detections = self.detector.detect(view.image)
+        with self.detector_lock:
+            dets: Detections = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
         self._count_unsure(dets)
-        grouping = group_corners(dets, self.decks, span=self.span)
+        # A detector that reads card faces (vision.detector.CardDetector.group) groups the corners
+        # itself, so that a paired card whose index suit is unsure is read from its face too.
+        group = getattr(self.detector, "group", None)
+        if callable(group):
+            with self.detector_lock:
+                grouping = group(view.image, dets, self.decks, span=self.span)
+        else:
+            grouping = group_corners(dets, self.decks, span=self.span)
         self._spans.extend(grouping.spans)
         if len(self._spans) >= SPANS_NEEDED:
             self.span = float(np.median(self._spans))
@@ -333,9 +366,8 @@ class Pipeline:
             self.fps = rate if self.fps == 0 else 0.9 * self.fps + 0.1 * rate
         self._last_tick, self.last_frame_time = now, now
         self.frames += 1
-        if self.config.camera_view:
-            with self._lock:
-                self._frame = frame
+        with self._lock:  # kept for the camera view and latest_frame()
+            self._frame = frame
 
     # ------------------------------------------------------------------ the loop
     def run(self, max_frames: int | None = None) -> int:
@@ -394,6 +426,29 @@ class Pipeline:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=wait)
 
+    # ------------------------------------------------------------------ deck enrollment
+    def latest_frame(self) -> Frame | None:
+        """The last frame read (None before the first)."""
+        with self._lock:
+            return self._frame
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self, for_s: float | None = None) -> None:
+        """Stop refereeing from the next frame on, still keeping each frame: a deck laid out on
+        the mat to be enrolled is no play. ``for_s``: resume by itself after that many seconds
+        (a walk-through left half done never leaves the table unrefereed for long)."""
+        self._paused_until = None if for_s is None else time.monotonic() + for_s
+        self._paused = True
+
+    def resume(self) -> None:
+        """Referee again from the next frame, starting afresh as after a restart (the hand under
+        way's cards on record are known; others lying there with no hand under way are not plays)."""
+        self._rezone = True
+        self._paused = False
+
     # ------------------------------------------------------------------ for the page
     def status(self) -> dict[str, Any]:
         src = self.source.status().to_dict() if self.source is not None else {}
@@ -402,7 +457,7 @@ class Pipeline:
                 "frames": self.frames, "error": self.error or src.get("error"),
                 "reconnects": src.get("reconnects", 0), "running": self.running, "hand": self.hand_number,
                 "calibration": self.calibration.method, "match": self.match_id,
-                "calibration_lost": self.calibration_lost,
+                "calibration_lost": self.calibration_lost, "paused": self._paused,
                 "calibration_lost_since": self._markers_seen[1] if self.calibration_lost and self._markers_seen else None,
                 "camera": src.get("camera", {})}
 
@@ -410,7 +465,7 @@ class Pipeline:
         """The latest frame with zones and settled cards drawn (camera view; None when off)."""
         with self._lock:
             frame = self._frame
-        if frame is None:
+        if frame is None or not self.config.camera_view:
             return None
         image = frame.image.copy()
         for zone in self.zones:

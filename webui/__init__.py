@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def create_app(config: dict[str, Any] | None = None, store: Any = None, pipeline_status: Any = None):
+def create_app(config: dict[str, Any] | None = None, store: Any = None, pipeline_status: Any = None,
+               enroller: Any = None):
     """The Flask application factory; see :func:`webui.app.build_app` for the arguments."""
     from webui.app import build_app
 
-    return build_app(config, store, pipeline_status)
+    return build_app(config, store, pipeline_status, enroller)

@@ -6,7 +6,9 @@
 - ``store``: an open :class:`tracker.store.EventStore` (else ``DB`` is opened);
 - ``pipeline_status``: the live pipeline's hook, a callable returning
   ``{"source", "fps", "last_frame"}`` or an object with ``status()`` and, for the camera
-  view, ``jpeg()`` (the latest annotated frame as JPEG bytes, or ``None``).
+  view, ``jpeg()`` (the latest annotated frame as JPEG bytes, or ``None``);
+- ``enroller``: the live pipeline's :class:`tracker.enroll.DeckEnroller` for the referee's deck
+  walk-through (``/referee/deck``), or the ``ENROLLER`` config key; None: no camera to enroll with.
 
 Served by waitress (``ddz-table serve`` / ``demo``); the Flask dev server is never used.
 """
@@ -80,6 +82,7 @@ class Site:
     referee: RefereeDesk
     attempts: Attempts
     pipeline: FeedStatus
+    enroller: Any = None  # tracker.enroll.DeckEnroller, with a live camera
     # Rendered live panels and SSE messages per (match, seq, language), shared by all viewers.
     rendered: dict = field(default_factory=dict)
     render_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -159,7 +162,7 @@ def refusal(status: int, message: str, zh: str = "", headers: dict[str, str] | N
 
 
 def build_app(config: dict[str, Any] | None = None, store: EventStore | None = None,
-               pipeline_status: Any = None) -> Flask:
+               pipeline_status: Any = None, enroller: Any = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -176,15 +179,16 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     app.extensions["ddz"] = Site(
         store=store, tables=tables, watcher=watcher, referee=RefereeDesk(store, tables, watcher.poke),
         attempts=Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]),
-        pipeline=FeedStatus(pipeline_status),
+        pipeline=FeedStatus(pipeline_status), enroller=enroller or app.config.get("ENROLLER"),
     )
 
     from webui.api import bp as api_bp
+    from webui.deck import bp as deck_bp
     from webui.history import bp as history_bp
     from webui.live import bp as live_bp
     from webui.referee import bp as referee_bp
 
-    for bp in (live_bp, api_bp, referee_bp, history_bp):
+    for bp in (live_bp, api_bp, referee_bp, deck_bp, history_bp):
         app.register_blueprint(bp)
 
     @app.context_processor

@@ -1,0 +1,246 @@
+"""The referee's deck walk-through (``/referee/deck``): PIN-only, explains itself without a camera,
+and steps through read, fix, confirm and save on a live pipeline whose frame is a rendered layout
+of a held-out deck; bad input is a 400 with a message, never a 5xx."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pytest
+
+from sim.synth import decks
+from sim.toy import ToyDetector
+from tests.tracker.enroll_frames import FramePipeline, true_labels
+from tests.webui.webui_site import PIN, LiveSite
+from tracker.detection import build_detector
+from tracker.enroll import DeckEnroller
+from vision.profile import DeckProfile
+from webui import create_app
+
+art = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return build_detector("onnx")
+
+
+def login(app):
+    c = app.test_client()
+    c.get("/referee/login")
+    with c.session_transaction() as s:
+        token = s["csrf"]
+    assert c.post("/referee/login", data={"pin": PIN, "csrf": token}).status_code == 302
+    with c.session_transaction() as s:
+        c.csrf = s["csrf"]
+    return c
+
+
+@pytest.fixture
+def site_with(store):
+    """``site_with(enroller)``: a logged-in referee's client of an app with that enroller."""
+    apps = []
+
+    def make(enroller):
+        app = create_app({"REFEREE_PIN": PIN, "TESTING": True}, store=store, enroller=enroller)
+        apps.append(app)
+        return login(app)
+
+    yield make
+    for app in apps:
+        app.extensions["ddz"].watcher.stop()
+
+
+def post(c, step, **fields):
+    return c.post(f"/referee/deck/{step}", data={"csrf": c.csrf, **fields})
+
+
+def text(response) -> str:
+    return html.unescape(response.get_data(as_text=True))
+
+
+def test_the_page_is_the_referees_only(client):
+    response = client.get("/referee/deck")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/referee/login")
+    assert client.post("/referee/deck/start", data={"name": "club"}).status_code == 302
+
+
+def test_without_a_camera_the_page_explains_and_gives_the_command_line_way(referee):
+    page = text(referee.get("/referee/deck"))
+    assert "录入牌组要用摄像头" in page and "ddz-table run" in page
+    assert "ddz-table enroll --from-labels" in page
+    english = text(referee.get("/referee/deck", query_string={"lang": "en"}))
+    assert "enrolling a deck needs the camera" in english.lower()
+    response = referee.post("/referee/deck/start", data={"csrf": referee.csrf, "name": "club"})
+    assert response.status_code == 400 and "ddz-table run" in text(response)
+
+
+def test_a_detector_without_a_reader_is_explained(site_with):
+    c = site_with(DeckEnroller(FramePipeline(ToyDetector())))
+    page = text(c.get("/referee/deck", query_string={"lang": "en"}))
+    assert "no index reader" in page and 'id="deck-start-form"' not in page
+    response = post(c, "start", name="club")
+    assert response.status_code == 400 and "no index reader" in text(response)  # the page's language, English now
+
+
+def test_bad_input_is_a_400_with_a_message(site_with, detector):
+    pipeline = FramePipeline(detector)
+    c = site_with(DeckEnroller(pipeline))
+    for fields, words in ((dict(name="../etc"), "牌组名只能用"), (dict(name="club", batch="lots"), "batch"),
+                          (dict(name="club", batch="0"), "batch"), (dict(name="club", batch="9", per_row="10"), "每行"),
+                          (dict(name="\x00"), "控制字符"), (dict(), "name")):
+        response = post(c, "start", **fields)
+        assert response.status_code == 400, fields
+        assert words in text(response) and 'id="refusal"' in text(response)
+    assert c.post("/referee/deck/start", data={"name": "club"}).status_code == 400  # no CSRF token
+    for step in ("read", "confirm", "skip", "save"):  # nothing started
+        response = post(c, step)
+        assert response.status_code == 400 and 'id="refusal"' in text(response), step
+    assert post(c, "start", name="club", batch="9", per_row="5").status_code == 303
+    pipeline.show(np.full((200, 300, 3), 80, np.uint8))
+    response = post(c, "read")
+    assert response.status_code == 400 and "一张牌也没读到" in text(response)
+    response = post(c, "confirm", read="1", **{"card-0": "3s"})
+    assert response.status_code == 400 and "请先读取" in text(response)
+    assert post(c, "save").status_code == 400
+    assert post(c, "cancel").status_code == 303 and not pipeline.paused
+
+
+def cells(page: str) -> list[dict]:
+    """The grid's cells: the read, the label chosen, whether it is marked as differing."""
+    out = []
+    for cls, read, body in re.findall(r'<label class="cell([^"]*)"[^>]*data-read="([^"]*)"[^>]*>(.*?)</label>', page, re.S):
+        chosen = re.search(r'<option value="([^"]*)"[^>]*selected', body)
+        out.append({"read": read, "label": chosen.group(1) if chosen else None, "differs": "differs" in cls})
+    return out
+
+
+@art
+def test_read_fix_a_cell_confirm_and_save(site_with, tmp_path):
+    deck = decks.load_deck("orell")
+    pipeline = FramePipeline(build_detector("onnx"))
+    enroller = DeckEnroller(pipeline, tmp_path)
+    c = site_with(enroller)
+    assert post(c, "start", name="club", batch="9", per_row="5").status_code == 303
+    page = text(c.get("/referee/deck"))
+    assert "第 1 批，共 6 批" in page and page.count('class="card ') == 9
+    # The referee swaps the first two cards by mistake: the reads there differ from the plan.
+    batch = list(enroller.expected())
+    laid = [batch[1], batch[0], *batch[2:]]
+    corners = pipeline.lay_out(deck, laid, 5, seed=[3, 0])
+    assert post(c, "read").status_code == 303
+    page = text(c.get("/referee/deck"))
+    shown = cells(page)
+    truth = true_labels(enroller.last, corners)
+    assert truth == laid and [s["read"] for s in shown] == [r.card for r in enroller.last.cards]
+    assert [s["label"] for s in shown] == batch  # each cell starts as the card the plan puts there
+    assert shown[0]["differs"] and shown[1]["differs"]  # read 3h where 3s belongs, and back
+    number = re.search(r'name="read" value="(\d+)"', page).group(1)
+    fields = {f"card-{k}": label for k, label in enumerate(batch)}
+    fields["card-0"] = batch[0]  # a careless fix: the same card twice, one card short
+    fields["card-1"] = batch[0]
+    response = post(c, "confirm", read=number, **fields)
+    assert response.status_code == 400 and "这一批应有 9 张牌" in text(response)
+    assert cells(text(response))[1]["label"] == batch[0]  # the page keeps what was entered
+    response = post(c, "confirm", read="999", **{f"card-{k}": v for k, v in enumerate(truth)})
+    assert response.status_code == 400 and "重新读取" in text(response)
+    response = post(c, "confirm", read=number, **{**{f"card-{k}": v for k, v in enumerate(truth)}, "card-4": "ZZ"})
+    assert response.status_code == 400 and "card-4" in text(response)
+    response = post(c, "confirm", read=number, **{f"card-{k}": v for k, v in enumerate(truth)})
+    assert response.status_code == 303
+    assert "第 1 批已确认" in text(c.get("/referee/deck"))
+    kept = enroller.batches[0]
+    assert kept is not None and set(kept.card_ids) == set(batch)
+    assert kept.cards[0] == batch[1]  # the first card read is labelled with the card really laid there
+    for _ in range(5):  # the other batches are skipped: their cards read as before
+        assert post(c, "skip").status_code == 303
+    page = text(c.get("/referee/deck"))
+    assert "录入了 9 张牌" in page and 'id="deck-save"' in page
+    assert post(c, "save").status_code == 303
+    page = text(c.get("/referee/deck", query_string={"lang": "en"}))
+    assert "Deck club saved" in page and 'deck = "club"' in page and f"--deck {tmp_path / 'club.npz'}" in page
+    profile = DeckProfile.load(tmp_path / "club.npz")
+    assert set(profile.cards) == set(batch) and pipeline.detector.profile is not None
+    assert not pipeline.paused
+
+
+@art
+@pytest.mark.browser
+def test_the_walk_through_on_a_phone(tmp_path):
+    from playwright import sync_api
+
+    deck = decks.load_deck("tigullio")
+    pipeline = FramePipeline(build_detector("onnx"))
+    enroller = DeckEnroller(pipeline, tmp_path)
+    with LiveSite({"ENROLLER": enroller}) as site, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{site.url}/referee/login")
+        page.fill("input[name=pin]", PIN)
+        page.click("button[type=submit]")
+        page.goto(f"{site.url}/referee/deck")
+        page.fill("input[name=name]", "phone")
+        page.fill("input[name=batch]", "9")
+        page.fill("input[name=per_row]", "9")
+        page.click("#deck-start")
+        corners = pipeline.lay_out(deck, enroller.expected(), 9, seed=[5, 0])
+        page.click("#deck-read")
+        page.wait_for_selector("#deck-grid")
+        assert page.locator("#deck-grid .cell").count() == len(enroller.last.cards)
+        first = page.locator("#deck-grid .cell").first
+        first.locator("select").select_option("RJ")  # a tap on the cell: the label changes...
+        assert first.locator(".want").inner_text() == "大王" and "differs" in first.get_attribute("class")
+        truth = true_labels(enroller.last, corners)
+        first.locator("select").select_option(truth[0])  # ...and back to the card lying there
+        assert first.locator(".want").inner_text() == first.locator("select option:checked").inner_text()
+        for k, label in enumerate(truth):
+            page.locator(f"select[name=card-{k}]").select_option(label)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 390, f"the page is {wide} px wide on a 390 px phone"
+        page.click("#deck-confirm")
+        page.wait_for_selector("#deck-step")
+        for _ in range(5):
+            page.click("#deck-skip")
+            page.wait_for_load_state()
+        page.click("#deck-save")
+        page.wait_for_selector("#deck-saved")
+        assert "phone" in page.inner_text("#deck-saved")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        browser.close()
+    assert DeckProfile.load(tmp_path / "phone.npz").name == "phone"
+
+
+def test_run_hands_its_pipeline_to_the_deck_page_saving_in_the_boxs_data_folder(tmp_path, monkeypatch):
+    import argparse
+
+    import webui
+    from box.config import Config
+    from cli.table import _serve
+    from sim.toy_table import ToyTable
+    from tracker.pipeline import Pipeline
+    from tracker.store import EventStore
+
+    made = []
+
+    def create_app(*args, **kwargs):
+        made.append(webui_create_app(*args, **kwargs))
+        return made[-1]
+
+    webui_create_app = webui.create_app
+    monkeypatch.setattr(webui, "create_app", create_app)
+    store = EventStore(":memory:")
+    pipeline = Pipeline(None, ToyTable().calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
+    args = argparse.Namespace(camera_view=False, pin=PIN, host="127.0.0.1", port=0)
+    server = _serve(store, pipeline, args, Config(data_dir=str(tmp_path)))
+    try:
+        enroller = made[0].extensions["ddz"].enroller
+        assert enroller.pipeline is pipeline and enroller.saved_folder() == tmp_path / "decks"
+        page = text(login(made[0]).get("/referee/deck", query_string={"lang": "en"}))
+        assert "no index reader" in page  # the toy detector: the page says why, not a 5xx
+    finally:
+        server.close()
+        made[0].extensions["ddz"].watcher.stop()
