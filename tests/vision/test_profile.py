@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from sim.synth import decks
-from sim.synth.layout import CardPose
-from sim.synth.scene import render_full, render_scene
+from sim.synth.enroll_layout import render_layout
+from sim.synth.scene import render_scene
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 from vision.profile import DeckProfile, ProfileError, find_profile, fit, fit_profile
@@ -27,22 +27,6 @@ READER_CLASSES = CardDetector(DEFAULT_FINDER, DEFAULT_READER).reader_classes
 # bench/detector.py profile.
 FIXED_FLOOR = 1
 BROKEN_CEILING = 1
-
-
-def render_layout(rng: np.random.Generator, deck, index_px: float = 26.0) -> tuple[np.ndarray, list[dict]]:
-    """All of ``deck``'s cards face up in a grid, 9 a row, indices ``index_px`` tall: the photo a
-    club enrolls its deck from. Returns the image and its labelled corners."""
-    cards = [c for c in CARD_IDS if c in deck.faces]
-    index_h = float(np.median([b[0][3] - b[0][1] for b in deck.boxes.values()]))
-    scale = index_px / index_h
-    w, h = deck.size[0] * scale * 1.12, deck.size[1] * scale * 1.08
-    rows = -(-len(cards) // 9)
-    imgsz = int(np.ceil(max(9 * w, rows * h) * 1.12 / 32) * 32)
-    middle = imgsz * 1.7 / 2
-    poses = [CardPose(card, 0, True, (middle + (k % 9 - 4) * w, middle + (k // 9 - (rows - 1) / 2) * h), 0.0, scale)
-             for k, card in enumerate(cards)]
-    scene = render_full(rng, [deck], imgsz, poses=poses, index_px=index_px, max_tilt=10.0, clutter_p=0.0, hands_p=0.0)
-    return scene.image, scene.corners
 
 
 def write_yolo(folder: Path, image: np.ndarray, corners: list[dict], spell=lambda card: card) -> Path:
@@ -143,7 +127,7 @@ def test_a_profile_for_another_reader_is_refused(small_profile):
 def enrolled():
     """The shipped models, and a profile of a held-out deck fitted from one rendered layout."""
     deck = decks.load_deck("plastic")
-    image, corners = render_layout(np.random.default_rng(11), deck)
+    image, corners = render_layout(np.random.default_rng(11), deck, 26.0, jitter=0.0)
     detector = CardDetector(DEFAULT_FINDER, DEFAULT_READER)
     boxes = np.array([c["box"] for c in corners])
     profile, _, _ = fit_profile(detector, [(image, boxes, [c["card"] for c in corners])], "plastic")
