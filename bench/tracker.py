@@ -14,7 +14,10 @@ Two modes:
 
 ``--sim`` folders hold ``video.mp4`` (or ``.avi``), ``calibration.json`` and ``truth.json``; the shipped
 detector reads them (``--detector`` to change). As a referee would on the page, the bench
-enters each hand's landlord and bid when it starts (the camera cannot hear bids).
+enters each hand's landlord and bid when it starts (the camera cannot hear bids); on a film
+made with ``simulate --tokens`` (its truth says so), or with ``--no-referee-bids``, it enters
+only each hand's deal and the bids come from the tokens the camera reads, so the landlord,
+base and points are the camera's alone.
 ``--toy`` films random engine hands as coloured tiles read by a toy detector: it measures
 the tracker alone (geometry, stability, turn inference), not the card reader. The same on
 the full synthetic table (arms, sweeps, lighting, JPEG, the video codec):
@@ -49,10 +52,13 @@ from vision.sources import Frame, OpenCVSource  # noqa: E402
 
 class Entering:
     """Enters each truth hand's deal and landlord/bid, as the referee would on the page: once
-    the previous hand is over (and not before ``starts[i]``), or into a hand the camera began."""
+    the previous hand is over (and not before ``starts[i]``), or into a hand the camera began.
+    ``bids=False``: the deal only (its counts and first bidder); the bids are read from tokens."""
 
-    def __init__(self, store: EventStore, match_id: int, truth_hands: list[dict], starts: list[float]) -> None:
+    def __init__(self, store: EventStore, match_id: int, truth_hands: list[dict], starts: list[float],
+                 bids: bool = True) -> None:
         self.store, self.match_id, self.hands, self.starts = store, match_id, truth_hands, starts
+        self.bids = bids
         self.entered = 0
         self.numbers: set[int] = set()
 
@@ -65,11 +71,13 @@ class Entering:
             rules = state.info.rules
             number += 1
             counts = tuple(truth.get("counts") or (rules.hand_size,) * rules.players)
-            self.store.append(self.match_id, number, Deal(counts=counts), source="referee")
-        elif hand.landlord is not None or number in self.numbers:
+            first = next((e.get("first_bidder", 0) for e in truth.get("events", []) if e.get("kind") == "deal"), 0)
+            self.store.append(self.match_id, number, Deal(counts=counts, first_bidder=first), source="referee")
+        elif number in self.numbers or (self.bids and hand.landlord is not None):
             return
-        self.store.append(self.match_id, number, Landlord(truth["landlord"], max(1, truth.get("bid") or 1)),
-                          source="referee")
+        if self.bids:
+            self.store.append(self.match_id, number, Landlord(truth["landlord"], max(1, truth.get("bid") or 1)),
+                              source="referee")
         self.numbers.add(number)
         self.entered += 1
 
@@ -85,15 +93,17 @@ def report(name: str, comparison: Comparison, frames: int, seconds: float) -> di
     return out
 
 
-def bench_sim(folder: Path, detector_spec: str, backend: str) -> dict:
-    truth = played(json.loads((folder / "truth.json").read_text())["hands"])
+def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True) -> dict:
+    data = json.loads((folder / "truth.json").read_text())
+    truth = played(data["hands"])
+    referee_bids = referee_bids and not data.get("simulate", {}).get("tokens", False)
     cal = Calibration.load(folder / "calibration.json")
     store = EventStore(":memory:")
     mid = store.create_match(tuple(f"P{i}" for i in range(cal.layout.seats)))
     # each hand is entered once the one before is over (the first at once)
     ends = [max(a["time"] for a in h["actions"] if a.get("time") is not None) for h in truth]
     starts = [0.0] + [e + 0.5 for e in ends[:-1]]
-    enter = Entering(store, mid, truth, starts)
+    enter = Entering(store, mid, truth, starts, bids=referee_bids)
     detector = build_detector("sim.toy:ToyDetector" if detector_spec == "toy" else detector_spec, backend)
     pipeline = Pipeline(None, cal, detector, store, mid)
     video = next((p for p in (folder / "video.mp4", folder / "video.avi") if p.is_file()), folder / "video.mp4")
@@ -107,7 +117,7 @@ def bench_sim(folder: Path, detector_spec: str, backend: str) -> dict:
         frames += 1
     read = played(match_record(TableState.load(store, mid), finished_only=False)["hands"])
     comparison = compare_hands(truth, read)
-    return report(str(folder), comparison, frames, busy)
+    return report(str(folder) + ("" if referee_bids else " (bids from tokens)"), comparison, frames, busy)
 
 
 def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
@@ -174,13 +184,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--render", type=int, default=0, help="time drawing N simulate frames at --size")
     parser.add_argument("--style", default="cards", help="simulate style for --render: cards or toy")
+    parser.add_argument("--no-referee-bids", action="store_true",
+                        help="--sim: enter only the deals; the bids come from the tokens on film (simulate --tokens)")
     parser.add_argument("--detector", default="onnx")
     parser.add_argument("--backend", default="onnx")
     args = parser.parse_args(argv)
     if not args.sim and not args.toy and not args.render:
         parser.error("give --sim FOLDER..., --toy N or --render N")
     for folder in args.sim:
-        bench_sim(Path(folder), args.detector, args.backend)
+        bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids)
     w, h = (int(v) for v in args.size.lower().split("x"))
     if args.toy:
         bench_toy(args.toy, (w, h), args.seed)

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "cli.detector",
     "cli.enroll",
     "cli.table",
+    "cli.tokens",
     "cli.simulate",
     "cli.site",
     "cli.doctor",

@@ -1,10 +1,11 @@
 """``ddz-table simulate``: film random hands on the synthetic table, and the ``synthetic:`` source.
 
 ``ddz-table simulate --seed 3 --seats 3 --out runs/sim/seed3 [--hands 1] [--deck plastic]
-[--fps 10] [--size 1280x720] [--style cards|toy] [--cards N]`` writes ``video.mp4``,
+[--fps 10] [--size 1280x720] [--style cards|toy] [--cards N] [--tokens]`` writes ``video.mp4``,
 ``calibration.json`` and ``truth.json`` (read by ``bench/tracker.py --sim``). ``--style toy``
 films the toy deck (:mod:`sim.toy`) for ``ddz-table run --detector toy``; ``--cards N``
-deals N cards a seat for a short game. ``ddz-table simulate --stats 2000`` prints how often
+deals N cards a seat for a short game; ``--tokens``: each seat lays its bid token (叫分牌) as it
+bids, so the camera reads the bids. ``ddz-table simulate --stats 2000`` prints how often
 the bots bid, bomb and spring over that many hands (no video).
 ``--source synthetic:seed=3,seats=3,hands=2,size=1280x720,style=toy,cards=3`` renders the
 same table live, frame by frame, with no files (its mat's markers calibrate it:
@@ -66,6 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim.add_argument("--style", default="cards", choices=STYLES,
                      help="cards: the deck's art; toy: code-patch cards for `run --detector toy` (self-test)")
     sim.add_argument("--cards", type=int, help="cards dealt per seat (a short game); default: a full deal")
+    sim.add_argument("--tokens", action="store_true",
+                     help="each seat lays its bid token as it bids (the camera reads the bids) / 放叫分牌")
     sim.add_argument("--stats", type=int, metavar="HANDS",
                      help="no video: print the bots' bid, bomb and spring rates over HANDS hands")
     sim.set_defaults(func=run_simulate)
@@ -92,7 +95,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         if args.out is None:
             raise SimError("give --out FOLDER for the video (or --stats HANDS)")
         config = SimConfig(seed=args.seed, seats=args.seats, hands=args.hands, deck=args.deck, fps=args.fps,
-                           size=parse_size(args.size), style=args.style, cards=args.cards).check()
+                           size=parse_size(args.size), style=args.style, cards=args.cards,
+                           tokens=args.tokens).check()
         summary = write_simulation(config, args.out)
     except SimError as exc:
         print(f"ddz-table: {exc}", file=sys.stderr)
@@ -102,7 +106,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 
 def parse_spec(spec: str) -> SimConfig:
-    """``synthetic:seed=3,seats=3,hands=2,deck=orell,fps=10,size=640x360,style=toy,cards=3``
+    """``synthetic:seed=3,seats=3,hands=2,deck=orell,fps=10,size=640x360,style=toy,cards=3,tokens=1``
     -> the table's settings."""
     body = spec.split(":", 1)[1] if ":" in spec else ""
     fields: dict[str, Any] = {}
@@ -118,9 +122,13 @@ def parse_spec(spec: str) -> SimConfig:
                 fields[key] = parse_size(value)
             elif key in ("deck", "style"):
                 fields[key] = value.strip()
+            elif key == "tokens":
+                if value.strip() not in ("0", "1"):
+                    raise SimError(f"tokens is 0 or 1, not {value!r}")
+                fields[key] = value.strip() == "1"
             else:
                 raise SimError(f"unknown synthetic source setting {key!r} "
-                               "(seed, seats, hands, deck, fps, size, style, cards)")
+                               "(seed, seats, hands, deck, fps, size, style, cards, tokens)")
         except ValueError as exc:
             if isinstance(exc, SimError):
                 raise

@@ -8,7 +8,8 @@ a pass; a sweep of every zone when the trick ends; the kitty shown side by side 
 The camera adds a fixed light fall-off and colour cast, slow lighting drift, sensor noise
 and JPEG (drawn fast: :mod:`sim.render`). Card art and camera effects are the
 detector's (:mod:`sim.synth`); the default deck is held out of detector training, so a
-run tests designs the model never saw. ``style="toy"`` films the toy deck
+run tests designs the model never saw. With ``tokens`` each seat lays its bid token
+(:mod:`tracker.tokens`) in its zone as it bids, and the seats pick them up when bidding ends. ``style="toy"`` films the toy deck
 (:mod:`sim.toy`) instead, for the tracker's self-test; ``cards`` deals short hands.
 
 ``frames()`` yields ``(image, time)``; ``calibration`` matches the rendered geometry
@@ -45,6 +46,7 @@ from sim.synth.textures import table_surface
 from sim.toy import toy_face
 from tracker.mat import MM_PER_INCH, render_mat
 from tracker.match_record import hand_keys
+from tracker.tokens import TOKEN_MM, Token, bid_token, render_token
 from tracker.zones import Calibration, MatLayout
 
 DEFAULT_DECK = "plastic"
@@ -79,6 +81,8 @@ class SimConfig:
     style: str = "cards"
     #: Cards dealt per seat (a short game for quick self-tests); None: the rules' hand size.
     cards: int | None = None
+    #: Each seat lays its bid token (叫分牌) as it bids, for the camera to read the bids.
+    tokens: bool = False
 
     def check(self) -> SimConfig:
         if self.seats not in RULES_FOR_SEATS:
@@ -143,6 +147,7 @@ class SimTable:
         self.frame_count = 0
         self.piles: dict[str, list[dict]] = {z: [] for z in self.layout.zones}
         self.placed: list[dict] = []  # every card put down: card, zone, seat, centre_mm, time
+        self.tokens: list[dict] = []  # bid tokens lying on the table (picked up when bidding ends)
         self.timeline: list[list[float | None]] = []  # per hand, per event: the video time
         self.arms: list[tuple[int, tuple[np.ndarray, np.ndarray]]] = []  # seat, (edge point, hand tip) in mm
 
@@ -219,6 +224,8 @@ class SimTable:
 
     # ------------------------------------------------------------------ drawing
     def _affine(self, item: dict) -> np.ndarray:
+        if "affine" in item:  # a bid token: drawn at its own size, not a card face's
+            return item["affine"]
         _, f = item["art"]
         m = card_affine(item["pose"], *self.face_size)
         m[:, :2] /= f
@@ -348,6 +355,48 @@ class SimTable:
         yield from self._reach([(seat, target)], WITHDRAW_S, back=True)
         return landed
 
+    def _token_item(self, token: Token, seat: int, place: int) -> dict:
+        """A token lying in the seat's zone, facing it: the ``place``-th laid there this hand
+        lies beside the ones before."""
+        f, right, angle = self._axes[seat]
+        zone = f"seat{seat}"
+        poly = self.layout.zones[zone]
+        along = float(np.abs(right) @ (poly.max(0) - poly.min(0)))
+        u = min(-along / 2 + TOKEN_MM[0] / 2 + 25 + place * (TOKEN_MM[0] + 8), along / 2 - TOKEN_MM[0] / 2 - 5)
+        centre_mm = poly.mean(axis=0) + right * (u + self.rng.normal(0, 3)) + f * self.rng.normal(0, 3)
+        px_per_mm = float(np.clip(2 * self.ppm, 2, 40))
+        face = render_token(token, px_per_mm)
+        face = np.dstack([face, np.full(face.shape[:2], 255, np.uint8)])
+        small, shrink = scaled_art(face, self.ppm / px_per_mm)
+        pose = CardPose(token.name, 0, True, tuple(self.to_canvas(centre_mm)[0]), angle + self.rng.normal(0, 0.08),
+                        self.ppm / px_per_mm)
+        m = card_affine(pose, face.shape[1], face.shape[0])
+        m[:, :2] /= shrink
+        return {"token": token.name, "zone": zone, "seat": seat, "centre_mm": [float(x) for x in centre_mm],
+                "face": small, "affine": m}
+
+    def _lay_token(self, seat: int, token: Token):
+        """The seat's arm lays its bid token in its zone and withdraws; returns when it landed."""
+        item = self._token_item(token, seat, sum(t["seat"] == seat for t in self.tokens))
+        target = np.array(item["centre_mm"])
+        yield from self._reach([(seat, target)], REACH_S)
+        yield from self._still(HOLD_S)
+        landed = self.t
+        self.tokens.append(item)
+        self.layer.put([item], self._affine)
+        yield from self._reach([(seat, target)], WITHDRAW_S, back=True)
+        yield from self._still(STILL_S)
+        return landed
+
+    def _lift_tokens(self):
+        """Bidding is over: every seat picks its tokens up at once."""
+        targets = [(t["seat"], np.array(t["centre_mm"])) for t in self.tokens]
+        yield from self._reach(targets, REACH_S)
+        gone, self.tokens = self.tokens, []
+        self.layer.remove(gone, [item for pile in self.piles.values() for item in pile], self._affine)
+        yield from self._reach(targets, WITHDRAW_S, back=True)
+        yield from self._still(1.0)
+
     def _sweep(self, seat: int, zones: list[str]):
         targets = [(seat, self.layout.zones[z].mean(axis=0)) for z in zones if self.piles[z]]
         if not targets:
@@ -369,9 +418,15 @@ class SimTable:
             times: list[float | None] = []
             self.timeline.append(times)
             yield from self._still(1.0)
-            passes = 0
+            passes, called = 0, False
             for event in hand.events:
-                if isinstance(event, Kitty) and "kitty" in self.layout.zones and hand.rules.kitty_shown:
+                if self.tokens and not isinstance(event, Bid):
+                    yield from self._lift_tokens()
+                if isinstance(event, Bid) and self.config.tokens:
+                    t = yield from self._lay_token(event.seat, bid_token(event.action, event.value, called))
+                    times.append(t)
+                    called = called or event.action == "call"
+                elif isinstance(event, Kitty) and "kitty" in self.layout.zones and hand.rules.kitty_shown:
                     t = yield from self._put("kitty", hand.landlord, [str(c) for c in event.cards])
                     times.append(t)
                     yield from self._still(STILL_S)
@@ -419,4 +474,6 @@ class SimTable:
                             "fps": self.config.fps, "size": list(self.config.size), "style": self.config.style,
                             "cards": self.config.cards, "frames": self.frame_count,
                             "placed": self.placed}
+        if self.config.tokens:
+            data["simulate"]["tokens"] = True
         return data

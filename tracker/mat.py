@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -111,21 +112,34 @@ def _with_dpi(png: bytes, dpi: int) -> bytes:
 
 def pdf_of_image(image: np.ndarray, width_mm: float, height_mm: float) -> bytes:
     """A one-page PDF of the given paper size showing the BGR image edge to edge (Flate, lossless)."""
-    h, w = image.shape[:2]
-    rgb = np.ascontiguousarray(image[..., ::-1])
+    return pdf_of_pages([image], width_mm, height_mm)
+
+
+def pdf_of_pages(images: Sequence[np.ndarray], width_mm: float, height_mm: float) -> bytes:
+    """A PDF with one page per BGR image, each edge to edge on paper of the given size."""
+    if not len(images):
+        raise ValueError("a PDF needs at least one page")
     pw, ph = width_mm / MM_PER_INCH * 72, height_mm / MM_PER_INCH * 72
-    pixels = zlib.compress(rgb.tobytes(), 6)
-    content = f"q {pw:.2f} 0 0 {ph:.2f} 0 0 cm /Im0 Do Q".encode()
+    # objects: 1 catalog, 2 page tree, then per page its page, image and content stream
+    kids = " ".join(f"{3 + 3 * i} 0 R" for i in range(len(images)))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2f} {ph:.2f}] "
-         f"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>").encode(),
-        (f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceRGB "
-         f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(pixels)} >>\nstream\n").encode()
-        + pixels + b"\nendstream",
-        f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(images)} >>".encode(),
     ]
+    for i, image in enumerate(images):
+        h, w = image.shape[:2]
+        rgb = np.ascontiguousarray(image[..., ::-1])
+        pixels = zlib.compress(rgb.tobytes(), 6)
+        content = f"q {pw:.2f} 0 0 {ph:.2f} 0 0 cm /Im0 Do Q".encode()
+        page = 3 + 3 * i
+        objects += [
+            (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2f} {ph:.2f}] "
+             f"/Resources << /XObject << /Im0 {page + 1} 0 R >> >> /Contents {page + 2} 0 R >>").encode(),
+            (f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceRGB "
+             f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(pixels)} >>\nstream\n").encode()
+            + pixels + b"\nendstream",
+            f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
+        ]
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for i, body in enumerate(objects, 1):

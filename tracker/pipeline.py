@@ -26,6 +26,10 @@ frame is kept (``latest_frame()``) but nothing is refereed; on ``resume()`` ever
 afresh, as after a restart. ``detector_lock`` is held while the loop's detector reads, so another
 thread may read with the same detector, or change its deck profile, between two reads.
 
+Bid tokens (叫分牌, :mod:`tracker.tokens`): each seat zone's crop is also searched for the
+printed tokens; one laid there that stays put (the cards' k-of-n and settle rule) becomes that
+seat's bid (or 明牌) through the referee, once; card reads lying on a token are dropped.
+
 The detector is anything with ``detect(image) -> vision.detections.Detections``; one that also
 has ``group(image, detections, decks, span)`` (``vision.detector.CardDetector``) groups the
 corners into cards itself (reading unsure suits from the card faces too).
@@ -49,6 +53,7 @@ from tracker.records import Alert, Record
 from tracker.referee import Referee
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
+from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
 from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, zone_label
 from vision.detections import Detections
 from vision.grouping import group_corners
@@ -97,6 +102,8 @@ class PipelineConfig:
     #: no deck profile. Rendered tables of the training decks give 0-10% (docs/detector.md).
     unfamiliar_share: float = 0.15
     unfamiliar_window: int = 400
+    #: Read bid tokens (叫分牌) laid in the seat zones.
+    read_tokens: bool = True
 
 
 @dataclass
@@ -107,6 +114,11 @@ class _Zone:
     previous: np.ndarray | None = None  # last frame's small grey crop (motion)
     read_at: np.ndarray | None = None  # small grey crop when the detector last ran
     seen: list[Seen] = field(default_factory=list)
+    tokens: list[FoundToken] = field(default_factory=list)  # bid tokens in the last read
+    watch: TokenWatch | None = None  # seat zones, when tokens are read
+    #: (hand number, token name) read here: the same token lifted and laid again in that hand
+    #: is not a second bid (unless it is the seat's turn again: an auction's second round).
+    read: set[tuple[int, str]] = field(default_factory=set)
 
 
 class Pipeline:
@@ -173,6 +185,9 @@ class Pipeline:
         zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=rules.decks))
                  for name in names]
         for zone in zones:
+            if zone.seat is not None and c.read_tokens:
+                zone.watch = TokenWatch(c.k, c.n, c.settle_s)
+        for zone in zones:
             # After a restart (or a move to another match) no card the store has as put down in
             # the hand under way is played again; other cards lying there mid-hand were put down
             # just before the stop and are a play. With no hand under way, the cards lying there
@@ -231,14 +246,18 @@ class Pipeline:
             zone.previous = small
             if moving:
                 zone.tracker.update(frame.time, [], motion=True)
+                self._tokens_laid(zone, frame.time, moving=True)
                 continue
             # Read while the zone is settling (k-of-n needs fresh reads); once it has been
             # still for a while, reuse the last read until the crop changes.
             changed_at = zone.tracker.changed_at
             since = frame.time - changed_at if changed_at is not None else float("inf")
             if zone.read_at is None or since < 2 * self.config.settle_s or self._changed(zone.read_at, small):
-                zone.seen = self._read(self.calibration.crop(frame.image, zone.name, self.config.px_per_mm))
+                view = self.calibration.crop(frame.image, zone.name, self.config.px_per_mm)
+                zone.tokens = find_tokens(view.image) if zone.watch is not None else []
+                zone.seen = self._read(view, zone.tokens)
                 zone.read_at = small
+            out += self._tokens_laid(zone, frame.time, moving=False)
             settled = zone.tracker.update(frame.time, zone.seen, motion=False)
             if settled is None:
                 continue
@@ -266,10 +285,12 @@ class Pipeline:
         hand = self.referee.hand
         return hand.turn if hand is not None and hand.turn is not None else 0
 
-    def _read(self, view: Any) -> list[Seen]:
+    def _read(self, view: Any, tokens: list[FoundToken] | None = None) -> list[Seen]:
         with self.detector_lock:
             dets: Detections = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
+        if tokens and len(dets):
+            dets = dets[~on_tokens(dets.boxes, tokens)]  # a marker's squares read as an index
         self._count_unsure(dets)
         # A detector that reads card faces (vision.detector.CardDetector.group) groups the corners
         # itself, so that a paired card whose index suit is unsure is read from its face too.
@@ -320,6 +341,31 @@ class Pipeline:
         printed = zone_label(view.name)
         own = np.array([card[:-1] == printed for card in dets.cards], bool)
         return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)
+
+    def _tokens_laid(self, zone: _Zone, time: float, moving: bool) -> list[Record]:
+        """The bids (and 明牌) of tokens newly laid in a seat's zone, through the referee."""
+        if zone.watch is None or zone.seat is None:
+            return []
+        out: list[Record] = []
+        for token in zone.watch.update(time, None if moving else [t.token for t in zone.tokens]):
+            out += self._token_event(zone, token, time)
+        if out:
+            self._follow_hand()
+        return out
+
+    def _token_event(self, zone: _Zone, token: Token, time: float) -> list[Record]:
+        state = self.referee.refresh()
+        hand = state.hand
+        under_way = hand is not None and not hand.finished
+        key = (state.hand_number if under_way else state.hand_number + 1, token.name)
+        to_act = hand.bidding.to_act if under_way and hand.bidding is not None else None  # type: ignore[union-attr]
+        if key in zone.read and to_act != zone.seat:
+            return []  # laid again in the same hand: picked up and put back, not a new bid
+        zone.read.add(key)
+        assert zone.seat is not None
+        if token.action == "open":
+            return self.referee.open_hand(zone.seat, time)
+        return self.referee.bid(zone.seat, token.action, token.value, time)
 
     def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:
         if before.shape != after.shape:

@@ -32,6 +32,8 @@ log (bids and corrections from the page arrive there), then:
   ``does_not_beat``. The play is held: once the page has entered something in that hand (the
   missed play), it is stored by itself (:meth:`Referee.retry_held`, every frame), if the rules
   then accept it. The next play read, or a new hand, ends the hold.
+- **Bids** (叫分牌): a bid token laid in a seat's zone (:mod:`tracker.tokens`) is that seat's
+  bid (:meth:`Referee.bid`), or 明牌 (:meth:`Referee.open_hand`), checked as the page's are.
 - **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
 - **A new deal while a hand is unfinished**: a kitty shown that shares at most one card with
   the kitty of the hand in play means the table has dealt again (the camera missed a play, so
@@ -61,7 +63,7 @@ from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
 from engine.classify import classify
-from engine.events import Correction, Deal, End, Event, Kitty, Landlord, Pass, Play
+from engine.events import Bid, Correction, Deal, End, Event, Kitty, Landlord, OpenHand, Pass, Play
 from engine.hand import Hand
 from engine.violations import Violation
 from tracker.records import Alert, Record
@@ -181,10 +183,7 @@ class Referee:
             base = max(hand.bids_by_seat.values(), default=1)
             if candidate.seat < hand.players:
                 out += self._store_or_alert(Landlord(candidate.seat, base, time=candidate.time), None)
-        if self._pending_kitty is not None and self.hand.phase == "play":  # type: ignore[union-attr]
-            cards, t = self._pending_kitty
-            self._pending_kitty = None
-            out += self._store_or_alert(Kitty(cards, time=t), format_cards(cards))
+        out += self._flush_kitty()
         out += self._infer_passes(candidate.seat, candidate.time)
         play = Play(candidate.seat, candidate.engine_cards(), time=candidate.time)
         violation = self.hand.check(play)  # type: ignore[union-attr]
@@ -229,7 +228,34 @@ class Referee:
                       data={"late": extra, "before": format_cards(short)})
         return [self._append(alert)]
 
+    def bid(self, seat: int, action: str, value: int = 0, time: float | None = None) -> list[Record]:
+        """A bid read from the table (a bid token laid in the seat's zone, :mod:`tracker.tokens`),
+        stored through the same checks as the page's bids: one out of turn or against the rules
+        is an alert. The first bid after a hand is over deals the next hand."""
+        self.refresh()
+        out: list[Record] = []
+        if self._hand_over():
+            out += self.new_hand(time)
+        out += self._store_or_alert(Bid(seat, action, value, time=time), None)
+        return out + self._flush_kitty()
+
+    def open_hand(self, seat: int, time: float | None = None) -> list[Record]:
+        """The landlord shows his hand (明牌, read from a token): an :class:`OpenHand`, or an
+        alert when it is not the landlord or not the time (bidding under way, hand over)."""
+        self.refresh()
+        if self.hand is None:
+            return [self._append(Alert("not_started", seat=seat, time=time))]
+        return self._store_or_alert(OpenHand(seat, time=time), None)
+
     # ------------------------------------------------------------------ helpers
+    def _flush_kitty(self) -> list[Record]:
+        """The kitty read during bidding, stored once the landlord is known."""
+        if self._pending_kitty is None or self.hand is None or self.hand.phase != "play":
+            return []
+        cards, t = self._pending_kitty
+        self._pending_kitty = None
+        return self._store_or_alert(Kitty(cards, time=t), format_cards(cards))
+
     def _announce_reminder(self, seat: int, time: float | None) -> list[Record]:
         """A seat down to 1 or 2 cards (the preset's limit) must say so (报单/报双); the camera
         cannot hear it, so the page gets a reminder, once per seat and count, unless the
