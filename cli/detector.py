@@ -44,8 +44,9 @@ def register(subparsers) -> None:
     detect.set_defaults(func=run_detect)
 
     train = subparsers.add_parser("train", help="train a detector stage (needs the train extra)")
-    train.add_argument("stage", choices=("finder", "reader", "single"))
-    train.add_argument("--data", required=True, help="data.yaml (finder, single) or crop folder (reader)")
+    train.add_argument("stage", choices=("finder", "reader", "single", "pips"))
+    train.add_argument("--data", default=None,
+                       help="data.yaml (finder, single) or crop folder (reader); pips renders its own")
     train.add_argument("--epochs", type=int, default=30)
     train.add_argument("--hours", type=float, default=None, help="wall-clock budget instead of epochs")
     train.add_argument("--imgsz", type=int, default=None)
@@ -68,6 +69,8 @@ def register(subparsers) -> None:
                        help="tiny reader: residual blocks at each of its last three grids (default: as the "
                             "--weights it starts from, else 0); a deeper reader starts from a shallower one's weights")
     train.add_argument("--cache", action="store_true", help="keep decoded images in RAM")
+    train.add_argument("--cards", type=int, default=18000,
+                       help="pips: card faces of the training decks rendered to cut pips from (sim.training.pips)")
     train.set_defaults(func=run_train)
 
     export = subparsers.add_parser("export-model", help="export trained weights to ONNX / NCNN / OpenVINO / 导出模型")
@@ -159,6 +162,11 @@ def small_indices_note(detections) -> str | None:
 def run_train(args) -> int:
     from sim.training.train import TrainConfig, TrainingError, describe, train
 
+    if args.stage == "pips":
+        return run_train_pips(args)
+    if not args.data:
+        print(f"ddz-table train: {args.stage} needs --data", file=sys.stderr)
+        return 2
     try:
         config = TrainConfig(stage=args.stage, data=args.data, epochs=args.epochs, imgsz=args.imgsz,
                              batch=args.batch, device=str(args.device), workers=args.workers,
@@ -172,6 +180,25 @@ def run_train(args) -> int:
         print(f"ddz-table train: {exc}", file=sys.stderr)
         return 2
     print(best)
+    return 0
+
+
+def run_train_pips(args) -> int:
+    """``train pips``: the face's pip classifier (``sim.training.pips``), written as
+    ``<project>/<name>/pips.onnx``; ship it by copying it to ``models/pips.onnx``."""
+    try:
+        from sim.training.pips import train_pips
+
+        onnx_path = train_pips(Path(args.project) / (args.name or "pips"), samples=args.cards, epochs=args.epochs,
+                               batch=args.batch or 128, lr=args.lr0 or 3e-3, seed=args.seed, threads=args.threads,
+                               log=lambda line: print(line, file=sys.stderr, flush=True))
+    except ImportError as exc:
+        print(f"ddz-table train: pips needs the train extra (torch, onnx): {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"ddz-table train: {exc}", file=sys.stderr)
+        return 2
+    print(onnx_path)
     return 0
 
 

@@ -48,7 +48,7 @@ def source_files(folder: Path) -> set[str]:
 
 def test_the_wheel_holds_the_shipped_models(wheel):
     names = set(wheel.namelist())
-    assert {"models/__init__.py", "models/finder.onnx", "models/reader.onnx"} <= names
+    assert {"models/__init__.py", "models/finder.onnx", "models/reader.onnx", "models/pips.onnx"} <= names
     for stage in ("finder", "reader"):
         folder = ROOT / "models" / f"{stage}_ncnn_model"
         expected = source_files(folder)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from pathlib import Path
 
 import cv2
@@ -30,7 +31,8 @@ from vision.backends import ModelFileError, load_backend
 from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, nested, nms, rect_size, to_blob
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
-from vision.grouping import PAIR_RANGE, card_distance
+from vision.face_suit import DEFAULT_PIPS, FaceSuitReader
+from vision.grouping import PAIR_RANGE, Grouping, card_distance, group_corners
 from vision.profile import DeckProfile
 from vision.settings import PHOTO, DetectorSettings
 
@@ -116,12 +118,16 @@ class CardDetector:
     profile: a club's own deck (:class:`vision.profile.DeckProfile`, ``ddz-table enroll``): the
     reader's probabilities of its enrolled cards are blended with the profile's
     (``profile_weight``, ``profile_temperature``); None reads as the reader alone.
+    pips: the pip classifier that reads a grouped card's suit from its face (the settings'
+    ``face_suit``; :meth:`group`). A missing or broken file does not stop the detector: it reads
+    the indices alone, with a warning naming the file (``self.face`` is then None).
     """
 
     def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
                  reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
                  settings: DetectorSettings = PHOTO, threads: int | None = None, imgsz: int | None = None,
-                 rect: bool | None = None, profile: DeckProfile | None = None, **changes: object):
+                 rect: bool | None = None, profile: DeckProfile | None = None,
+                 pips: str | os.PathLike | None = DEFAULT_PIPS, **changes: object):
         self.settings = settings.replace(**changes) if changes else settings
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
@@ -165,6 +171,13 @@ class CardDetector:
                 raise ValueError("a deck profile needs the two-stage detector (finder + reader)")
             profile.check_reader(self.reader_classes)
         self.profile = profile
+        #: The face's pip classifier (:mod:`vision.face_suit`), or None: the indices alone.
+        self.face: FaceSuitReader | None = None
+        if self.settings.face_suit and pips is not None:
+            try:
+                self.face = FaceSuitReader(pips, threads)
+            except ModelFileError as exc:
+                warnings.warn(f"reading suits from the indices alone, not the card faces: {exc}", stacklevel=2)
 
     @staticmethod
     def _reader_classes(names: dict[int, str], path) -> np.ndarray:
@@ -371,6 +384,17 @@ class CardDetector:
             weak = joker & ~keep & (best >= s.joker_pair_sure) & (finder_scores >= pair)
             keep |= weak & joker_pairs(dets, keep | weak)
         return self._without_nested(dets[keep])
+
+    def group(self, image: np.ndarray, detections: Detections, decks: int = 1, span: float | None = None) -> Grouping:
+        """The cards ``detections`` (of ``image``) show: :func:`vision.grouping.group_corners`,
+        with the suit of each paired card whose index suit is unsure read from its face too
+        (the settings' ``face_suit``, ``face_suit_below``, ``face_weight``) when the pip
+        classifier is loaded. ``decks`` and ``span`` as ``group_corners`` takes them."""
+        s = self.settings
+        face = None
+        if self.face is not None and s.face_suit:
+            face = self.face.vote(check_image(image), detections, s.face_suit_below, s.face_weight)
+        return group_corners(detections, decks, span=span, face=face)
 
     def _without_nested(self, dets: Detections) -> Detections:
         return dets[nested(dets.boxes, dets.scores, dets.class_ids, self.settings.nested)]

@@ -21,6 +21,12 @@ In a one-deck game (``decks=1``) a card id left in two places after pairing is i
 it is reported as an :class:`DuplicateCard` (a misread, or a card from another deck). With two decks
 up to two instances of an id are fine and geometry alone decides which corners pair up.
 
+A card whose two corners are grouped shows its face between them, and the face's pips carry
+the suit far larger than the index does (:mod:`vision.face_suit`). Given a :class:`FaceVote`,
+a paired card whose index suit is unsure (its likeliest suit under ``FaceVote.below``) asks
+its face, and where the face gives a suit the card's probabilities become the product of
+the index's and the face's (:func:`with_face`): its id, confidence and alternatives follow.
+
 >>> import numpy as np
 >>> from vision.detections import Detections
 >>> dets = Detections(np.array([[0, 0, 10, 20], [60, 80, 70, 100]]), np.ones(2), np.zeros(2)).with_cards(["Qs", "Qs"])
@@ -31,11 +37,12 @@ up to two instances of an id are fine and geometry alone decides which corners p
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.cards import CARD_IDS
+from vision.cards import CARD_IDS, JOKERS
 from vision.detections import Detections
 
 #: Distance between the two index centres of one card, in index box sizes (longest side): on
@@ -72,10 +79,31 @@ class CardInstance:
     fused: bool = False
     #: Two corners: how far apart, in index sizes (their mean longest side).
     span: float | None = None
+    #: The suit its face gave, where the index's suit was unsure and the face was asked
+    #: (:class:`FaceVote`); the card's reading is then the joint one.
+    face: str | None = None
 
     @property
     def paired(self) -> bool:
         return len(self.corners) >= 2
+
+
+@dataclass(frozen=True)
+class FaceVote:
+    """How a card's face is asked for its suit (:mod:`vision.face_suit` makes one per image).
+
+    ``read(i, j)``: the suit probabilities (``s h d c``) the face between detections ``i`` and
+    ``j`` shows, or None when it shows none surely. ``below``: the index's suit is unsure, and
+    the face asked, when the likeliest suit of the card's reading has less than this.
+    ``weight``: the face's exponent in the product (1: its probabilities as they come)."""
+
+    read: Callable[[int, int], dict[str, float] | None]
+    below: float = 0.9
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.below <= 1 or not self.weight > 0:
+            raise ValueError(f"below must be in (0, 1] and weight above 0, got {self.below}, {self.weight}")
 
 
 @dataclass(frozen=True)
@@ -104,12 +132,13 @@ class Grouping:
 
 def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[float, float] = PAIR_RANGE,
                   expected: float = PAIR_EXPECTED, fuse_share: float | None = FUSE_SHARE,
-                  span: float | None = None) -> Grouping:
+                  span: float | None = None, face: FaceVote | None = None) -> Grouping:
     """Group read corner detections into cards; unread detections (id -1) are left out.
 
     ``fuse_share``: see :data:`FUSE_SHARE`; ``None`` pairs only corners read alike. ``span``:
     the deck's span measured on earlier frames (:attr:`Grouping.spans`), used when no card of
-    this image pairs."""
+    this image pairs. ``face``: ask the face of a paired card whose index suit is unsure
+    (:class:`FaceVote`); None reads the indices alone."""
     if decks < 1:
         raise ValueError(f"decks must be at least 1, got {decks}")
     lo, hi = pair_range
@@ -128,8 +157,8 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
                                     detections.scores)
         groups += _pair(members, centers, sizes, lo, hi, expected)
     readings = [reading(detections, i) for i in range(len(detections))]
-    cards = [_instance(g, CARD_IDS[detections.class_ids[g[0][0]]], detections, readings) for g in groups
-             if len(g) > 1]
+    paired = [(g, CARD_IDS[detections.class_ids[g[0][0]]], None) for g in groups if len(g) > 1]
+    cards = [_instance(g, card, detections, readings) for g, card, _ in paired]
     singles = [g for g in groups if len(g) == 1]
     spans = [c.span for c in cards]
     reference = float(np.median(spans)) if spans else span
@@ -139,6 +168,12 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         singles, fused = _fuse_singles(singles, Counter(c.card for c in cards), tops, readings, centers, sizes,
                                        window, fuse_share, decks)
         cards += [_instance(group, card, detections, readings, joint) for group, card, joint in fused]
+        paired += fused
+    if face is not None:
+        # Pairing, spans and fusing go by the indices' reads alone; the face only changes what
+        # a paired card is read as.
+        cards = [_with_face(card, group, joint, detections, readings, face)
+                 for card, (group, _, joint) in zip(cards, paired, strict=True)]
     cards += [_instance(g, CARD_IDS[detections.class_ids[g[0][0]]], detections, readings) for g in singles]
     alerts: list[DuplicateCard] = []
     for card, count in sorted(Counter(c.card for c in cards).items()):
@@ -179,6 +214,54 @@ def fuse(a: dict[str, float], b: dict[str, float]) -> tuple[str, float, dict[str
     apart = max(a.values()) * max(b.values())
     total = sum(joint.values())
     return card, joint[card] / max(apart, 1e-12), {c: p / total for c, p in joint.items()}
+
+
+def suit_probabilities(reading: dict[str, float]) -> dict[str, float]:
+    """A reading's probability of each suit (its cards' summed, over the whole reading)."""
+    total = sum(reading.values())
+    out: dict[str, float] = {}
+    for card, p in reading.items():
+        if card not in JOKERS:
+            out[card[-1]] = out.get(card[-1], 0.0) + p / max(total, 1e-12)
+    return out
+
+
+def with_face(reading: dict[str, float], face: dict[str, float], weight: float = 1.0) -> dict[str, float]:
+    """A card's reading joined with its face's suit probabilities: each card's probability
+    times its suit's face probability to the ``weight``, normalised. The face says nothing of
+    a joker (it shows no pips), so a joker is given an even share of the four suits."""
+    even = 0.25 ** weight
+    joint = {c: p * (even if c in JOKERS else max(face.get(c[-1], 0.0), 1e-6) ** weight)
+             for c, p in reading.items()}
+    total = sum(joint.values())
+    return {c: p / max(total, 1e-12) for c, p in joint.items()}
+
+
+def _with_face(card: CardInstance, group: list[list[int]], joint: dict[str, float] | None,
+               detections: Detections, readings: list[dict[str, float]], face: FaceVote) -> CardInstance:
+    """A paired card read with its face, where its likeliest card has a suit, the index's suit
+    is unsure and the face gives one. ``joint``: the fused reading of corners read differently."""
+    if card.card in JOKERS:
+        return card
+    main = [g[0] for g in group]
+    if joint is None:
+        # Corners read alike: the mean of their two reads. Not their product: the two indices
+        # are printed and blurred alike, so a deck whose clubs look like spades to the reader
+        # reads both corners so, and a product would call that sure.
+        both = [readings[i] for i in main]
+        joint = {c: sum(r.get(c, 0.0) for r in both) / len(both) for c in set().union(*both)}
+    suits = suit_probabilities(joint)
+    if not suits or max(suits.values()) >= face.below:
+        return card
+    shown = face.read(main[0], main[1])
+    if not shown:
+        return card
+    read = with_face(joint, shown, face.weight)
+    best = max(sorted(read), key=lambda c: read[c])
+    finder = float(detections.finder_scores[main].max())
+    alternatives = {c: p for c, p in read.items() if c != best}
+    return CardInstance(best, card.corners, card.center, finder * read[best], _ranked(alternatives),
+                        fused=card.fused, span=card.span, face=max(shown, key=shown.get))
 
 
 def _instance(group: list[list[int]], card: str, detections: Detections, readings: list[dict[str, float]],

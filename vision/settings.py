@@ -123,6 +123,23 @@ class DetectorSettings:
     #: a crop's reader output to each card's prototype: at 1 a crop between two prototypes reads
     #: as the nearer too surely (precision fell on the held-out decks); at 4 every read fades.
     profile_temperature: float = 2.0
+    #: Read the suit of a card whose two corners are grouped from its face too: its large pips
+    #: (``models/pips.onnx``, :mod:`vision.face_suit`) survive blur that turns the index's small
+    #: club into a spade. Applies where corners become cards (:meth:`vision.detector.CardDetector.group`,
+    #: the tracker); ``detect`` lists corners as they are read. On: on rendered tables it turns
+    #: more wrong suits right than right ones wrong (``bench/face_suit.py``, docs/detector.md).
+    face_suit: bool = True
+    #: The face is asked only when the card's likeliest suit, by its indices, is under this:
+    #: sure reads are left alone, so that a face half covered by another card, or a court card
+    #: whose figure reads as a suit, cannot overturn a sure index. On training-deck tables 0.8-0.97
+    #: fixed about as many suits; asking every card (1.0) began to break right ones.
+    face_suit_below: float = 0.9
+    #: The face's exponent in the joint reading (index x face^weight, normalised). The face's
+    #: probabilities are a mean over its pips and come out modest (0.6-0.75 for a blurred right
+    #: suit) where the index is wrongly sure at 0.7: squared, the face wins those. On training-deck
+    #: tables 2 and 3 fixed the most (1.0: fewer) without breaking a right read at 0.9; 2 is the
+    #: more cautious.
+    face_weight: float = 2.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.conf <= 1 or not 0 < self.iou <= 1:
@@ -145,6 +162,9 @@ class DetectorSettings:
         if not 0 <= self.profile_weight <= 1 or self.profile_temperature <= 0:
             raise ValueError("profile_weight must be in [0, 1] and profile_temperature positive, got "
                              f"{self.profile_weight}, {self.profile_temperature}")
+        if not 0 < self.face_suit_below <= 1 or not self.face_weight > 0:
+            raise ValueError("face_suit_below must be in (0, 1] and face_weight above 0, got "
+                             f"{self.face_suit_below}, {self.face_weight}")
         if self.smaller_few < 0 or self.smaller_floor < 32 or self.smaller_above <= 0 or self.smaller_keep <= 0:
             raise ValueError("smaller needs smaller_few >= 0, smaller_floor >= 32 and smaller_above, smaller_keep > 0, "
                              f"got {self.smaller_few}, {self.smaller_floor}, {self.smaller_above}, {self.smaller_keep}")
