@@ -242,6 +242,25 @@ class Announce(Event):
 
 
 @dataclass(frozen=True)
+class Shown(Event):
+    """After the hand, a seat lays the cards it still holds face up (亮牌, the club habit of
+    showing hands): with the plays and the kitty they account for the whole deck. A later
+    ``Shown`` of the same seat is a fuller or corrected read and takes the earlier one's place."""
+
+    kind: ClassVar[str] = "shown"
+    _card_fields: ClassVar[tuple[str, ...]] = ("cards",)
+    seat: int
+    cards: tuple[Card, ...]
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat)
+        object.__setattr__(self, "cards", tuple(self.cards))
+        if not self.cards:
+            raise ValueError("cards shown need at least one card")
+
+
+@dataclass(frozen=True)
 class End(Event):
     """The referee closes the hand. ``abandoned``: no result (misdeal, table stopped)."""
 
@@ -278,7 +297,7 @@ class Correction(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
-    for cls in (Deal, Bid, Landlord, Kitty, Play, Pass, OpenHand, Concede, Escape, Penalty, Announce, End,
+    for cls in (Deal, Bid, Landlord, Kitty, Play, Pass, OpenHand, Concede, Escape, Penalty, Announce, Shown, End,
                 Correction)
 }
 

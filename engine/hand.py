@@ -51,6 +51,7 @@ from engine.events import (
     Pass,
     Penalty,
     Play,
+    Shown,
 )
 from engine.rules import RuleSet, get_rules
 from engine.trick import HandResult, PlayRecord, Trick
@@ -91,6 +92,8 @@ class Hand(HandChecks):
     abandoned: bool = False
     open_hand: bool = False
     penalties: list[Penalty] = field(default_factory=list)
+    #: Cards each seat laid face up after the hand (the latest ``Shown`` of the seat).
+    shown: dict[int, tuple[Card, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rules = get_rules(self.rules)
@@ -296,6 +299,8 @@ class Hand(HandChecks):
             self._play(event)
         elif isinstance(event, Announce):
             self.announced.add(event.seat)
+        elif isinstance(event, Shown):
+            self.shown[event.seat] = event.cards
         elif isinstance(event, Concede):
             self.conceded = event.seat
             self._finish()

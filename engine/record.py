@@ -23,6 +23,7 @@ from engine.hand import Hand
 from engine.match import HandRecord, Match
 from engine.rules import CLASSIC, PRESETS, RuleSet, get_rules
 from engine.scoring import settle
+from engine.showdown import deck_audit, starting_hands
 from engine.violations import HandViolation
 
 FORMAT = "ddz-table/record"
@@ -86,12 +87,29 @@ def _summary(hand: Hand) -> dict[str, Any]:
         elif e.kind == "pass":
             plays.append({"seat": e.seat, "pass": True, "time": e.time})  # type: ignore[attr-defined]
     settlement = settle(hand)
-    return {
+    summary = {
         "phase": hand.phase, "landlord": hand.landlord, "base": hand.base, "bids": bids,
         "kitty": None if hand.kitty is None else format_cards(hand.kitty), "plays": plays,
         "result": settlement.outcome, "multiplier": settlement.multiplier,
         "causes": [list(c) for c in settlement.causes], "points": list(settlement.points),
     }
+    summary.update(showdown_keys(hand))
+    return summary
+
+
+def showdown_keys(hand: Hand) -> dict[str, Any]:
+    """After the hand: ``shown`` (card text by seat) once any seat showed its cards, and
+    ``starting_hands`` (card text per seat, as dealt) with the deck ``audit`` once every seat
+    left holding cards has shown them (engine.showdown); nothing before."""
+    out: dict[str, Any] = {}
+    if hand.shown:
+        out["shown"] = {str(seat): format_cards(cards) for seat, cards in sorted(hand.shown.items())}
+    hands = starting_hands(hand)
+    audit = deck_audit(hand)
+    if hands is not None and audit is not None:
+        out["starting_hands"] = [format_cards(h) for h in hands]
+        out["audit"] = audit.to_dict()
+    return out
 
 
 def _head(kind: str, rules: RuleSet, players: tuple[str, ...]) -> dict[str, Any]:

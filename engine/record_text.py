@@ -26,10 +26,13 @@ from engine.events import (
     Pass,
     Penalty,
     Play,
+    Shown,
 )
 from engine.scoring import Settlement, settle
+from engine.showdown import deck_audit, starting_hands
 
 if TYPE_CHECKING:
+    from engine.hand import Hand
     from engine.match import Match
     from engine.record import RecordedHand
 
@@ -49,6 +52,8 @@ _WORDS = {
         "nth": "第 {} 手", "step": "一步", "pre_bid": "叫分", "pre_kitty": "底牌", "pre_landlord": "地主",
         "pre_deal": "发牌", "replace_play": "更正：{}出牌改为 {}", "replace": "更正：{}改为 {}",
         "insert": "补录：{} {}", "delete": "删除：{}（{}）", "undo": "撤销上一步（{}）", "undo_bare": "撤销上一步",
+        "shown": "亮牌", "starting": "起手牌", "audit": "查牌", "audit_ok": "整副牌无误",
+        "audit_missing": "缺 {}", "audit_extra": "多出 {}",
     },
     "en": {
         "title": "Dou Dizhu hand record", "rules": "Rules", "players": "Players", "seat": "seat {}",
@@ -68,6 +73,8 @@ _WORDS = {
         "pre_landlord": "the landlord", "pre_deal": "the deal", "replace_play": "correction: {} changed to {}",
         "replace": "correction: {} changed to {}", "insert": "added as {}: {}", "delete": "deleted {} ({})",
         "undo": "undid the last step ({})", "undo_bare": "undid the last step",
+        "shown": "shows", "starting": "starting hand", "audit": "Deck audit", "audit_ok": "every card accounted for",
+        "audit_missing": "missing {}", "audit_extra": "seen too often {}",
     },
 }
 
@@ -148,6 +155,8 @@ def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: s
         return f"{t}{w['landlord']}: {who} ({w['base']} {event.base})"
     if isinstance(event, Kitty):
         return f"{t}{w['kitty']}: {cards_text(event.cards, lang)}"
+    if isinstance(event, Shown):
+        return f"{t}{who}: {w['shown']} {cards_text(event.cards, lang)}"
     if isinstance(event, Deal):
         return f"{t}{w['deal']}"
     return f"{t}{event.kind}"
@@ -262,7 +271,21 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
         lines.append(f"{w['multiplier']}: {s.multiplier}")
     unit = f" ({w['chips']})" if s.unit == "chips" else ""
     lines.append(f"{w['points']}{unit}: {_signed(s.points, names)}")
+    lines += showdown_lines(hand, names, w, lang)
     return "\n".join(lines) + "\n"
+
+
+def showdown_lines(hand: Hand, names: tuple[str, ...], w: dict[str, str], lang: str) -> list[str]:
+    """Once every seat left holding cards has shown them: a starting-hand line per seat (the
+    landlord's as dealt, before the kitty) and the deck audit; nothing before."""
+    hands, audit = starting_hands(hand), deck_audit(hand)
+    if hands is None or audit is None:
+        return []
+    lines = [f"{w['starting']} {names[seat]}: {cards_text(cards, lang)}" for seat, cards in enumerate(hands)]
+    found = ([w["audit_missing"].format(cards_text(audit.missing, lang))] if audit.missing else []) + \
+        ([w["audit_extra"].format(cards_text(audit.extra, lang))] if audit.extra else [])
+    lines.append(f"{w['audit']}: " + ("; ".join(found) if found else w["audit_ok"]))
+    return lines
 
 
 def render_match(match: Match, lang: str = "zh", now: float | None = None) -> str:

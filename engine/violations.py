@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from engine.bidding import BidError
 from engine.cards import BJ, Card, format_cards
 from engine.combination import TYPES, Combination
-from engine.events import Bid, Deal, End, Escape, Event, Kitty, Landlord, OpenHand, Pass, Penalty, Play
+from engine.events import Bid, Deal, End, Escape, Event, Kitty, Landlord, OpenHand, Pass, Penalty, Play, Shown
 
 #: Every kind of fault the engine reports.
 KINDS: tuple[str, ...] = (
@@ -146,6 +146,9 @@ class HandChecks:
             return
         if self.phase == "not_started":
             raise self._fault("not_started", seat, event=event.kind)
+        if isinstance(event, Shown):
+            self._check_shown(event)
+            return
         if self.phase == "finished":
             if isinstance(event, End):
                 return
@@ -194,6 +197,16 @@ class HandChecks:
         if deal.hands is not None:
             everything = [c for h in deal.hands for c in h] + list(deal.kitty or ())
             self._check_duplicates(everything, Counter(), None)
+
+    def _check_shown(self, shown: Shown) -> None:
+        """Cards are shown once the hand was played out, by a seat that still holds some. Their
+        number is not checked here: a card short or too many is what the deck audit reports."""
+        if self.phase != "finished":
+            raise self._fault("wrong_phase", shown.seat, reason="hand_not_over")
+        if self.landlord is None or self.abandoned or self.redeal:
+            raise self._fault("wrong_phase", shown.seat, reason="hand_not_played")
+        if self.cards_left[shown.seat] == 0:
+            raise self._fault("wrong_phase", shown.seat, reason="no_cards_left")
 
     def _check_kitty(self, kitty: Kitty) -> None:
         size = self.rules.kitty_size  # type: ignore[union-attr]

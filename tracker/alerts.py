@@ -157,6 +157,12 @@ ALERTS: dict[str, AlertKind] = {
         "this deck reads unsure: {unsure} of the last {read} corner indices were in doubt, so it is "
         "probably a deck the detector has not learnt; enroll it (ddz-table enroll, see the referee "
         "guide) and it reads better", "notice"),
+    "deck_audit": AlertKind(
+        "查牌不符", "deck audit failed",
+        "查牌不符：缺少 {missing}，多出 {extra}（出过的牌加亮出的牌应是整副牌每张 {decks} 张）：请找找掉落的牌，"
+        "核对看错的牌或混进来的别副牌",
+        "deck audit: missing {missing}, seen too often {extra} (the cards played and shown should hold every "
+        "card {decks} time(s)): look for a dropped card, a misread or a card from another deck", "doubt"),
     "rejected_on_replay": AlertKind(
         "记录中的事件无效", "stored event refused",
         "记录中的事件 {at}（{event}）重放时无效：{reason}",
@@ -186,6 +192,9 @@ REASONS: dict[str, tuple[str, str]] = {
     "needs_deal": ("每一局须从发牌开始", "a hand starts with the deal"),
     "match_penalty_only": ("比赛本身只记罚分", "only penalties belong to the match itself (hand 0)"),
     "broke_rule": ("{cause}", "{cause}"),
+    "hand_not_over": ("本局还没打完，打完后才亮牌", "cards are shown only after the hand is over"),
+    "hand_not_played": ("本局没有打（重新发牌或作废），没有牌可亮", "the hand was not played out: no cards to show"),
+    "no_cards_left": ("{player} 已出完牌，没有剩余的牌", "{player} went out and has no cards left"),
 }
 
 #: Data fields that hold a seat (counted from 0) and show as a player.
@@ -248,12 +257,14 @@ def _fill(template: str, values: Mapping[str, str]) -> str | None:
 
 
 #: Card fields and the data field naming their combination type (``does_not_beat``'s).
-_PLAY_FIELDS = {"cards": "play_kind", "beaten": "beaten_kind", "suggestion": None}
+_PLAY_FIELDS = {"cards": "play_kind", "beaten": "beaten_kind", "suggestion": None, "missing": None, "extra": None}
 
 
 def card_words(text: str, lang: str, kind: str | None = None) -> str:
     """Card text as players read it (``3♠ 3♥``, 小王), after its type when known (对子 3♠ 3♥);
-    text that is not cards stays as it is."""
+    text that is not cards stays as it is; no cards at all show as a dash."""
+    if not text.strip():
+        return "—"
     try:
         shown = cards_text(parse_cards(text), lang)
     except ValueError:

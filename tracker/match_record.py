@@ -3,7 +3,9 @@
 ``match_record(state)`` is the engine's match record (``engine.record.dump``: readable back
 with ``engine.record.load``) whose hands also carry ``landlord``, ``bid``, ``actions``
 (``{"seat", "kind": "play"|"pass", "cards": [...]}`` in order) and ``result``
-(``{"winner": "landlord"|"farmers"|None, "multiplier", "points"}``).
+(``{"winner": "landlord"|"farmers"|None, "multiplier", "points"}``); after a hand whose losers
+showed their cards, also ``shown``, ``starting_hands`` and the deck ``audit``
+(``engine.record.showdown_keys``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from engine.events import Deal, Pass
 from engine.hand import Hand
-from engine.record import dump
+from engine.record import dump, showdown_keys
 from engine.scoring import settle
 
 
@@ -34,7 +36,7 @@ def hand_keys(hand: Hand) -> dict[str, Any]:
             "counts": None if deal is None else list(deal.counts),
             "kitty": None if hand.kitty is None else [str(c) for c in hand.kitty],
             "result": {"winner": winner, "multiplier": s.multiplier, "points": list(s.points),
-                       "outcome": s.outcome}}
+                       "outcome": s.outcome}, **showdown_keys(hand)}
 
 
 def match_record(state: Any, finished_only: bool = True) -> dict[str, Any]:

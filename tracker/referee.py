@@ -40,6 +40,13 @@ log (bids and corrections from the page arrive there), then:
   the hand never reached its end). The unfinished hand is closed as abandoned (no result, a
   ``hand_unfinished`` alert says why and the page can still correct it) and the new hand
   starts, so one missed play does not leave the rest of the match unread.
+- **Cards shown** (亮牌): after a hand played out, the seats left holding cards lay them face
+  up in their zones. Cards a seat that still holds cards lays in its zone then, before the
+  next deal, are a :class:`~engine.events.Shown` when they number within one of the cards it
+  has left (one dropped, or one too many); a seat that has shown too few may add the rest, up
+  to the number it has left. Anything else (or anything after a deal) is the next hand's play.
+  Once every such seat has shown, the deck is audited (``engine.showdown``): a card missing or
+  seen too often is a ``deck_audit`` alert.
 - **Announcing** (报单/报双): the camera cannot hear it, so a seat down to the preset's limit
   gets a ``not_announced`` reminder on the page (once per count) unless an ``Announce``
   event was entered.
@@ -63,8 +70,9 @@ from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
 from engine.classify import classify
-from engine.events import Bid, Correction, Deal, End, Event, Kitty, Landlord, OpenHand, Pass, Play
+from engine.events import Bid, Correction, Deal, End, Event, Kitty, Landlord, OpenHand, Pass, Play, Shown
 from engine.hand import Hand
+from engine.showdown import deck_audit, losers
 from engine.violations import Violation
 from tracker.records import Alert, Record
 from tracker.state import TableState
@@ -72,6 +80,20 @@ from tracker.store import EventStore
 
 #: A card read below this confidence may be the misread behind a refused play.
 LOW_CONFIDENCE = 0.9
+#: Cards laid after the hand are the seat's cards shown when they number within this many of
+#: the cards it has left (a dropped card, a card of another deck).
+SHOWN_SLACK = 1
+
+
+def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
+    """The ``deck_audit`` alert once every seat left holding cards has shown them and the cards
+    played and shown are not the deck (a card missing or seen too often); else ``None``."""
+    audit = None if hand is None else deck_audit(hand)
+    if audit is None or audit.ok:
+        return None
+    return Alert("deck_audit", time=time, data={
+        "missing": format_cards(audit.missing), "extra": format_cards(audit.extra),
+        "decks": hand.rules.decks})  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -176,6 +198,9 @@ class Referee:
         out: list[Record] = self._retry_held()
         self._held = None  # a later play is read: a held play not stored by now is the page's to fix
         if self._hand_over():
+            shown = self._shown(candidate)
+            if shown is not None:
+                return out + shown
             out += self.new_hand(candidate.time)
         hand = self.hand
         assert hand is not None
@@ -212,6 +237,8 @@ class Referee:
         whole = candidate.engine_cards()
         short = tuple(sorted(parse_cards(" ".join(before))))
         late = tuple((Counter(whole) - Counter(short)).elements())
+        if hand is not None and hand.finished and tuple(sorted(hand.shown.get(candidate.seat, ()))) == short:
+            return self._store_shown(Shown(candidate.seat, whole, time=candidate.time))  # the whole of it shown
         if self._refused == (candidate.seat, short, self.state.last_seq):
             return self.play(candidate)  # the short read was refused and nothing came after: read it whole
         last = hand.events[-1] if hand is not None and hand.events else None
@@ -247,7 +274,37 @@ class Referee:
             return [self._append(Alert("not_started", seat=seat, time=time))]
         return self._store_or_alert(OpenHand(seat, time=time), None)
 
+    def shown(self, seat: int, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
+        """A seat's cards shown after the hand (亮牌), however they were read: stored (then the
+        deck audit, once everyone has shown) or an alert when the rules refuse it."""
+        self.refresh()
+        if self.hand is None:
+            return [self._append(Alert("not_started", seat=seat, time=time))]
+        return self._store_shown(Shown(seat, tuple(parse_cards(" ".join(cards))), time=time))
+
     # ------------------------------------------------------------------ helpers
+    def _shown(self, candidate: PlayCandidate) -> list[Record] | None:
+        """Cards laid in a zone after the hand, before the next deal: the seat's cards shown
+        when it still holds cards and their number fits (see the module doc), else ``None``."""
+        hand = self.hand
+        if hand is None or candidate.seat not in losers(hand):
+            return None
+        left = hand.cards_left[candidate.seat]
+        before = hand.shown.get(candidate.seat, ())
+        cards = before + candidate.engine_cards()
+        fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK
+        if not fits:
+            return None
+        return self._store_shown(Shown(candidate.seat, cards, time=candidate.time))
+
+    def _store_shown(self, shown: Shown) -> list[Record]:
+        out = self._store_or_alert(shown, format_cards(shown.cards))
+        if out and out[-1] is shown:
+            alert = audit_alert(self.hand, shown.time)
+            if alert is not None:
+                out.append(self._append(alert))
+        return out
+
     def _flush_kitty(self) -> list[Record]:
         """The kitty read during bidding, stored once the landlord is known."""
         if self._pending_kitty is None or self.hand is None or self.hand.phase != "play":

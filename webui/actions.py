@@ -18,6 +18,7 @@ Actions and their fields (``match`` is optional everywhere: the latest match)::
     delete       index             undo      reason
     open_hand    seat (the landlord)           announce  seat (the one who owes it)
     concede      seat              escape    seat
+    shown        seat, cards       (after the hand: a seat's cards left, laid face up; 亮牌)
 
 ``index`` counts the hand's events from the deal (0), as the referee page lists them.
 
@@ -47,6 +48,7 @@ from engine.events import (
     Pass,
     Penalty,
     Play,
+    Shown,
 )
 from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS
@@ -54,6 +56,7 @@ from engine.rules import PRESETS, SCORING_FORMATS, get_rules
 from engine.violations import Violation
 from tracker.alerts import kind_name, seat_label, violation_text
 from tracker.records import MatchEnd
+from tracker.referee import audit_alert
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError
 from webui.fields import (
@@ -409,6 +412,18 @@ class RefereeDesk:
         mid = self.match_id(fields)
         return self._hand_event(mid, Concede(self._seat(fields, mid), time=time.time()), source)
 
+    def shown(self, fields: dict[str, Any], source: str) -> int:
+        """A seat's cards left, laid face up after the hand (亮牌); once every seat left holding
+        cards has shown them, a deck that does not add up is stored as a ``deck_audit`` alert."""
+        mid = self.match_id(fields)
+        self._current_hand(mid)
+        seq = self._hand_event(mid, Shown(self._seat(fields, mid), cards_field(fields), time=time.time()), source)
+        state = self.state(mid)
+        alert = audit_alert(state.hand, time.time())
+        if alert is not None:
+            self._append(mid, state.hand_number, alert, source)
+        return seq
+
     def abandon(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
         reason = text_field(fields, "reason", required=False)
@@ -421,4 +436,5 @@ ACTIONS: dict[str, Callable[[RefereeDesk, dict[str, Any], str], int]] = {
     "play": RefereeDesk.play, "pass": RefereeDesk.mark_pass, "correct": RefereeDesk.correct, "insert": RefereeDesk.insert,
     "delete": RefereeDesk.delete, "undo": RefereeDesk.undo, "open_hand": RefereeDesk.open_hand, "announce": RefereeDesk.announce,
     "concede": RefereeDesk.concede, "escape": RefereeDesk.escape, "abandon": RefereeDesk.abandon,
+    "shown": RefereeDesk.shown,
 }

@@ -134,6 +134,9 @@ _ZH: dict[str, str] = {
     "ph_four_two_single": "四个 {r} 带二", "ph_four_two_pair": "四个 {r} 带两对", "ph_straight": "顺子 {r}–{h}",
     "ph_pair_straight": "连对 {r}–{h}", "ph_airplane": "飞机 {r}–{h}", "ph_airplane_single": "飞机带单 {r}–{h}",
     "ph_airplane_pair": "飞机带对 {r}–{h}", "rank_BJ": "小王", "rank_RJ": "大王",
+    # after the hand: cards shown (亮牌) and the deck audit
+    "shown": "亮牌", "ev_shown": "{name} 亮牌", "done_shown": "已记录亮牌", "shown_cards": "亮牌（剩余的牌）",
+    "show_hands": "请输家把剩余的牌正面朝上摆在自己区域",
 }
 
 _EN: dict[str, str] = {
@@ -265,6 +268,9 @@ _EN: dict[str, str] = {
     "ph_straight": "straight {r}–{h}", "ph_pair_straight": "pair chain {r}–{h}", "ph_airplane": "airplane {r}–{h}",
     "ph_airplane_single": "airplane {r}–{h} + singles", "ph_airplane_pair": "airplane {r}–{h} + pairs",
     "rank_BJ": "small joker", "rank_RJ": "big joker",
+    # after the hand: cards shown (亮牌) and the deck audit
+    "shown": "cards shown", "ev_shown": "{name} shows cards", "done_shown": "Cards shown recorded",
+    "shown_cards": "Cards shown (cards left)", "show_hands": "losers: lay your remaining cards face up in your zone",
 }
 
 WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}

@@ -102,10 +102,12 @@ def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
     """What the live page says about the hand in play, in ``language``: ``stakes`` (the
     landlord's own points if he wins or loses now, then each farmer's), ``to_beat`` (whose
     play the seat to act must beat), ``turn`` (who acts), ``bids`` (the bidding so far),
-    ``penalties`` (given during the hand: who, how many points, why) and ``ended_by`` (who
-    conceded or escaped). Empty text where there is nothing to say."""
+    ``penalties`` (given during the hand: who, how many points, why), ``ended_by`` (who
+    conceded or escaped) and ``show_hands`` (a hand played out: the seats still holding cards
+    are asked to lay them face up, for the deck audit). Empty text where there is nothing to say."""
     match, hand = view.get("match"), view.get("hand")
-    lines: dict[str, Any] = {"stakes": "", "to_beat": "", "turn": "", "bids": "", "penalties": [], "ended_by": ""}
+    lines: dict[str, Any] = {"stakes": "", "to_beat": "", "turn": "", "bids": "", "penalties": [], "ended_by": "",
+                             "show_hands": ""}
     if not match or not hand:
         return lines
     players = match["players"]
@@ -137,6 +139,9 @@ def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
         lines["ended_by"] = t("conceded_by", who=players[hand["conceded"]])
     elif hand.get("escaped") is not None:
         lines["ended_by"] = t("escaped_by", who=players[hand["escaped"]])
+    if hand["phase"] == "finished" and not hand.get("void") and hand.get("landlord") is not None \
+            and any(seat.get("cards_left") and not seat.get("shown") for seat in hand.get("seats", [])):
+        lines["show_hands"] = t("show_hands")
     return lines
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from engine.events import Bid, Kitty, Landlord, Play
+from engine.events import Bid, Kitty, Landlord, Play, Shown
 from engine.rules import PRESETS, SCORING_FORMATS
 from tracker.alerts import judge_text
 from webui.actions import ACTIONS, ActionError, event_words
@@ -81,7 +81,7 @@ def _timeline(view_state, language: str) -> list[dict]:
                "corrected": i in fixed}
         if isinstance(event, Play) and i in by_index:
             row.update(cards=" ".join(str(c) for c in by_index[i].cards), type=by_index[i].reading.type)
-        elif isinstance(event, Kitty):
+        elif isinstance(event, Kitty | Shown):
             row["cards"] = " ".join(str(c) for c in event.cards)
         elif isinstance(event, Bid):
             row["value"] = str(event.value) if event.action == "bid" else event.action

@@ -170,6 +170,7 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
         seat["last"] = last[s]
         seat["turn"] = hand.turn == s or to_bid == s
         seat["announced"] = s in hand.announced
+        seat["shown"] = s in hand.shown  # cards left laid face up after the hand (亮牌)
     return block
 
 

@@ -28,6 +28,7 @@ from engine.events import (
     Pass,
     Penalty,
     Play,
+    Shown,
     event_from_dict,
 )
 from engine.match import HandRecord, Match
@@ -47,7 +48,8 @@ EVERY_EVENT = [
     Deal(counts=(1, 2, 1), first_bidder=2, hands=(C("3s"), C("4s 4h"), C("BJ")), kitty=C("5s 6s 7s"), time=0.0),
     Bid(1, "bid", 2, time=3.5), Bid(2, "pass"), Bid(0, "call"), Bid(0, "grab"), Landlord(1, 3), Kitty(C("RJ 2s 2h")),
     Play(0, C("10h Qs"), time=12.25), Pass(1), OpenHand(1), Concede(2), Escape(0), Penalty(1, 2, "dropped card"),
-    Penalty(0, 0, "hid cards", disqualify=True), Announce(2), End(abandoned=True, reason="lights out"),
+    Penalty(0, 0, "hid cards", disqualify=True), Announce(2), Shown(2, C("3h BJ"), time=60.0),
+    End(abandoned=True, reason="lights out"),
     Correction("replace", 4, Play(2, C("3c"))), Correction("undo"), Correction("delete", 0),
 ]
 

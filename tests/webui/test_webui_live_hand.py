@@ -147,7 +147,7 @@ def test_ending_the_match_mid_hand_says_so_and_leaves_nobody_to_play(referee, st
 
 def test_hand_lines_are_empty_without_a_match():
     assert hand_lines({"match": None, "hand": None}, "zh") == {
-        "stakes": "", "to_beat": "", "turn": "", "bids": "", "penalties": [], "ended_by": ""}
+        "stakes": "", "to_beat": "", "turn": "", "bids": "", "penalties": [], "ended_by": "", "show_hands": ""}
 
 
 @pytest.mark.browser

@@ -1,0 +1,187 @@
+"""After the hand: the losers' cards laid face up are recorded as shown (亮牌), not as the next
+hand's plays; every seat's starting hand is rebuilt from them, and the deck is audited."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.cards import Card, format_cards, full_deck, parse_cards
+from engine.events import Deal, Kitty, Landlord, Pass, Play
+from engine.record import load
+from engine.record_text import cards_text
+from engine.rules import get_rules
+from engine.showdown import deck_audit, starting_hands
+from tracker.match_record import match_record
+from tracker.records import Alert
+from tracker.referee import PlayCandidate, Referee
+from tracker.state import TableState
+from tracker.store import EventStore
+
+
+@pytest.fixture
+def store():
+    s = EventStore(":memory:")
+    yield s
+    s.close()
+
+
+def kinds(records):
+    return [r.alert if isinstance(r, Alert) else r.kind for r in records]
+
+
+def text(cards):
+    return tuple(str(c) for c in cards)
+
+
+def deal(rules, seed=1):
+    """A shuffled deal: one hand per seat and the kitty."""
+    cards = full_deck(rules.decks)
+    random.Random(seed).shuffle(cards)
+    n = rules.hand_size
+    hands = [sorted(cards[i * n:(i + 1) * n]) for i in range(rules.players)]
+    return hands, sorted(cards[rules.players * n:])
+
+
+def play_out(store, preset="classic", landlord=0, seed=1):
+    """A camera-refereed hand: the kitty is read, the landlord leads one card at a time while
+    the others pass (inferred), until it goes out. Returns the referee, the deal and the kitty."""
+    rules = get_rules(preset)
+    players = tuple("ABCD"[:rules.players])
+    ref = Referee(store, store.create_match(players, preset), remind_announce=False)
+    hands, kitty = deal(rules, seed)
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(landlord), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    for i, card in enumerate(hands[landlord] + kitty):
+        assert kinds(ref.play(PlayCandidate(landlord, (str(card),), time=2.0 + i)))[-1] == "play"
+    assert ref.hand.finished and ref.hand.out_seat == landlord
+    return ref, hands, kitty
+
+
+def show(ref, seat, cards, t=100.0):
+    return ref.play(PlayCandidate(seat, text(cards), time=t))
+
+
+def test_losers_cards_are_shown_and_the_deal_is_rebuilt(store):
+    ref, hands, kitty = play_out(store)
+    assert kinds(show(ref, 1, hands[1])) == ["shown"]
+    assert ref.hand.shown[1] == tuple(hands[1]) and starting_hands(ref.hand) is None  # seat 2 still to show
+    assert kinds(show(ref, 2, hands[2])) == ["shown"]  # no audit alert: the deck adds up
+    assert ref.state.hand_number == 1 and ref.hand.finished
+    assert [list(h) for h in starting_hands(ref.hand)] == hands
+    assert deck_audit(ref.hand).ok
+    data = match_record(ref.state)
+    entry = data["hands"][0]
+    assert entry["starting_hands"] == [format_cards(h) for h in hands]
+    assert entry["audit"] == {"ok": True, "missing": [], "extra": []}
+    assert entry["shown"] == {"1": format_cards(hands[1]), "2": format_cards(hands[2])}
+    assert [e["kind"] for e in entry["events"]][-2:] == ["shown", "shown"]
+    again = load(data)  # the record reads back with its shown events
+    assert again.hands[0].hand(again.rules).shown == ref.hand.shown
+
+
+def test_a_dropped_card_is_a_deck_audit_alert_naming_it(store):
+    ref, hands, _ = play_out(store)
+    dropped = hands[2][5]
+    show(ref, 1, hands[1])
+    out = show(ref, 2, [c for c in hands[2] if c != dropped])
+    assert kinds(out) == ["shown", "deck_audit"]
+    alert = out[-1]
+    assert alert.fields["missing"] == str(dropped) and alert.fields["extra"] == ""
+    zh, en = alert.text("zh"), alert.text("en")
+    assert f"缺少 {cards_text([dropped])}" in zh and f"missing {cards_text([dropped])}" in en
+    assert match_record(ref.state)["hands"][0]["audit"] == {"ok": False, "missing": [str(dropped)], "extra": []}
+
+
+def test_a_card_seen_twice_is_a_deck_audit_alert(store):
+    ref, hands, kitty = play_out(store)
+    played = hands[0][0]  # the landlord played it; a farmer's card misread as it
+    misread = hands[1][3]
+    show(ref, 1, [played if c == misread else c for c in hands[1]])
+    out = show(ref, 2, hands[2])
+    assert kinds(out) == ["shown", "deck_audit"]
+    assert out[-1].fields == {"missing": str(misread), "extra": str(played), "decks": 1}
+    assert f"seen too often {cards_text([played])}" in out[-1].text("en")
+
+
+def test_a_card_of_another_deck_among_the_cards_shown_is_seen_too_often(store):
+    ref, hands, _ = play_out(store)
+    show(ref, 1, hands[1] + [hands[2][0]])  # one more than it holds: within the slack
+    out = show(ref, 2, hands[2])
+    assert kinds(out) == ["shown", "deck_audit"] and out[-1].fields["extra"] == str(hands[2][0])
+
+
+def test_cards_laid_in_two_goes_make_one_show(store):
+    ref, hands, _ = play_out(store)
+    assert kinds(show(ref, 1, hands[1][:16])) == ["shown"]  # one short: within the slack
+    assert kinds(show(ref, 1, hands[1][16:])) == ["shown"]  # the rest: the show completed
+    assert ref.hand.shown[1] == tuple(hands[1])
+
+
+def test_the_next_hands_first_play_is_not_taken_as_cards_shown(store):
+    ref, hands, _ = play_out(store)
+    show(ref, 1, hands[1])
+    show(ref, 2, hands[2])
+    # after a deal (the next kitty read) every play is the new hand's
+    new_hands, new_kitty = deal(get_rules("classic"), seed=2)
+    assert kinds(ref.kitty(text(new_kitty), time=200.0)) == ["deal"]
+    assert kinds(ref.play(PlayCandidate(1, text(new_hands[1][:1]), time=201.0))) == ["landlord", "kitty", "play"]
+    assert ref.state.hand_number == 2 and ref.hand.shown == {}
+
+
+def test_without_a_deal_a_play_that_does_not_fit_the_cards_left_starts_the_next_hand(store):
+    ref, hands, _ = play_out(store)
+    show(ref, 1, hands[1])
+    # seat 1 has shown all its cards: one more card is the next hand's lead
+    assert kinds(ref.play(PlayCandidate(1, ("3s",), time=300.0))) == ["deal", "landlord", "play"]
+    assert ref.state.hand_number == 2
+    first = ref.state.hand_of(1)
+    assert set(first.shown) == {1}  # seat 2 never showed: no audit, no starting hands
+    assert starting_hands(first) is None and deck_audit(first) is None
+
+
+def test_a_small_play_of_a_seat_yet_to_show_is_the_next_hand(store):
+    ref, _, _ = play_out(store)
+    assert kinds(ref.play(PlayCandidate(2, ("4h", "4d"), time=300.0))) == ["deal", "landlord", "play"]
+    assert ref.state.hand_of(1).shown == {}
+
+
+def test_the_winner_has_nothing_to_show_and_cards_before_the_end_are_plays(store):
+    ref, _, _ = play_out(store)
+    out = ref.shown(0, ["3s"], time=300.0)
+    assert kinds(out) == ["wrong_phase"] and "出完" in out[0].text("zh")
+    ref2 = Referee(store, store.create_match(("A", "B", "C")))
+    ref2.play(PlayCandidate(0, ("5s",)))
+    assert kinds(ref2.shown(1, ["3s"])) == ["wrong_phase"]
+
+
+def test_a_store_written_before_shown_cards_loads_and_has_no_audit(store):
+    mid = store.create_match(("A", "B", "C"))
+    events = [Deal(counts=(0, 17, 17)), Landlord(0), Kitty(tuple(parse_cards("3s 4s 5s")))]
+    for e in events:
+        store.append(mid, 1, e, source="camera")
+    for card in ("3s", "4s", "5s"):
+        store.append(mid, 1, Play(0, (Card.parse(card),)), source="camera")
+        if card != "5s":
+            store.append(mid, 1, Pass(1), source="camera")
+            store.append(mid, 1, Pass(2), source="camera")
+    state = TableState.load(store, mid)
+    assert state.hand.finished and not state.alerts
+    entry = match_record(state)["hands"][0]
+    assert "starting_hands" not in entry and "audit" not in entry
+
+
+def test_four_players_two_decks_count_two_copies(store):
+    ref, hands, kitty = play_out(store, "four", landlord=1, seed=3)
+    for seat in (0, 2):
+        assert kinds(show(ref, seat, hands[seat])) == ["shown"]
+    gone = hands[3][0]
+    out = show(ref, 3, hands[3][1:])
+    assert kinds(out) == ["shown", "deck_audit"]
+    assert out[-1].fields == {"missing": str(gone), "extra": "", "decks": 2}  # one copy of two missing
+    fixed = ref.shown(3, text(hands[3]), time=400.0)  # the referee enters seat 4's cards in full
+    assert kinds(fixed) == ["shown"]
+    assert deck_audit(ref.hand).ok and [list(h) for h in starting_hands(ref.hand)] == hands
+    assert "2 副" not in out[-1].text("zh") and "每张 2 张" in out[-1].text("zh")
