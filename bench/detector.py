@@ -626,6 +626,8 @@ def profile(args) -> None:
             result = enroll_folder(tmp, name, plain)
             enroll_seconds.append(time.process_time() - start)
         deck_profile = result.profile
+        if args.save:
+            print(f"# {name}: profile saved to {deck_profile.save(Path(args.save) / f'{name}.npz')}", flush=True)
         withp = CardDetector(args.finder, args.reader, threads=args.threads, profile=deck_profile)
         scene_rng = np.random.default_rng([args.seed + 1, d])
         tallies = {label: (Tally(), ReadTally()) for label in totals}
@@ -738,6 +740,7 @@ def main() -> None:
     p.add_argument("--reader", default=str(DEFAULT_READER))
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--scenes", type=int, default=40, help="tables read per held-out deck")
+    p.add_argument("--save", metavar="DIR", help="also write each deck's profile as DIR/NAME.npz (for bench/tracker.py --deck)")
     p.add_argument("--seed", type=int, default=0, help="seeds the layouts (the tables: seed + 1)")
     p.add_argument("--imgsz", type=int, default=640, help="rendered table size, px")
     p.add_argument("--index-px", nargs=2, type=float, default=list(INDEX_PX), metavar=("MIN", "MAX"),

@@ -93,7 +93,8 @@ def report(name: str, comparison: Comparison, frames: int, seconds: float) -> di
     return out
 
 
-def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True) -> dict:
+def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
+              deck: str | None = None) -> dict:
     data = json.loads((folder / "truth.json").read_text())
     truth = played(data["hands"])
     referee_bids = referee_bids and not data.get("simulate", {}).get("tokens", False)
@@ -104,7 +105,13 @@ def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     ends = [max(a["time"] for a in h["actions"] if a.get("time") is not None) for h in truth]
     starts = [0.0] + [e + 0.5 for e in ends[:-1]]
     enter = Entering(store, mid, truth, starts, bids=referee_bids)
-    detector = build_detector("sim.toy:ToyDetector" if detector_spec == "toy" else detector_spec, backend)
+    profile = None
+    if deck:
+        from vision.profile import DeckProfile
+
+        profile = DeckProfile.load(deck)
+    detector = build_detector("sim.toy:ToyDetector" if detector_spec == "toy" else detector_spec, backend,
+                              profile=profile)
     pipeline = Pipeline(None, cal, detector, store, mid)
     video = next((p for p in (folder / "video.mp4", folder / "video.avi") if p.is_file()), folder / "video.mp4")
     source = OpenCVSource(str(video))
@@ -117,7 +124,8 @@ def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool
         frames += 1
     read = played(match_record(TableState.load(store, mid), finished_only=False)["hands"])
     comparison = compare_hands(truth, read)
-    return report(str(folder) + ("" if referee_bids else " (bids from tokens)"), comparison, frames, busy)
+    label = str(folder) + ("" if referee_bids else " (bids from tokens)") + (f" (deck profile {deck})" if deck else "")
+    return report(label, comparison, frames, busy)
 
 
 def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
@@ -186,13 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--style", default="cards", help="simulate style for --render: cards or toy")
     parser.add_argument("--no-referee-bids", action="store_true",
                         help="--sim: enter only the deals; the bids come from the tokens on film (simulate --tokens)")
+    parser.add_argument("--deck", metavar="PROFILE", help="a deck profile file the ONNX detector reads with")
     parser.add_argument("--detector", default="onnx")
     parser.add_argument("--backend", default="onnx")
     args = parser.parse_args(argv)
     if not args.sim and not args.toy and not args.render:
         parser.error("give --sim FOLDER..., --toy N or --render N")
     for folder in args.sim:
-        bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids)
+        bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids, deck=args.deck)
     w, h = (int(v) for v in args.size.lower().split("x"))
     if args.toy:
         bench_toy(args.toy, (w, h), args.seed)
