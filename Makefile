@@ -10,7 +10,7 @@ TRAIN := $(VENV)/.installed-train
 SYSDEPS := $(VENV)/.installed-system
 DEMODEPS := $(VENV)/.installed-demo-system
 
-.PHONY: demo test test-fast lint venv train-env system-deps bench-engine clean
+.PHONY: demo test test-fast lint venv train-env system-deps bench-engine pi-check clean
 
 $(DEV): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -64,6 +64,12 @@ test-fast: $(DEV)
 		--ignore=tests/webui/test_webui_browser.py \
 		tests/engine tests/tracker tests/webui tests/box tests/cli tests/test_layers.py \
 		$(FAST_SIM) $(FAST_VISION)
+
+# The Pi box on arm64 (deploy/raspberrypi/README.md, "The arm64 check"): a Debian arm64 root under
+# qemu, the installer, the service and the detector checked against this PC. Root; 1-2 hours the
+# first time; not part of `make test`. It films its test game with the card art (demo packages).
+pi-check: $(DEV) $(DEMODEPS)
+	deploy/raspberrypi/pi-check.sh
 
 # The engine benchmark compares against rlcard and douzero, kept out of the project venv.
 BENCHVENV ?= /tmp/ddz-benchvenv

@@ -74,9 +74,11 @@ def _nonempty(value: str) -> str | None:
 
 
 def _deck(value: str) -> str | None:
+    if value == "":  # before the import: the installer renders a config before OpenCV is there
+        return None
     from vision.profile import NAME_PATTERN
 
-    if value == "" or NAME_PATTERN.fullmatch(value) or value.endswith(".npz"):
+    if NAME_PATTERN.fullmatch(value) or value.endswith(".npz"):
         return None
     return 'must be a deck name from `ddz-table enroll --list` (like "club"), a .npz file, or ""'
 

@@ -85,12 +85,18 @@ if [[ -z "$PREFIX" && $DRY == 0 && $(id -u) != 0 ]]; then
     exit 1
 fi
 
-# The config tool runs from the source tree, so it works before (and without) the venv.
+# The config tool runs from the source tree, so it works before (and without) the venv: only
+# the `config` command is loaded (the whole CLI imports OpenCV, not there on a fresh Pi).
 VENV_PY="$R$APP_DIR/venv/bin/python"
 config_tool() {
     local py=$PY
     if [[ -x "$VENV_PY" ]]; then py=$VENV_PY; fi
-    PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$py" -m cli config "$@"
+    PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$py" -c 'import argparse, sys
+from cli import config
+parser = argparse.ArgumentParser(prog="ddz-table")
+config.register(parser.add_subparsers(dest="command", required=True))
+args = parser.parse_args(["config", *sys.argv[1:]])
+sys.exit(args.func(args))' "$@"
 }
 # A new config is rendered (and checked) before anything changes: a bad --seats stops here.
 pin=$("$PY" -c 'import secrets; print(f"{secrets.randbelow(10**6):06d}")')
