@@ -100,7 +100,7 @@ def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     referee_bids = referee_bids and not data.get("simulate", {}).get("tokens", False)
     cal = Calibration.load(folder / "calibration.json")
     store = EventStore(":memory:")
-    mid = store.create_match(tuple(f"P{i}" for i in range(cal.layout.seats)))
+    mid = store.create_match(tuple(f"P{i}" for i in range(cal.layout.seats)), data.get("preset", "classic"))
     # each hand is entered once the one before is over (the first at once)
     ends = [max(a["time"] for a in h["actions"] if a.get("time") is not None) for h in truth]
     starts = [0.0] + [e + 0.5 for e in ends[:-1]]

@@ -26,7 +26,9 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
 - **Sweep**: when the zone stays empty for ``settle`` seconds the trick was cleared away;
   the committed cards are forgotten so the next play starts from nothing.
 - A card already played from this zone in this hand is never a new play again (it was only
-  uncovered, or the camera lost and found it), up to the number of decks in play.
+  uncovered, or the camera lost and found it), up to the number of decks in play. With two
+  decks a second copy may come; a card found again where a played copy of it lay (since the
+  zone was last swept) is still that copy, not the second.
 - **Doubles**: a play that holds one id at more places than the decks hold it keeps it once;
   the other places go with the play as ``doubles`` (with their other reads), for the referee
   to try when the play as read is refused (:class:`~tracker.referee.PlayCandidate`).
@@ -141,6 +143,9 @@ class ZoneTracker:
     motion_since_commit: bool = True
     _layout: frozenset = field(default_factory=frozenset)
     _last: Settled | None = None  # the zone's last commit, while no hand has been over the zone
+    #: Where this zone's committed cards lay since it was last swept: (card, place), the place
+    #: ``None`` for cards the store says were played before a restart (where is not known).
+    _placed: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not 1 <= self.k <= self.n:
@@ -169,11 +174,13 @@ class ZoneTracker:
         self.played = Counter(played)
         self.motion_since_commit = under_way
         self._last = None
+        self._placed = [(card, None) for card in self.played.elements()]
 
     def new_hand(self) -> None:
         """A new hand: cards played in the last one may come again (a fresh deal)."""
         self.played.clear()
         self._last = None
+        self._placed = []
 
     def update(self, time: float, seen: list[Seen], motion: bool | None = None) -> Settled | None:
         """One frame. ``motion``: a hand is over the zone (``None``: no motion signal)."""
@@ -196,9 +203,12 @@ class ZoneTracker:
             self.changed_at = time
         if self.changed_at is None or time - self.changed_at < self.settle:
             return None
+        if not present:
+            self._placed = []  # swept: nothing played before lies here any more
         fresh = [s for s in present if not s.committed]
         if not fresh:
             return None
+        lost = self._lost_places(present)
         for slot in fresh:
             slot.committed = True
         late = motion is not None and not self.motion_since_commit
@@ -208,6 +218,8 @@ class ZoneTracker:
         budget = Counter({c: self.decks - self.played[c] for c in {s.card for s in fresh}})
         # Of one id's places, the steadiest and surest read is the card; the rest are doubles.
         for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.seen.confidence)):
+            if self._found_again(slot, lost):
+                continue  # a played card uncovered or read again where it lay
             if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)
@@ -217,6 +229,7 @@ class ZoneTracker:
         if not new:
             return None
         self.played += Counter(s.card for s in new)
+        self._placed += [(s.card, s.center) for s in new]
         self.motion_since_commit = False
         settled = self._settled(new, time, doubles)
         if late:  # the zone's last play, completed (_last is set: see above)
@@ -228,6 +241,31 @@ class ZoneTracker:
         return settled
 
     # ------------------------------------------------------------------ helpers
+    def _lost_places(self, present: list[_Slot]) -> list:
+        """The places of committed cards no committed slot accounts for now (covered, or read
+        as a fresh slot again)."""
+        held = [s for s in present if s.committed]
+        lost = []
+        for card, place in self._placed:
+            match = next((s for s in held if s.card == card and (place is None or s.center is None
+                          or _gap(s.center, place) <= 2 * self.radius)), None)
+            if match is None:
+                lost.append((card, place))
+            else:
+                held.remove(match)
+        return lost
+
+    def _found_again(self, slot: _Slot, lost: list) -> bool:
+        """``slot`` is a played card found again: one of ``lost`` (taken from it) is its card
+        at its place. Only with more than one deck: with one, ``played`` already says so."""
+        if self.decks == 1 or not self.played[slot.card]:
+            return False
+        for i, (card, place) in enumerate(lost):
+            if card == slot.card and (place is None or slot.center is None or _gap(slot.center, place) <= 2 * self.radius):
+                del lost[i]
+                return True
+        return False
+
     def _vote(self, seen: list[Seen]) -> None:
         taken: set[int] = set()
         votes: dict[int, Seen] = {}
@@ -274,9 +312,12 @@ def _alternatives(slot: _Slot) -> tuple[tuple[str, float], ...]:
     return voted + tuple(a for a in slot.seen.alternatives if a[0] not in alt_ids and a[0] != card)
 
 
+def _gap(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5
+
+
 def _distance(slot: _Slot, seen: Seen) -> float | None:
     """How far a read is from a slot; reads without positions match slots of their own card."""
     if slot.center is None or seen.center is None:
         return 0.0 if seen.card in slot.latest else None
-    dx, dy = slot.center[0] - seen.center[0], slot.center[1] - seen.center[1]
-    return (dx * dx + dy * dy) ** 0.5
+    return _gap(slot.center, seen.center)

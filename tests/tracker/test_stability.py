@@ -236,3 +236,22 @@ def test_a_card_read_now_at_one_corner_now_at_both_still_settles():
         frames.append(([card("BJ", 40, y=150), card("RJ", x, conf=0.2)], False))
     out, _ = run(zone, frames)
     assert [sorted(s.cards) for _, s in out] == [["BJ", "RJ"]]
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_a_played_card_lost_and_found_at_its_place_is_no_new_play(decks):
+    # The 4d is played, then covered by the next play for a while, then seen again where it
+    # lay: with two decks a second 4d exists, but not at the place of the first.
+    zone = ZoneTracker(seat=0, decks=decks)
+    out, t = run(zone, hand_over() + still([card("4d", 20)], 1.5))
+    assert out[0][1].cards == ("4d",)
+    out, _ = run(zone, hand_over() + still([card("5h", 24)], 1.5) + still([card("5h", 24), card("4d", 20)], 1.5),
+                 start=t)
+    assert [s.cards for _, s in out] == [("5h",)]
+
+
+def test_two_decks_a_second_copy_put_down_elsewhere_is_a_play():
+    zone = ZoneTracker(seat=0, decks=2)
+    out, t = run(zone, hand_over() + still([card("4d", 20)], 1.5))
+    out, _ = run(zone, hand_over() + still([card("4d", 20), card("4d", 90)], 1.5), start=t)
+    assert [s.cards for _, s in out] == [("4d",)]
