@@ -122,6 +122,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "data": {
         "dir": Key((str,), "/var/lib/ddz-table", _nonempty, path=True),
     },
+    "club": {  # replication to a club server (ddz-table club); url "": none
+        "url": Key((str,), "", lambda v: None if v == "" or v.startswith(("http://", "https://")) else
+                   'must be the club server\'s address, like "http://192.168.1.10:8080", or ""'),
+        "table": Key((int,), 0, lambda v: None if 0 <= v <= 9999 else "must be this table's number (1 to 9999)"),
+        "key": Key((str,), ""),
+    },
     "model": {
         "dir": Key((str,), "", None, path=True),  # "": the models folder beside the code
         "backend": Key((str,), "auto", _one_of(*BACKEND_CHOICES)),
@@ -155,6 +161,9 @@ class Config:
     model_dir: str = ""
     backend: str = "auto"
     deck: str = ""
+    club_url: str = ""
+    club_table: int = 0
+    club_key: str = ""
     path: str = "config.toml"
 
     @property
@@ -219,7 +228,8 @@ _FIELD = {("table", k): k for k in SCHEMA["table"]} | {
     ("camera", "view"): "camera_view", ("camera", "height_mm"): "height_mm",
     ("camera", "mains_hz"): "mains_hz", ("site", "host"): "host", ("site", "port"): "port",
     ("data", "dir"): "data_dir", ("model", "dir"): "model_dir", ("model", "backend"): "backend",
-    ("model", "deck"): "deck",
+    ("model", "deck"): "deck", ("club", "url"): "club_url", ("club", "table"): "club_table",
+    ("club", "key"): "club_key",
 }
 
 
@@ -292,6 +302,8 @@ def _check_together(config: Config, where: Callable[..., str]) -> None:
     if rules.players != config.seats:
         raise ConfigError(f"{where('table', 'preset')}: table.preset = {config.preset!r} is for {rules.players} "
                           f"players but table.seats = {config.seats}; use preset \"four\" for 4 seats")
+    if config.club_url and not config.club_table:
+        raise ConfigError(f"{where('club', 'url')}: club.url is set: give club.table, this table's number")
     if config.players and len(config.players) != config.seats:
         raise ConfigError(f"{where('table', 'players')}: table.players names {len(config.players)} players; "
                           f"table.seats = {config.seats}")
@@ -386,6 +398,8 @@ def render_config(**values: Any) -> str:
     if isinstance(fields["source"], str) and fields["source"].isdigit():
         fields["source"] = int(fields["source"])
     fields["view"] = fields.pop("camera_view")
+    for name in ("club_url", "club_table", "club_key"):  # an optional [club] section, not in the template
+        fields.pop(name)
     text = TEMPLATE.format(**{k: _toml(v) for k, v in fields.items()})
     parse_config(text, "rendered config")
     return text

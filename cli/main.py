@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "cli.site",
     "cli.doctor",
     "cli.config",
+    "cli.club",
 )
 
 

@@ -21,7 +21,7 @@ from tracker.paths import default_db
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     mat = subparsers.add_parser("mat", help="draw the printable table mat / 生成桌垫")
-    mat.add_argument("--seats", type=int, choices=(2, 3, 4), default=3)
+    mat.add_argument("--seats", type=int, choices=(2, 3, 4, 5), default=3)
     mat.add_argument("--size", choices=("A3", "A2", "A1"), default="A2", help="paper size (landscape)")
     mat.add_argument("--dpi", type=int, default=200, help="print resolution (default 200)")
     mat.add_argument("--out", default="mat.pdf", help="mat.pdf or mat.png")
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     where = cal.add_mutually_exclusive_group(required=True)
     where.add_argument("--image", help="a photo from the camera")
     where.add_argument("--source", help="camera, stream or file to take a frame from")
-    cal.add_argument("--seats", type=int, choices=(2, 3, 4), default=3)
+    cal.add_argument("--seats", type=int, choices=(2, 3, 4, 5), default=3)
     cal.add_argument("--size", choices=("A3", "A2", "A1"), default="A2")
     cal.add_argument("--pile", action="store_true", help="the mat was printed with --pile")
     cal.add_argument("--corners", help="no markers: the mat's corners in pixels, 'x,y x,y x,y x,y' "
@@ -69,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--backend", help="detector backend: onnx (default), openvino, ncnn")
     run.add_argument("--models", help="folder with finder.onnx and reader.onnx (default: the shipped models)")
     run.add_argument("--deck", help="read with a deck profile: a name from `ddz-table enroll` or a profile file")
+    run.add_argument("--club", help="replicate this table's events to a club server (ddz-table club), e.g. "
+                                    "http://192.168.1.10:8080")
+    run.add_argument("--club-table", type=int, help="this table's number at the club server")
+    run.add_argument("--club-key", help="the club server's registration key (the director page shows it)")
     run.add_argument("--max-frames", type=int, help=argparse.SUPPRESS)
     run.set_defaults(func=run_run)
 
@@ -242,6 +246,10 @@ def run_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     server = None if args.no_web else _serve(store, pipeline, args, run_config)
+    try:
+        replicator = start_replicator(store, args)
+    except ValueError as exc:
+        return _fail(str(exc))
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
     notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
     pipeline.heartbeat = notifier.ping
@@ -257,6 +265,8 @@ def run_run(args: argparse.Namespace) -> int:
     finally:
         notifier.stopping()
         restore_sigterm()
+        if replicator is not None:
+            replicator.stop()
         if server is not None:
             server.close()
     if failure is None and not pipeline.stopped and args.max_frames is None:
@@ -271,6 +281,20 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"ddz-table: {what}读取失败 / {source.name} failed: {failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def start_replicator(store: Any, args: argparse.Namespace) -> Any:
+    """With ``--club URL``: copy the store to the club server in the background (the table
+    scores on whether or not the server is reachable); ``None`` without it."""
+    if not getattr(args, "club", None):
+        return None
+    from tracker.replicate import Replicator
+
+    if not args.club_table:
+        raise ValueError("--club needs --club-table N (this table's number at the club)")
+    replicator = Replicator(store, args.club, args.club_table, key=args.club_key).start()
+    print(f"replicating to {args.club} as table {args.club_table}", flush=True)
+    return replicator
 
 
 def source_failure(source: Any) -> str | None:
@@ -321,6 +345,7 @@ RUN_OPTIONS: dict[str, tuple[str | None, Any]] = {
     "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),
     "camera_view": ("camera_view", False), "backend": ("backend", "onnx"), "models": ("model_dir", None),
     "camera_mode": ("mode", None), "deck": ("deck_profile", None),
+    "club": ("club_url", None), "club_table": ("club_table", None), "club_key": ("club_key", None),
 }
 
 
@@ -333,7 +358,7 @@ def apply_run_config(args: argparse.Namespace) -> Config | None:
         value = getattr(config, field) if config is not None else default() if callable(default) else default
         if option == "players":
             value = ",".join(value) if value else None
-        elif option in ("pin", "models", "camera_mode") and value in ("", "auto"):
+        elif option in ("pin", "models", "camera_mode", "club", "club_key", "club_table") and value in ("", "auto", 0):
             value = None
         elif option == "backend" and config is not None:
             value = config.resolved_backend()

@@ -2,13 +2,13 @@
 # Debian packages the project needs on a development or CI machine:
 # card artwork for synthetic training data and the table simulator, the SVG renderer,
 # fonts for rendering text (Chinese too), wallpapers used as real table backgrounds, and
-# Chromium for the browser tests.
+# Chromium for the browser tests, PostgreSQL for the club server's storage tests.
 # Idempotent: installs only what is missing. Needs root (or sudo) when something is missing.
 # `system-deps.sh demo`: only what `make demo` films its table with (one card design, the SVG
 # renderer).
 set -euo pipefail
 PACKAGES=(gnome-cards-data kdegames-card-data-kf5 librsvg2-bin fonts-dejavu-core gnome-backgrounds
-          chromium fonts-noto-cjk)
+          chromium fonts-noto-cjk postgresql)
 if [ "${1:-}" = "demo" ]; then
     PACKAGES=(gnome-cards-data librsvg2-bin)
 fi

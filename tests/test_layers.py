@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ("engine", "vision", "tracker", "webui", "box", "cli", "sim", "models", "bench", "tests")
+PROJECT = ("engine", "vision", "tracker", "webui", "club", "box", "cli", "sim", "models", "bench", "tests")
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 #: Which project packages each package may import (itself always). ``models`` holds only the
@@ -27,10 +27,11 @@ ALLOWED: dict[str, set[str]] = {
     "vision": {"models"},
     "tracker": {"engine", "vision", "models"},
     "webui": {"engine", "tracker"},
+    "club": {"engine"},  # the club server stands beside webui on the engine alone
     "box": {"engine", "vision", "tracker", "webui", "models"},
-    "cli": {"engine", "vision", "tracker", "webui", "box", "sim", "models"},
+    "cli": {"engine", "vision", "tracker", "webui", "club", "box", "sim", "models"},
     "sim": {"engine", "vision", "tracker", "models"},
-    "bench": {"engine", "vision", "tracker", "webui", "box", "cli", "sim", "models"},
+    "bench": {"engine", "vision", "tracker", "webui", "club", "box", "cli", "sim", "models"},
 }
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "vision", "tracker", "webui", "box", "cli", "sim", "models")
+PACKAGES = ("engine", "vision", "tracker", "webui", "club", "box", "cli", "sim", "models")
 
 
 @pytest.fixture(scope="module")

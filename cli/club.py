@@ -1,0 +1,62 @@
+"""``ddz-table club``: the club server (俱乐部服务器) for an event across many tables.
+
+    ddz-table club --db club.db --host 0.0.0.0 --port 8080 --pin 2468 --key tables-2024
+    ddz-table club --db postgresql://club@localhost/club
+
+It serves the hall screen (``/``), the director's pages (``/director``, behind the PIN), the
+players' pages and the boxes' API with waitress. Each table's box joins with
+``ddz-table run ... --club http://HOST:8080 --club-table N --club-key KEY``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    club = subparsers.add_parser("club", help="the club server: many tables, one event / 俱乐部服务器",
+                                 description="Serve the club server: boxes replicate their tables' events to it; "
+                                             "the director runs the event; the hall screen shows every table.")
+    club.add_argument("--db", default="club.db",
+                      help="SQLite file (default club.db) or a PostgreSQL URL postgresql://user@host/db")
+    club.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: the hall's Wi-Fi)")
+    club.add_argument("--port", type=int, default=8080)
+    club.add_argument("--pin", help="director PIN (default: a new six-digit PIN, printed)")
+    club.add_argument("--key", help="the key boxes register with (default: generated, printed)")
+    club.add_argument("--public-url", help="the address phones and boxes use (QR codes on the table cards)")
+    club.add_argument("--threads", type=int, default=32, help="server threads (each box post holds one briefly)")
+    club.set_defaults(func=run_club)
+
+
+def run_club(args: argparse.Namespace) -> int:
+    from waitress import create_server
+
+    from club.app import build_app
+    from club.storage import StorageError, open_storage
+
+    try:
+        storage = open_storage(args.db)
+    except (StorageError, OSError) as exc:
+        print(f"ddz-table club: {exc}", file=sys.stderr)
+        return 1
+    config = {"DIRECTOR_PIN": args.pin, "CLUB_KEY": args.key, "PUBLIC_URL": args.public_url}
+    app = build_app({k: v for k, v in config.items() if v}, storage=storage)
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="ddz-table-club",
+                               connection_limit=max(100, 2 * args.threads + 400), channel_timeout=60)
+    except OSError as exc:
+        print(f"ddz-table club: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    url = f"http://{args.host}:{server.effective_port}"
+    print(f"club server / 俱乐部服务器: {url}  (store: {storage.dialect})", flush=True)
+    print(f"director PIN / 裁判长密码: {app.config['DIRECTOR_PIN']}", flush=True)
+    print(f"box key / 盒子登记密钥: {app.config['CLUB_KEY']}", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        storage.close()
+    return 0

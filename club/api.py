@@ -1,0 +1,113 @@
+"""The boxes' side of the server, and the hall screen's data.
+
+- ``POST /api/register`` ``{"table": 7, "box": "…", "key": CLUB_KEY}`` -> ``{"token", "acked"}``
+  (403 for a wrong key, 409 when another box holds the table);
+- ``POST /api/tables/<n>/events`` with ``Authorization: Bearer <token>``: a batch
+  (:mod:`club.ingest`) -> ``{"acked", "inserted", "duplicates", "conflicts", "assignment"}``;
+  no token 401, a wrong one (or another table's) 403, a malformed batch 400;
+- ``GET /api/tables/<n>`` (same token): ``{"acked", "assignment"}``, where a box resumes from;
+- ``GET /api/hall``: clock, tables and leaderboard (:meth:`club.live.Live.hall`); ``GET /healthz``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+
+from flask import Blueprint, current_app, jsonify, request
+
+from club.app import club, refusal
+from club.ingest import BatchError, bearer, check_box, new_token, parse_batch, token_ok
+from club.storage import Registration, StorageError
+
+bp = Blueprint("api", __name__)
+log = logging.getLogger(__name__)
+
+
+def _body() -> dict:
+    try:
+        data = json.loads(request.get_data(cache=False) or b"null")
+    except (ValueError, UnicodeDecodeError):
+        raise BatchError("the body must be JSON") from None
+    if not isinstance(data, dict):
+        raise BatchError("the body must be a JSON object")
+    return data
+
+
+def _table(number: int) -> Registration | tuple:
+    """The table's registration if the request's token is its own, else the refusal."""
+    token = bearer(request.headers.get("Authorization"))
+    if token is None:
+        return refusal(401, "send the table's token: Authorization: Bearer <token>", "缺少牌桌令牌")
+    reg = club().storage.registration(number)
+    if reg is None or not token_ok(token, reg.token_hash):
+        log.warning("refused a post for table %s from %s: wrong token", number, request.remote_addr)
+        return refusal(403, f"this token is not table {number}'s", "牌桌令牌不对")
+    return reg
+
+
+@bp.post("/api/register")
+def register():
+    try:
+        data = _body()
+        table = data.get("table")
+        if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
+            raise BatchError(f"table must be a table number from 1 to 9999, not {table!r}")
+        box = check_box(data.get("box"))
+    except BatchError as exc:
+        return refusal(400, str(exc))
+    key = data.get("key")
+    if not isinstance(key, str) or not hmac.compare_digest(key.encode(), current_app.config["CLUB_KEY"].encode()):
+        return refusal(403, "wrong club key (the director page shows it)", "俱乐部密钥不对")
+    token, digest = new_token()
+    try:
+        reg = club().storage.register(table, box, digest)
+    except StorageError as exc:
+        return refusal(409, str(exc), "这一桌已经绑定了别的盒子，请裁判长先解除绑定")
+    log.info("table %s registered box %s", table, box)
+    return jsonify(table=table, token=token, acked=reg.acked)
+
+
+@bp.post("/api/tables/<int:number>/events")
+def events(number: int):
+    reg = _table(number)
+    if not isinstance(reg, Registration):
+        return reg
+    c = club()
+    try:
+        data = _body()
+        if data.get("box") != reg.box:
+            return refusal(403, f"table {number} is bound to another box", "这一桌绑定的是别的盒子")
+        known = c.known_matches.get((number, reg.box))
+        if known is None:
+            known = {m.match_id for m in c.storage.box_matches(number) if m.box == reg.box}
+        batch, matches = parse_batch(number, data, known)
+    except BatchError as exc:
+        return refusal(400, str(exc))
+    result = c.storage.ingest(number, reg.box, batch, matches)
+    c.known_matches[(number, reg.box)] = known | {m.match_id for m in matches}
+    if result.conflicts:
+        log.warning("table %s sent %d event(s) that differ from those held (seq %s); the first were kept",
+                    number, len(result.conflicts), list(result.conflicts)[:5])
+    return jsonify(acked=result.acked, inserted=result.inserted, duplicates=result.duplicates,
+                   conflicts=list(result.conflicts), assignment=c.live.assignment(number))
+
+
+@bp.get("/api/tables/<int:number>")
+def table_state(number: int):
+    reg = _table(number)
+    if not isinstance(reg, Registration):
+        return reg
+    return jsonify(acked=reg.acked, assignment=club().live.assignment(number))
+
+
+@bp.get("/api/hall")
+def hall():
+    return jsonify(club().live.hall())
+
+
+@bp.get("/healthz")
+def healthz():
+    st = club().storage
+    return jsonify(ok=True, schema=st.schema_version(), dialect=st.dialect)

@@ -1,0 +1,140 @@
+"""The club server's Flask application: ``build_app(config=None, storage=None)``.
+
+- ``config``: overrides of :data:`DEFAULTS` (``DB``: an SQLite file or ``postgresql://...``;
+  ``DIRECTOR_PIN``; ``CLUB_KEY``: what boxes register with; ``PUBLIC_URL``: the address the QR
+  codes point at);
+- ``storage``: an open :class:`club.storage.Storage` (else ``DB`` is opened and migrated).
+
+Blueprints: ``club.api`` (boxes register and post events; the hall's data), ``club.pages``
+(hall screen, player pages, exports) and ``club.director`` (the director's pages, behind the
+PIN). Served by waitress (``ddz-table club``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Flask, current_app, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from club import words
+from club.live import Live
+from club.storage import Storage, open_storage
+
+DEFAULTS: dict[str, Any] = {
+    "DB": ":memory:",
+    "DIRECTOR_PIN": None,  # None: a six-digit PIN is generated (read it from app.config)
+    "CLUB_KEY": None,  # None: generated; boxes register with it
+    "PUBLIC_URL": None,  # where phones reach the server (QR codes); None: the host the visitor used
+    "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a batch of 2,000 events fits
+    "LOGIN_ATTEMPTS": 5,
+    "LOGIN_WINDOW_S": 60.0,
+    "SESSION_COOKIE_SAMESITE": "Strict",
+    "SESSION_COOKIE_HTTPONLY": True,
+}
+
+
+@dataclass
+class Attempts:
+    """Wrong PINs per address: ``free`` tries per ``window`` seconds, then a wait."""
+
+    free: int = 5
+    window: float = 60.0
+    fails: dict[str, list[float]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait(self, who: str, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            recent = [t for t in self.fails.get(who, []) if now - t < self.window]
+            self.fails[who] = recent
+            return self.window - (now - recent[0]) if len(recent) >= self.free else 0.0
+
+    def failed(self, who: str) -> None:
+        with self.lock:
+            self.fails.setdefault(who, []).append(time.monotonic())
+
+
+@dataclass
+class Club:
+    """What the blueprints share (``app.extensions["club"]``)."""
+
+    storage: Storage
+    live: Live
+    attempts: Attempts
+    known_matches: dict[tuple[int, str], set[int]] = field(default_factory=dict)
+
+
+def club() -> Club:
+    return current_app.extensions["club"]
+
+
+def lang() -> str:
+    return (words.normal_lang(request.args.get("lang")) or words.normal_lang(request.cookies.get("lang"))
+            or words.DEFAULT_LANG)
+
+
+def public_url() -> str:
+    return (current_app.config.get("PUBLIC_URL") or request.host_url).rstrip("/")
+
+
+def refusal(status: int, message: str, zh: str = ""):
+    """JSON for the API (``error`` and ``message``), else the plain error page, Chinese first."""
+    text = f"{zh} / {message}" if zh and lang() == "zh" else message
+    if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
+        return jsonify(error=text, message=message, status=status), status
+    return render_template("club_error.html", code=status, message=text), status
+
+
+def build_app(config: dict[str, Any] | None = None, storage: Storage | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config["SECRET_KEY"] = secrets.token_hex(32)
+    app.config.update(config or {})
+    if not app.config.get("DIRECTOR_PIN"):
+        app.config["DIRECTOR_PIN"] = "".join(secrets.choice("0123456789") for _ in range(6))
+    app.config["DIRECTOR_PIN"] = str(app.config["DIRECTOR_PIN"])
+    if not app.config.get("CLUB_KEY"):
+        app.config["CLUB_KEY"] = secrets.token_urlsafe(9)
+    storage = storage or open_storage(app.config["DB"])
+    app.extensions["club"] = Club(storage, Live(storage),
+                                  Attempts(app.config["LOGIN_ATTEMPTS"], app.config["LOGIN_WINDOW_S"]))
+
+    from club.api import bp as api_bp
+    from club.director import bp as director_bp
+    from club.pages import bp as pages_bp
+
+    for bp in (api_bp, pages_bp, director_bp):
+        app.register_blueprint(bp)
+
+    @app.context_processor
+    def _words() -> dict[str, Any]:
+        current = lang()
+        other = "en" if current == "zh" else "zh"
+        switch = request.path + "?" + urlencode({**request.args.to_dict(), "lang": other})
+        return {"lang": current, "other_lang": other, "switch_url": switch,
+                "t": lambda key, **fmt: words.t(key, current, **fmt)}
+
+    @app.after_request
+    def _remember_lang(response):
+        chosen = words.normal_lang(request.args.get("lang"))
+        if chosen and request.method == "GET" and response.mimetype == "text/html":
+            response.set_cookie("lang", chosen, max_age=365 * 86400, samesite="Lax")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        return refusal(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _server_error(exc: Exception):
+        app.logger.exception("unhandled error on %s", request.path)
+        return refusal(500, "internal error", "服务器内部错误")
+
+    return app

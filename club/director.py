@@ -1,0 +1,165 @@
+"""The director's pages (裁判长), behind the PIN: create the event, register players, draw and
+move tables, run the clock, publish; see the boxes and release a table for a new box.
+
+Every step is an action appended to the tournament's log (:mod:`club.tournament`); a step that
+does not fit (a draw while the clock runs, a pause of a stopped clock) is refused with a message
+and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import hmac
+import random
+import secrets
+import time
+from functools import wraps
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, session, url_for
+
+from club.app import club, lang
+from club.clock import ClockError
+from club.formats import FormatError, build_format
+from club.words import t
+
+bp = Blueprint("director", __name__)
+CLOCK_ACTIONS = {"start": "started", "pause": "paused", "resume": "resumed", "end": "ended"}
+
+
+def csrf_token() -> str:
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(16)
+    return session["csrf"]
+
+
+def is_director() -> bool:
+    return bool(session.get("director"))
+
+
+def director_required(view):
+    @wraps(view)
+    def wrapped(*args, **kwargs):
+        if not is_director():
+            return redirect(url_for("director.login", next=request.path))
+        if request.method == "POST" and not hmac.compare_digest(str(request.form.get("csrf", "")), csrf_token()):
+            abort(400, "the form is stale: reload the page and try again")
+        return view(*args, **kwargs)
+    return wrapped
+
+
+@bp.route("/director/login", methods=["GET", "POST"])
+def login():
+    error = ""
+    if request.method == "POST":
+        who = request.remote_addr or "?"
+        attempts = club().attempts
+        wait = attempts.wait(who)
+        if wait > 0:
+            error = t("too_many", lang(), s=int(wait) + 1)
+        elif hmac.compare_digest(str(request.form.get("pin", "")).encode(),
+                                 current_app.config["DIRECTOR_PIN"].encode()):
+            session.clear()
+            session["director"] = True
+            target = request.args.get("next") or ""
+            return redirect(target if target.startswith("/director") else url_for("director.panel"))
+        else:
+            attempts.failed(who)
+            error = t("bad_pin", lang())
+    return render_template("club_login.html", error=error), (401 if error else 200)
+
+
+@bp.post("/director/logout")
+def logout():
+    session.clear()
+    return redirect(url_for("pages.hall"))
+
+
+@bp.get("/director")
+@director_required
+def panel():
+    c = club()
+    c.live.refresh(force=True)
+    state = c.live.state
+    hall = c.live.hall()
+    notice = session.pop("notice", None)
+    return render_template("club_director.html", state=state, hall=hall, notice=notice, csrf=csrf_token(),
+                           regs=c.storage.registrations(), key=current_app.config["CLUB_KEY"],
+                           server=request.host_url.rstrip("/"))
+
+
+def _done(ok: bool, message: str):
+    session["notice"] = {"ok": ok, "text": message}
+    return redirect(url_for("director.panel"))
+
+
+def _int(name: str, default: int) -> int:
+    raw = (request.form.get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise FormatError(f"{name} must be a whole number, not {raw!r}")
+    return int(raw)
+
+
+@bp.post("/director/<action>")
+@director_required
+def act(action: str):
+    c = club()
+    st = c.storage
+    now = time.time()
+    try:
+        if action == "create":
+            name = (request.form.get("name") or "").strip()
+            if not name:
+                raise FormatError("give the event a name / 请填写比赛名称")
+            key = request.form.get("format", "seed004")
+            settings = {"rounds": _int("rounds", 4), "minutes": _int("minutes", 30), "evenings": _int("evenings", 4)}
+            build_format(key, **settings)  # refuse bad numbers before anything is stored
+            seed = _int("seed", random.SystemRandom().randrange(10**9))
+            st.create_tournament(name, key, settings, seed, now)
+            return _done(True, f"{name}: seed {seed}")
+        c.live.refresh(force=True)
+        state = c.live.state
+        if state is None:
+            raise FormatError("create the event first / 请先新建比赛")
+        tid = state.tournament.id
+        if action == "players":
+            added = 0
+            for line in (request.form.get("lines") or "").splitlines():
+                parts = [p.strip() for p in line.replace("，", ",").split(",")]
+                if parts and parts[0]:
+                    st.add_player(tid, parts[0][:40], (parts[1] if len(parts) > 1 else "")[:20],
+                                  secrets.token_urlsafe(6))
+                    added += 1
+            if not added:
+                raise FormatError("one player per line: name, club id / 每行一位：姓名, 会员号")
+            return _done(True, f"+{added}")
+        if action == "withdraw":
+            player = _int("player", 0)
+            if player not in state.players:
+                raise FormatError(f"no player {player}")
+            st.act(tid, "withdraw", {"player": player}, now)
+            return _done(True, state.name(player))
+        if action == "next":
+            from club.tournament import next_session
+
+            data = next_session(state, c.live.results(now), now)
+            st.act(tid, "session", data, now)
+            return _done(True, data["key"])
+        if action in CLOCK_ACTIONS:
+            session_now = state.current
+            if session_now is None:
+                raise FormatError("draw the tables first / 请先抽签")
+            getattr(session_now.clock, CLOCK_ACTIONS[action])(now)  # raises ClockError if it does not fit
+            st.act(tid, action, {"session": session_now.key, "at": now}, now)
+            return _done(True, t(action if action != "end" else "end_session", lang()))
+        if action == "publish":
+            st.act(tid, "publish", {}, now)
+            return _done(True, t("published", lang()))
+        if action == "release":
+            table = _int("table", 0)
+            if not st.release(table):
+                raise FormatError(f"table {table} has no box")
+            return _done(True, f"{table}")
+    except (FormatError, ClockError) as exc:
+        return _done(False, str(exc))
+    abort(404, f"no director action {action!r}")

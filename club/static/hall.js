@@ -1,0 +1,49 @@
+// The hall screen: polls /api/hall once a second and redraws the clock, the tables and the leaderboard.
+(function () {
+  const W = JSON.parse(document.getElementById('words').textContent);
+  const $ = (id) => document.getElementById(id);
+  const fmt = (s, v) => s.replace(/\{(\w+)\}/g, (_, k) => (k in v ? v[k] : ''));
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+  let clock = null, fetchedAt = 0;
+
+  function mmss(sec) { sec = Math.max(0, Math.round(sec)); return Math.floor(sec / 60) + ':' + String(sec % 60).padStart(2, '0'); }
+  function tickClock() {
+    if (!clock) return;
+    let left = clock.remaining;
+    if (clock.state === 'running') left -= (Date.now() - fetchedAt) / 1000;
+    $('clock').textContent = clock.minutes ? mmss(left) : mmss(clock.elapsed + (clock.state === 'running' ? (Date.now() - fetchedAt) / 1000 : 0));
+    $('clock-state').textContent = W.ck[clock.state] || clock.state;
+  }
+  function card(t) {
+    const who = t.players.map((p, i) => {
+      const cls = [t.landlord === p.name ? 'll' : '', t.out.includes(p.name) ? 'gone' : ''].join(' ');
+      return `<span class="${cls}">${esc(p.name)} ${t.totals[i]}</span>`;
+    }).join(' · ');
+    const hand = t.hand ? fmt(W.hand_no, { n: t.hand }) + ` · ${W.multiplier} ×${t.multiplier}` : W.no_hand;
+    const extra = t.needs_extra_hand ? ` · <b>${W.extra_hand}</b>` : '';
+    const win = t.winners.length ? ` · ${W.winner} ${t.winners.map(esc).join(', ')}` : '';
+    return `<div class="tcard ${t.status} ${t.online ? '' : 'offline'}" data-table="${t.table}" data-hand="${t.hand}" data-acked="${t.acked}">
+      <h3><span>${fmt(W.table_n, { n: t.table })}</span><span class="meta">${t.online ? W.online : W.offline}</span></h3>
+      <div class="who">${who}</div><div class="meta">${hand} · ${W.st[t.status] || t.status}${extra}${win}</div></div>`;
+  }
+  function draw(d) {
+    $('empty').hidden = !!d.tournament && !!d.session;
+    $('empty').textContent = d.tournament ? W.no_session : W.no_tournament;
+    if (d.tournament) $('event-name').textContent = d.tournament.name;
+    $('session').textContent = d.session ? fmt(W.session_n, { stage: d.session['stage_' + W.lang], n: d.session.number, of: d.session.of }) : '';
+    clock = d.clock; fetchedAt = Date.now(); tickClock();
+    $('tables').innerHTML = d.tables.map(card).join('');
+    $('leaderboard').querySelector('tbody').innerHTML = d.leaderboard.slice(0, 30).map((r) =>
+      `<tr><td>${r.rank}</td><td>${esc(r.name)}</td><td>${r.points}</td></tr>`).join('');
+    document.body.dataset.loaded = String(Date.now());
+  }
+  async function poll() {
+    try {
+      const r = await fetch('/api/hall', { cache: 'no-store' });
+      if (r.ok) draw(await r.json());
+    } catch (e) { /* the server is away: keep the last picture, try again */ }
+    setTimeout(poll, 1000);
+  }
+  setInterval(tickClock, 250);
+  poll();
+})();

@@ -1,0 +1,154 @@
+"""A table's events as the club sees them: each box match folded through the engine.
+
+:class:`TableFold` takes a table's events in seq order (only up to the acknowledged seq, so
+nothing is folded past a gap) and keeps, per box match, the hands (``engine.hand.Hand``), when
+each was dealt (the box's clock), the match penalties and whether the match was ended. An event
+the engine refuses on replay is counted in ``rejected`` and skipped, as the box's own page does.
+
+:meth:`MatchFold.sheet` builds the engine ``Match`` of the hands that count: hands dealt before
+``end_time``, and after it (or after a player went out) only the extra hands that settle a tie.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from club.formats import tied
+from club.storage import BoxEvent, BoxMatch
+from engine.events import EVENT_TYPES, Deal, Penalty, event_from_dict
+from engine.hand import Hand
+from engine.match import HandRecord, Match, MatchStatus
+from engine.record import rules_from_dict
+from engine.rules import RuleSet
+from engine.violations import HandViolation
+
+
+@dataclass
+class MatchFold:
+    info: BoxMatch
+    rules: RuleSet
+    hands: dict[int, Hand] = field(default_factory=dict)
+    dealt_at: dict[int, float] = field(default_factory=dict)
+    penalties: list[Penalty] = field(default_factory=list)
+    ended: bool = False
+    rejected: int = 0
+    events: int = 0
+    last_time: float = 0.0
+
+    @property
+    def session(self) -> str | None:
+        value = self.info.meta.get("club_session")
+        return value if isinstance(value, str) else None
+
+    def apply(self, e: BoxEvent) -> None:
+        self.events += 1
+        self.last_time = max(self.last_time, e.time)
+        if e.kind == "match_end":
+            self.ended = True
+            return
+        if e.kind not in EVENT_TYPES:  # the box's alerts: kept and exported, not folded
+            return
+        event = event_from_dict(e.payload)
+        if e.hand == 0:
+            if isinstance(event, Penalty):
+                self.penalties.append(event)
+            else:
+                self.rejected += 1
+            return
+        hand = self.hands.get(e.hand)
+        if hand is None:
+            if not isinstance(event, Deal):
+                self.rejected += 1
+                return
+            hand = self.hands[e.hand] = Hand(self.rules)
+            self.dealt_at[e.hand] = e.time
+        try:
+            hand.apply(event)
+        except HandViolation:
+            self.rejected += 1
+
+    @property
+    def current(self) -> tuple[int, Hand | None]:
+        if not self.hands:
+            return 0, None
+        number = max(self.hands)
+        return number, self.hands[number]
+
+    def sheet(self, end_time: float | None = None, tie_rule: str = "none") -> tuple[Match, MatchStatus, bool]:
+        """The engine match of the hands that count, its status, and whether time is up
+        (``end_time`` passed by a hand's deal). A tie under ``tie_rule`` lets extra hands count
+        until it is broken (the seed's 加赛一局)."""
+        untimed = self.rules.replace(time_limit_min=0)
+        match = Match(untimed, self.info.players, penalties=list(self.penalties))
+        time_up = False
+        for number in sorted(self.hands):
+            hand = self.hands[number]
+            if not hand.finished:
+                continue
+            status = match.status()
+            started = self.dealt_at.get(number)
+            late = end_time is not None and started is not None and started >= end_time
+            time_up = time_up or late
+            if (status.over or time_up) and not tied(match.totals(), tie_rule, tuple(match.disqualified())):
+                break
+            match.hands.append(HandRecord(tuple(hand.log), started))
+        return match, match.status(), time_up
+
+    def landlord(self) -> int | None:
+        """The seat of the last landlord (the one who moves on at a table change)."""
+        for number in sorted(self.hands, reverse=True):
+            if self.hands[number].landlord is not None:
+                return self.hands[number].landlord
+        return None
+
+
+@dataclass
+class TableFold:
+    """Every box match of one table, folded incrementally (``folded``: seq per box)."""
+
+    table_no: int
+    matches: dict[tuple[str, int], MatchFold] = field(default_factory=dict)
+    folded: dict[str, int] = field(default_factory=dict)
+    infos: dict[tuple[str, int], BoxMatch] = field(default_factory=dict)
+
+    def add_matches(self, infos: list[BoxMatch]) -> None:
+        for info in infos:
+            self.infos.setdefault((info.box, info.match_id), info)
+
+    def apply(self, events: list[BoxEvent]) -> None:
+        for e in events:
+            if e.seq <= self.folded.get(e.box, 0):
+                continue
+            self.folded[e.box] = e.seq
+            key = (e.box, e.match_id)
+            fold = self.matches.get(key)
+            if fold is None:
+                info = self.infos.get(key)
+                if info is None:
+                    continue  # ingest refuses events of an undescribed match: never here
+                fold = self.matches[key] = MatchFold(info, rules_from_dict(info.rules))
+            fold.apply(e)
+
+    def for_session(self, session: str) -> MatchFold | None:
+        """The table's match of that session (the latest, if a box made two)."""
+        found = [m for m in self.matches.values() if m.session == session]
+        return max(found, key=lambda m: m.info.created) if found else None
+
+    def latest(self) -> MatchFold | None:
+        return max(self.matches.values(), key=lambda m: (m.last_time, m.info.created), default=None)
+
+    @property
+    def events(self) -> int:
+        return sum(m.events for m in self.matches.values())
+
+
+def hand_view(fold: MatchFold | None) -> dict[str, Any]:
+    """What the hall shows of a table's current hand."""
+    if fold is None:
+        return {"hand": 0, "phase": "waiting", "multiplier": 1, "landlord": None, "cards_left": []}
+    number, hand = fold.current
+    if hand is None:
+        return {"hand": 0, "phase": "waiting", "multiplier": 1, "landlord": None, "cards_left": []}
+    return {"hand": number, "phase": hand.phase, "multiplier": hand.multiplier, "landlord": hand.landlord,
+            "cards_left": list(hand.cards_left)}

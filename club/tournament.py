@@ -1,0 +1,211 @@
+"""The tournament as a fold: the director's log + the players + the tables' events -> standings.
+
+Nothing here is stored state: :func:`fold` rebuilds the sessions (who sits where, each clock)
+from the stored actions, and :func:`results` / :func:`standings` recompute every table's
+result and every player's points from the folded tables, so a corrected hand at a box corrects
+the hall screen, and a server restarted from its database shows exactly what it showed.
+
+Actions (``Storage.act``): ``session`` {key, stage, number, seating, salt} (a draw or a table
+change, made by :func:`next_session`), ``start`` / ``pause`` / ``resume`` / ``end`` {session},
+``withdraw`` {player}, ``publish`` {}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from club.clock import Clock
+from club.formats import Format, FormatError, Seating, Stage, build_format, draw, next_seating, ranked
+from club.storage import Action, Player, Tournament
+from club.tables import TableFold
+
+
+@dataclass
+class Session:
+    key: str
+    stage: Stage
+    number: int
+    seating: Seating
+    clock: Clock
+    salt: str = ""
+
+
+@dataclass
+class State:
+    tournament: Tournament
+    format: Format
+    players: dict[int, Player]
+    sessions: list[Session] = field(default_factory=list)
+    withdrawn: set[int] = field(default_factory=set)
+    published: bool = False
+
+    @property
+    def current(self) -> Session | None:
+        return self.sessions[-1] if self.sessions else None
+
+    def session(self, key: str) -> Session:
+        for s in self.sessions:
+            if s.key == key:
+                return s
+        raise FormatError(f"no session {key!r}")
+
+    def name(self, player: int) -> str:
+        p = self.players.get(player)
+        return p.name if p else f"#{player}"
+
+
+def format_of(t: Tournament) -> Format:
+    s = t.settings
+    return build_format(t.format, rounds=int(s.get("rounds", 4)), minutes=int(s.get("minutes", 30)),
+                        evenings=int(s.get("evenings", 4)))
+
+
+def fold(t: Tournament, players: list[Player], actions: list[Action]) -> State:
+    state = State(t, format_of(t), {p.player_no: p for p in players})
+    for a in actions:
+        d = a.data
+        if a.action == "session":
+            stage = state.format.stage(d["stage"])
+            seating = {int(k): tuple(v) for k, v in d["seating"].items()}
+            state.sessions.append(Session(d["key"], stage, int(d["number"]), seating, Clock(stage.minutes), d.get("salt", "")))
+        elif a.action in ("start", "pause", "resume", "end"):
+            s = state.session(d["session"])
+            s.clock = getattr(s.clock, {"start": "started", "pause": "paused", "resume": "resumed",
+                                        "end": "ended"}[a.action])(d.get("at", a.time))
+        elif a.action == "withdraw":
+            state.withdrawn.add(int(d["player"]))
+        elif a.action == "publish":
+            state.published = True
+    return state
+
+
+# ---------------------------------------------------------------------- results
+@dataclass
+class TableResult:
+    table_no: int
+    players: tuple[int, ...]
+    start: int
+    totals: list[int]
+    hands: int
+    reason: str  # waiting, playing, bust, time, tie_break, ended
+    winners: tuple[int, ...] = ()
+    needs_extra_hand: bool = False
+    landlord: int | None = None  # player number of the last landlord
+    out: tuple[int, ...] = ()  # players whose chips ran out
+
+    @property
+    def net(self) -> dict[int, int]:
+        return {p: t - self.start for p, t in zip(self.players, self.totals, strict=True)}
+
+    @property
+    def decided(self) -> bool:
+        return self.reason in ("bust", "time", "ended") and not self.needs_extra_hand
+
+
+def table_result(session: Session, table_no: int, fold: TableFold | None, now: float) -> TableResult:
+    seats = session.seating[table_no]
+    stage = session.stage
+    start = stage.chips if stage.preset == "chips" else 0
+    match = fold.for_session(session.key) if fold is not None else None
+    if match is None:
+        return TableResult(table_no, seats, start, [start] * len(seats), 0, "waiting")
+    sheet, status, _late = match.sheet(session.clock.end_time, stage.tie_break)
+    totals = sheet.totals()
+    clock_done = session.clock.state(now) in ("time_up", "ended")
+    over = status.over or clock_done
+    tie = over and status.reason != "dissolved" and _needs_tie(totals, stage, sheet)
+    reason = "tie_break" if tie else status.reason if status.over else ("time" if clock_done else "playing")
+    leaders = status.winners
+    landlord_seat = match.landlord()
+    return TableResult(table_no, seats, start, totals, len(sheet.hands), reason,
+                       tuple(seats[s] for s in leaders) if over and not tie else (), tie,
+                       None if landlord_seat is None else seats[landlord_seat],
+                       tuple(seats[i] for i, t in enumerate(totals) if stage.preset == "chips" and t <= 0))
+
+
+def _needs_tie(totals: list[int], stage: Stage, sheet: Any) -> bool:
+    from club.formats import tied
+
+    return tied(totals, stage.tie_break, tuple(sheet.disqualified()))
+
+
+def results(state: State, folds: dict[int, TableFold], now: float) -> dict[str, dict[int, TableResult]]:
+    return {s.key: {t: table_result(s, t, folds.get(t), now) for t in sorted(s.seating)} for s in state.sessions}
+
+
+def stage_points(state: State, res: dict[str, dict[int, TableResult]], stage_key: str) -> dict[int, int]:
+    """Each player's points in a stage: chips (or points) won or lost over its sessions."""
+    points: dict[int, int] = {}
+    for s in state.sessions:
+        if s.stage.key != stage_key:
+            continue
+        for r in res[s.key].values():
+            for p, n in r.net.items():
+                points[p] = points.get(p, 0) + n
+    return points
+
+
+def standings(state: State, res: dict[str, dict[int, TableResult]], stage_key: str | None = None) -> list[dict]:
+    """The leaderboard of a stage (default: the current one), best first."""
+    if stage_key is None:
+        if state.current is None:
+            return []
+        stage_key = state.current.stage.key
+    points = stage_points(state, res, stage_key)
+    rows = []
+    winners = {w for s in state.sessions if s.stage.key == stage_key for r in res[s.key].values() for w in r.winners}
+    for rank, p in enumerate(ranked(points, state.tournament.seed, stage_key), 1):
+        rows.append({"rank": rank, "player": p, "name": state.name(p), "points": points[p],
+                     "club_id": state.players[p].club_id if p in state.players else "",
+                     "winner": p in winners, "withdrawn": p in state.withdrawn})
+    return rows
+
+
+# ---------------------------------------------------------------------- the director's next step
+def qualifiers(state: State, res: dict[str, dict[int, TableResult]], stage: Stage) -> list[int]:
+    """Who goes on from ``stage``: each table's winner, or the best ``advance_count``."""
+    sessions = [s for s in state.sessions if s.stage.key == stage.key]
+    if stage.advance == "table_winner":
+        last = res[sessions[-1].key]
+        pending = [t for t, r in last.items() if not r.decided or len(r.winners) != 1]
+        if pending:
+            raise FormatError(f"table(s) {', '.join(map(str, pending))} have no single winner yet "
+                              "(a tie plays one extra hand) / 还有桌未决出胜者")
+        return [r.winners[0] for r in last.values() if r.winners[0] not in state.withdrawn]
+    if stage.advance == "top":
+        order = [p for p in ranked(stage_points(state, res, stage.key), state.tournament.seed, stage.key)
+                 if p not in state.withdrawn]
+        return order[:stage.advance_count]
+    raise FormatError(f"nobody advances from {stage.en}")
+
+
+def next_session(state: State, res: dict[str, dict[int, TableResult]], now: float) -> dict[str, Any]:
+    """The ``session`` action that comes next: the first draw, the next period's tables, or the
+    next stage's draw. The current session must be over (time up or ended) first."""
+    fmt, seed = state.format, state.tournament.seed
+    current = state.current
+    if current is None:
+        stage, number = fmt.stages[0], 1
+        players = [p for p in state.players if p not in state.withdrawn]
+        seating = draw(players, seed, f"{stage.key}-1")
+    else:
+        if current.clock.state(now) not in ("time_up", "ended"):
+            raise FormatError("end the current session first (the clock is still on) / 请先结束本节")
+        stage = current.stage
+        if current.number < stage.sessions:
+            number = current.number + 1
+            landlords = {t: r.landlord for t, r in res[current.key].items() if r.landlord is not None}
+            order = ranked(stage_points(state, res, stage.key), seed, f"{stage.key}-{number}")
+            standing = [(p, -i) for i, p in enumerate(order)]
+            seating = next_seating(stage, current.seating, landlords, standing, seed, f"{stage.key}-{number}")
+        else:
+            index = fmt.stages.index(stage)
+            if index + 1 >= len(fmt.stages):
+                raise FormatError("this was the last stage: publish the results / 已是最后阶段")
+            going_on = qualifiers(state, res, stage)
+            stage, number = fmt.stages[index + 1], 1
+            seating = draw(going_on, seed, f"{stage.key}-1")
+    key = f"{state.tournament.id}/{stage.key}-{number}"
+    return {"key": key, "stage": stage.key, "number": number, "salt": f"{stage.key}-{number}",
+            "seating": {str(t): list(p) for t, p in seating.items()}}

@@ -1,0 +1,63 @@
+"""The director's pages and the hall screen in headless Chromium (Debian's, never Playwright's)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from playwright import sync_api
+
+from club.storage import BoxEvent, BoxMatch, SqliteStorage
+from tests.club.clubkit import PIN, ThreadServer, hand_payloads
+
+pytestmark = pytest.mark.browser
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+
+if not shutil.which(CHROMIUM):
+    raise RuntimeError(f"{CHROMIUM} is missing: run deploy/system-deps.sh (apt-get install chromium fonts-noto-cjk)")
+
+
+def test_the_director_draws_and_starts_the_clock_and_the_hall_shows_every_table(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "club.db"))
+    with ThreadServer(storage) as server, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{server.url}/director")
+        page.fill("input[name=pin]", "000000")
+        page.click("button[type=submit]")
+        assert "密码不对" in page.inner_text("#login-error")
+        page.fill("input[name=pin]", PIN)
+        page.click("button[type=submit]")
+        page.fill("input[name=name]", "周五俱乐部赛")
+        page.fill("input[name=seed]", "4")
+        page.click("#do-create")
+        assert page.inner_text("#event-title") == "周五俱乐部赛"
+        page.fill("textarea[name=lines]", "\n".join(f"选手{i}, C{i:03d}" for i in range(1, 7)))
+        page.click("#do-players")
+        page.click("#do-next")
+        assert "knockout-1" in page.inner_text("#notice")
+        page.click("#do-start")
+        assert page.inner_text("#clock-state") == "计时中"
+
+        # Table 1's box reports a hand; the hall screen shows both tables, the hand and the clock.
+        session = server.app.extensions["club"].live.state.current
+        storage.register(1, "box-0000aaaa", "hash")
+        payloads = hand_payloads(21)
+        events = [BoxEvent(1, "box-0000aaaa", i + 1, i, 1, 1, 1000.0 + i, pl["kind"], "camera", pl)
+                  for i, pl in enumerate(payloads[:8])]
+        storage.ingest(1, "box-0000aaaa", events, [BoxMatch(1, "box-0000aaaa", 1, ("a", "b", "c"),
+                                                             {"name": "chips", "changes": {}},
+                                                             {"club_session": session.key}, 999.0)])
+        hall = browser.new_page(viewport={"width": 1920, "height": 1080})
+        hall.goto(server.url + "/")
+        hall.wait_for_selector(".tcard[data-table='2']")
+        hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\").dataset.hand === '1'")
+        assert "第 1 局" in hall.inner_text(".tcard[data-table='1']")
+        assert hall.locator("#leaderboard tbody tr").count() == 6
+        assert hall.inner_text("#clock").startswith(("44:", "45:"))
+        hall.click("#lang-switch")
+        hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\") !== null")
+        assert "Hand 1" in hall.inner_text(".tcard[data-table='1']")
+        browser.close()
+    storage.close()
