@@ -94,7 +94,7 @@ def report(name: str, comparison: Comparison, frames: int, seconds: float) -> di
 
 
 def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
-              deck: str | None = None) -> dict:
+              deck: str | None = None, keep: bool = False) -> dict:
     data = json.loads((folder / "truth.json").read_text())
     truth = played(data["hands"])
     referee_bids = referee_bids and not data.get("simulate", {}).get("tokens", False)
@@ -122,7 +122,13 @@ def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool
         pipeline.process(frame)
         busy += time.perf_counter() - t0
         frames += 1
-    read = played(match_record(TableState.load(store, mid), finished_only=False)["hands"])
+    state = TableState.load(store, mid)
+    record = match_record(state, finished_only=False)
+    if keep:  # what was read, for a look at the plays that differ (compare with truth.json)
+        record["alerts"] = [{"hand": e.hand, "alert": e.event.alert, "seat": e.event.seat, "cards": e.event.cards,
+                             "time": e.event.time} for e in store.events(mid) if e.kind == "alert"]
+        (folder / "read.json").write_text(json.dumps(record, ensure_ascii=False, indent=1))
+    read = played(record["hands"])
     comparison = compare_hands(truth, read)
     label = str(folder) + ("" if referee_bids else " (bids from tokens)") + (f" (deck profile {deck})" if deck else "")
     return report(label, comparison, frames, busy)
@@ -197,11 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deck", metavar="PROFILE", help="a deck profile file the ONNX detector reads with")
     parser.add_argument("--detector", default="onnx")
     parser.add_argument("--backend", default="onnx")
+    parser.add_argument("--keep", action="store_true", help="--sim: write what was read to FOLDER/read.json")
     args = parser.parse_args(argv)
     if not args.sim and not args.toy and not args.render:
         parser.error("give --sim FOLDER..., --toy N or --render N")
     for folder in args.sim:
-        bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids, deck=args.deck)
+        bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids, deck=args.deck,
+                  keep=args.keep)
     w, h = (int(v) for v in args.size.lower().split("x"))
     if args.toy:
         bench_toy(args.toy, (w, h), args.seed)

@@ -28,7 +28,8 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
 - A card already played from this zone in this hand is never a new play again (it was only
   uncovered, or the camera lost and found it), up to the number of decks in play. With two
   decks a second copy may come; a card found again where a played copy of it lay (since the
-  zone was last swept) is still that copy, not the second.
+  zone was last swept), within a card's span (one corner seen where both were), is still that
+  copy, not the second.
 - **Doubles**: a play that holds one id at more places than the decks hold it keeps it once;
   the other places go with the play as ``doubles`` (with their other reads), for the referee
   to try when the play as read is refused (:class:`~tracker.referee.PlayCandidate`).
@@ -50,6 +51,10 @@ from tracker.referee import PlayCandidate
 
 #: Reads closer than this many millimetres across frames are one physical card.
 SLOT_RADIUS = 18.0
+#: A card's place is where its read corners lie: both corners, their middle, or one corner
+#: when the other is covered. They lie up to about this far apart (a 63x88 mm card's diagonal
+#: less the index insets), so with two decks a played card read again within it is that card.
+CARD_SPAN_MM = 100.0
 
 
 @dataclass(frozen=True)
@@ -248,7 +253,7 @@ class ZoneTracker:
         lost = []
         for card, place in self._placed:
             match = next((s for s in held if s.card == card and (place is None or s.center is None
-                          or _gap(s.center, place) <= 2 * self.radius)), None)
+                          or _gap(s.center, place) <= CARD_SPAN_MM)), None)
             if match is None:
                 lost.append((card, place))
             else:
@@ -261,7 +266,7 @@ class ZoneTracker:
         if self.decks == 1 or not self.played[slot.card]:
             return False
         for i, (card, place) in enumerate(lost):
-            if card == slot.card and (place is None or slot.center is None or _gap(slot.center, place) <= 2 * self.radius):
+            if card == slot.card and (place is None or slot.center is None or _gap(slot.center, place) <= CARD_SPAN_MM):
                 del lost[i]
                 return True
         return False

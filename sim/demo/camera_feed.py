@@ -32,7 +32,7 @@ from typing import Any
 
 from engine.events import Bid, Deal, End, Play
 from engine.hand import Hand
-from sim.demo.corrector import DemoCorrector, event_key
+from sim.demo.corrector import MAX_FIXES, DemoCorrector, event_key
 from sim.simulate import SimConfig, SimTable
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
@@ -231,8 +231,10 @@ class CameraTable:
     def _next_hand(self, table: SimTable, hand_index: int) -> bool:
         """A new hand is on film: score the last one, close it if the camera left it open,
         and enter the deal and the bids as the referee would. False when the demo is done."""
-        if self.referee is not None:  # the last look at the hand before it is scored
-            self.referee.reconcile(len(self.referee.truth.events))
+        if self.referee is not None:  # the last look at the hand before it is scored: to the end
+            for _ in range(10):  # a hand the camera missed whole takes more than one review's fixes
+                if self.referee.reconcile(len(self.referee.truth.events)) < MAX_FIXES:
+                    break
         state = TableState.load(self.store, self.match_id)
         if state.ended is not None:
             return False

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from engine.events import Announce, Bid, Correction, Deal, Event, Kitty, Pass, Play
+from engine.events import Announce, Bid, Correction, Deal, Event, Kitty, Pass, Play, Shown
 from engine.hand import Hand
 from tracker.state import TableState
 from tracker.store import EventStore
@@ -42,6 +42,8 @@ def event_key(event: Event) -> tuple[Any, ...]:
         return "play", event.seat, tuple(sorted(str(c) for c in event.cards))
     if isinstance(event, Kitty):
         return "kitty", tuple(sorted(str(c) for c in event.cards))
+    if isinstance(event, Shown):
+        return "shown", event.seat, tuple(sorted(str(c) for c in event.cards))
     if isinstance(event, Pass):
         return "pass", event.seat
     if isinstance(event, Bid):
@@ -54,11 +56,11 @@ def event_key(event: Event) -> tuple[Any, ...]:
 def due_events(truth: Hand, landed: Sequence[float | None], now: float, review_s: float = REVIEW_S) -> int:
     """How many of the film's events the referee may check at video time ``now``.
 
-    A play or kitty is due ``review_s`` after it landed; a pass only with the next play after
+    A play, the kitty or cards shown after the hand are due ``review_s`` after they landed; a pass only with the next play after
     it (the camera infers passes when the next seat plays); deal and bids are entered at once."""
     due = 0
     for i, event in enumerate(truth.events):
-        if isinstance(event, Play | Kitty):
+        if isinstance(event, Play | Kitty | Shown):
             t = landed[i] if i < len(landed) else None
             if t is None or now < t + review_s:
                 break

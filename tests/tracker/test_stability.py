@@ -253,5 +253,14 @@ def test_a_played_card_lost_and_found_at_its_place_is_no_new_play(decks):
 def test_two_decks_a_second_copy_put_down_elsewhere_is_a_play():
     zone = ZoneTracker(seat=0, decks=2)
     out, t = run(zone, hand_over() + still([card("4d", 20)], 1.5))
-    out, _ = run(zone, hand_over() + still([card("4d", 20), card("4d", 90)], 1.5), start=t)
+    out, _ = run(zone, hand_over() + still([card("4d", 20), card("4d", 160)], 1.5), start=t)
     assert [s.cards for _, s in out] == [("4d",)]
+
+
+def test_two_decks_a_played_card_seen_again_by_one_corner_is_no_new_play():
+    # Both corners read: its place is the card's middle; once the next play covers one
+    # corner, the other is read half a card away, a new place.
+    zone = ZoneTracker(seat=0, decks=2)
+    out, t = run(zone, hand_over() + still([card("5c", 60, 60)], 1.5))
+    out, _ = run(zone, hand_over() + still([card("10d", 84), card("5c", 35, 24)], 2.0), start=t)
+    assert [s.cards for _, s in out] == [("10d",)]
