@@ -5,6 +5,7 @@
     /tmp/benchvenv/bin/pip install --no-deps -e .
     /tmp/benchvenv/bin/python bench/engine.py            # --quick for a short run
     /tmp/benchvenv/bin/python bench/engine.py --sections 3 --presets four --brute-hands 2000
+    .venv/bin/python bench/engine.py --sections 3 --presets five,dizhu --brute-hands 1000
 
 A peer that is not installed is skipped with a message.
 
@@ -20,7 +21,9 @@ What is measured
      ``MovesGener`` + ``move_selector`` filters, exactly as its ``GameEnv`` calls them (its
      previous-play type is worked out once, outside the timing, as ours is a Combination).
   3. Illegal or missing moves against brute force (classify every sub-multiset of the hand)
-     on random hands of 1 to 20 cards, the lead and three previous plays each.
+     on random hands of 1 to 20 cards, the lead and three previous plays each; every preset's
+     own deck (two decks for four, five, dizhu). It prints how many plays of each type the
+     check met, since random hands rarely hold the long two-deck shapes (a carrier, a spaceship).
   4. Where douzero's move lists differ from ours on the same hands (rule differences).
   5. rlcard's whole card-type table against every combination our classic rules allow.
 
@@ -51,7 +54,7 @@ from engine import classify as combos
 from engine import legal as moves  # noqa: E402
 from engine.cards import RANK_TEXT, Card, full_deck, parse_cards, rank_counts  # noqa: E402
 from engine.classify import beats, classify, to_combination  # noqa: E402
-from engine.legal import brute_force_plays, legal_plays, rank_legal_plays  # noqa: E402
+from engine.legal import brute_force_plays, legal_plays, prev_key, rank_legal_plays  # noqa: E402
 from engine.rank_plays import generate  # noqa: E402
 from engine.rules import CLASSIC, get_rules  # noqa: E402
 
@@ -242,17 +245,28 @@ def bench_legal_moves(n_hands: int, passes: int) -> None:
 # --- 3. brute force --------------------------------------------------------------------------
 
 
-def _check_hands(job: tuple[str, int, int]) -> tuple[int, int, int, list[str]]:
-    """(hands, positions checked, faults, first fault texts) for a slice of random hands."""
-    preset, seed, count = job
+def _rich_deck(deck: list[Card], rng: random.Random) -> list[Card]:
+    """The cards of five neighbouring ranks and the jokers: hands drawn from it hold the long
+    two-deck shapes (quad chains, carriers, spaceships, joker bombs) that random hands miss."""
+    lo = rng.randint(0, 7)
+    return [c for c in deck if lo <= c.rank < lo + 5 or c.is_joker]
+
+
+def _check_hands(job: tuple[str, int, int, bool]) -> tuple[int, int, int, list[str], Counter]:
+    """(hands, positions checked, faults, first fault texts, plays met by type) for a slice
+    of random hands."""
+    preset, seed, count, rich = job
     rules = get_rules(preset)
     rng = random.Random(seed)
-    deck = full_deck(rules.decks)
+    full = full_deck(rules.decks)
     checked = faults = 0
     notes: list[str] = []
+    kinds: Counter[str] = Counter()
     for _ in range(count):
+        deck = _rich_deck(full, rng) if rich else full
         counts = tuple(rank_counts(rng.sample(deck, rng.randint(1, 20))))
         reference = brute_force_plays(counts, None, rules)
+        kinds.update(p[0] for p in reference)
         groups = [(Card(r),) * k for r, k in enumerate(counts)]
         prevs = [None] + [to_combination(p, groups) for p in rng.sample(sorted(reference), min(3, len(reference)))]
         for prev in prevs:
@@ -260,21 +274,22 @@ def _check_hands(job: tuple[str, int, int]) -> tuple[int, int, int, list[str]]:
                 expected = reference
             else:
                 expected = {q for q in reference if beats(to_combination(q, groups), prev, rules)}
-            key = None if prev is None else (prev.type, prev.main, prev.length, prev.size)
-            got = set(rank_legal_plays(counts, key, rules))
+            got = set(rank_legal_plays(counts, prev_key(prev), rules))
             checked += 1
             if got != expected:
                 faults += len(got ^ expected)
                 if len(notes) < 3:
                     notes.append(f"{counts} after {prev}: missing {sorted(expected - got)[:2]} extra {sorted(got - expected)[:2]}")
-    return count, checked, faults, notes
+    return count, checked, faults, notes, kinds
 
 
-def bench_brute_force(n_hands: int, workers: int, presets: list[str]) -> None:
-    print(f"\n3. Illegal or missing moves against brute force ({n_hands} random hands of 1-20 cards per preset)")
+def bench_brute_force(n_hands: int, workers: int, presets: list[str], rich: bool = False) -> None:
+    drawn = "five neighbouring ranks and the jokers" if rich else "the whole deck"
+    print(f"\n3. Illegal or missing moves against brute force ({n_hands} random hands of 1-20 cards per preset, "
+          f"from {drawn})")
     for preset in presets:
         chunk = 250
-        jobs = [(preset, 1000 + i, min(chunk, n_hands - i)) for i in range(0, n_hands, chunk)]
+        jobs = [(preset, 1000 + i, min(chunk, n_hands - i), rich) for i in range(0, n_hands, chunk)]
         start = time.perf_counter()
         results = []
         with multiprocessing.Pool(workers) as pool:
@@ -286,6 +301,8 @@ def bench_brute_force(n_hands: int, workers: int, presets: list[str]) -> None:
         checked = sum(r[1] for r in results)
         faults = sum(r[2] for r in results)
         print(f"  {preset:8} hands {hands:6}  positions {checked:6}  illegal+missing {faults}  ({time.perf_counter() - start:.0f} s)")
+        met = sum((r[4] for r in results), Counter())
+        print("    plays met (leads):", ", ".join(f"{k} {v}" for k, v in sorted(met.items())))
         for result in results:
             for note in result[3]:
                 print("    ", note)
@@ -353,7 +370,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--brute-hands", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=max(1, multiprocessing.cpu_count()))
     parser.add_argument("--sections", default="1,2,3,4,5", help="which sections to run, e.g. 1,2")
-    parser.add_argument("--presets", default="classic,four", help="presets for the brute-force check")
+    parser.add_argument("--presets", default="classic,four,five,dizhu", help="presets for the brute-force check")
+    parser.add_argument("--rich", action="store_true",
+                        help="brute-force hands from five neighbouring ranks and the jokers (long two-deck shapes)")
     args = parser.parse_args(argv)
     scale = 10 if args.quick else 1
     sections = {int(x) for x in args.sections.split(",")}
@@ -364,7 +383,7 @@ def main(argv: list[str] | None = None) -> None:
         bench_legal_moves(1000 // scale, passes=5)
     if 3 in sections:
         hands = args.brute_hands // scale if args.quick else args.brute_hands
-        bench_brute_force(hands, args.workers, args.presets.split(","))
+        bench_brute_force(hands, args.workers, args.presets.split(","), args.rich)
     if 4 in sections:
         bench_rule_differences(2000 // scale)
     if 5 in sections:

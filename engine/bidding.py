@@ -11,6 +11,8 @@ One small state machine per style of ``RuleSet.bidding``:
 - ``grab`` (叫地主/抢地主) [001]: seats in order call or decline; after a call each later
   seat that has not declined may grab once, each grab doubling; the last grabber is landlord.
 - ``call`` (two-player) [003]: the first seat to call is landlord; nobody calls: redeal.
+- ``marker`` (five-player) [003]: nobody bids; the seat dealt the face-up marker card is the
+  landlord at base 1 (the hand's ``Marker`` event, engine.teams). No bid is ever legal.
 
 Seats are numbered in play order from the table's point of view: ``next`` is seat + 1
 (``seat_order="ccw"``, the default) or seat - 1 (``"cw"``), modulo the number of players.
@@ -239,8 +241,27 @@ class CallBidding(Bidding):
             self.to_act = self._next(seat)
 
 
+class MarkerBidding(Bidding):
+    """Five-player [003]: no bids; the marker card names the landlord (``Hand`` applies it)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.to_act = None
+
+    def legal(self) -> list[tuple[str, int]]:
+        return []
+
+    def check(self, seat: int, action: str, value: int = 0) -> BidError | None:
+        return BidError("illegal_bid", "nobody bids in a marker game: the marker card names the landlord",
+                        "本玩法不叫牌，明牌定地主")
+
+    def _step(self, seat: int, action: str, value: int) -> None:  # pragma: no cover - nothing is legal
+        raise BidError("illegal_bid", "no bids in a marker game", "本玩法不叫牌")
+
+
 _STYLES: dict[str, type[Bidding]] = {
     "score": ScoreBidding, "auction": AuctionBidding, "grab": GrabBidding, "call": CallBidding,
+    "marker": MarkerBidding,
 }
 
 

@@ -19,8 +19,9 @@ from functools import lru_cache
 from engine.cards import ACE, BJ, RJ, TWO, Card, as_cards
 from engine.combination import TYPES, Combination
 from engine.rules import CLASSIC, RuleSet
+from engine.two_deck_kinds import bomb_key, classify_jokers, classify_quads, joker_sizes, second_key
 
-__all__ = ["classify", "beats", "beats_cards", "chain_position", "clear_caches"]
+__all__ = ["classify", "beats", "beats_cards", "chain_position", "clear_caches", "kicker_shape"]
 
 NRANKS = RJ + 1
 _TYPE_ORDER = {t: i for i, t in enumerate(TYPES)}
@@ -80,6 +81,17 @@ def _low_straight_mains(present: list[int], rules: RuleSet) -> list[int]:
     return mains
 
 
+def kicker_shape(n: int, top: int, rules: RuleSet) -> bool:
+    """Whether ``n`` cards whose largest rank count is ``top`` may be a shape with unequal
+    counts: a trio or four carrying others (4, 5, 6, 8, 4k or 5k cards), with the quad
+    family a quad carrying trios and pairs (7k or 9k cards), or three jokers (a five-player bomb)."""
+    if top < 3:
+        return n == 3 and top == 2 and 3 in joker_sizes(rules)
+    if not (n % 4 and n % 5 and n != 6):
+        return True
+    return rules.quads and top >= 4 and (n % 7 == 0 or n % 9 == 0)
+
+
 def _is_pair_rank(rank: int, rules: RuleSet) -> bool:
     return rank < BJ or rules.joker_pairs
 
@@ -130,8 +142,8 @@ def classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, 
         return ()
     top = max(counts)
     uniform = (NRANKS - counts.count(0)) * top == n
-    # Shapes with unequal counts all carry kickers on a trio or four: 4, 5, 6, 8, 4k or 5k cards.
-    if not uniform and (top < 3 or (n % 4 and n % 5 and n != 6)):
+    # Shapes with unequal counts all carry kickers on a trio or four (see kicker_shape).
+    if not uniform and not kicker_shape(n, top, rules):
         return ()
     present = [r for r in range(NRANKS) if counts[r]]
     out: list[RankPlay] = []
@@ -147,11 +159,15 @@ def classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, 
             add("pair", r, 1, {r: 2})
         elif k == 3 and r < BJ:
             add("trio", r, 1, {r: 3})
+        elif k == 4 and r < BJ and rules.quads:
+            add("quad", r, 1, {r: 4})
         if r < BJ and rules.bomb_min <= k <= rules.bomb_max:
             add("bomb", r, k, {r: k})
     half = rules.rocket_jokers // 2
     if n == rules.rocket_jokers and counts[BJ] == half and counts[RJ] == half:
         add("rocket", BJ, n, {BJ: half, RJ: half})
+    for shape in classify_jokers(counts, n, rules):
+        add(*shape)
 
     # Chains: every rank the same count, consecutive.
     if len(present) > 1 and uniform:
@@ -165,6 +181,8 @@ def classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, 
             add("pair_straight", lo, len(present), dict.fromkeys(present, 2))
         elif lo is not None and each == 3 and len(present) >= rules.trio_chain_min:
             add("airplane", lo, len(present), dict.fromkeys(present, 3))
+        elif lo is not None and each == 4 and rules.quads and len(present) >= rules.quad_chain_min:
+            add("quad_chain", lo, len(present), dict.fromkeys(present, 4))
 
     trios = [r for r in present if r < BJ and counts[r] >= 3]
     if not trios:  # every kind with kickers has a trio or a four in its core
@@ -192,6 +210,9 @@ def classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, 
             if n == 8 and _pair_kickers_ok(rem, core, rules, four_ok=rules.four_two_pair_same):
                 add("four_two_pair", r, 1, core, rem)
     _classify_airplanes(counts, n, trios, rules, add)
+    if rules.quads:
+        for shape in classify_quads(counts, n, rules):
+            add(*shape)
     out.sort(key=play_sort_key)
     return tuple(out)
 
@@ -349,25 +370,28 @@ def _classify_cards(cards: Iterable[Card], rules: RuleSet) -> list[Combination]:
 def beats(new: Combination, prev: Combination, rules: RuleSet = CLASSIC) -> bool:
     """Whether ``new`` may be played on ``prev``.
 
-    The rocket beats everything; a bomb beats every non-bomb, and bombs compare by rank (or,
-    where ``rules.bomb_size_first``, by card count first). Other combinations compare only
-    with the same type and the same number of cards, by main rank.
+    The rocket beats everything; a bomb (joker bombs included) beats every non-bomb, and
+    bombs compare by :func:`engine.two_deck_kinds.bomb_key`: rank, or card count first where
+    ``rules.bomb_size_first``, or the steps of ``rules.bomb_ladder``. Other combinations
+    compare only with the same type and the same number of cards, by main rank (a spaceship:
+    its quad chain, then its trio chain).
     """
     if prev.type == "rocket":
         return False
     if new.type == "rocket":
         return True
-    if new.type == "bomb":
-        if prev.type != "bomb":
+    if new.is_bomb:
+        if not prev.is_bomb:
             return True
-        if rules.bomb_size_first:
-            return (new.length, new.main) > (prev.length, prev.main)
-        return (new.main, new.length) > (prev.main, prev.length)
-    if prev.type == "bomb" or new.type != prev.type:
+        return bomb_key(new.type, new.main, new.length, rules) > bomb_key(prev.type, prev.main, prev.length, rules)
+    if prev.is_bomb or new.type != prev.type:
         return False
     if new.length != prev.length or new.size != prev.size:
         return False
+    if new.type == "spaceship":
+        return (new.main, second_key(new)) > (prev.main, second_key(prev))
     return chain_position(new.type, new.main) > chain_position(prev.type, prev.main)
+
 
 
 def beats_cards(

@@ -15,19 +15,26 @@ TYPES: tuple[str, ...] = (
     "single", "pair", "trio", "trio_single", "trio_pair", "straight", "pair_straight",
     "airplane", "airplane_single", "airplane_pair", "bomb", "rocket",
     "four_two_single", "four_two_pair",
+    # 斗帝主's quad family (engine.quad_kinds) and the five-player joker bombs.
+    "quad", "quad_chain", "quad_trio", "carrier", "dress", "spaceship", "double_joker", "triple_joker",
 )
+#: Types that beat every ordinary combination (a rule set's bomb order ranks them).
+BOMB_TYPES: frozenset[str] = frozenset({"bomb", "rocket", "double_joker", "triple_joker"})
 TYPE_NAMES_ZH: dict[str, str] = {
     "single": "单张", "pair": "对子", "trio": "三张", "trio_single": "三带一", "trio_pair": "三带二",
     "straight": "顺子", "pair_straight": "连对", "airplane": "飞机", "airplane_single": "飞机带单",
     "airplane_pair": "飞机带对", "bomb": "炸弹", "rocket": "王炸", "four_two_single": "四带二",
-    "four_two_pair": "四带两对",
+    "four_two_pair": "四带两对", "quad": "四同张", "quad_chain": "连四同张", "quad_trio": "四带三",
+    "carrier": "航母", "dress": "连衣裙", "spaceship": "飞船", "double_joker": "双王炸弹", "triple_joker": "三王炸弹",
 }
 TYPE_NAMES_EN: dict[str, str] = {
     "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio with a single",
     "trio_pair": "trio with a pair", "straight": "straight", "pair_straight": "pair chain",
     "airplane": "airplane", "airplane_single": "airplane with singles", "airplane_pair": "airplane with pairs",
     "bomb": "bomb", "rocket": "rocket", "four_two_single": "four with two singles",
-    "four_two_pair": "four with two pairs",
+    "four_two_pair": "four with two pairs", "quad": "quad", "quad_chain": "quad chain",
+    "quad_trio": "quad with a trio", "carrier": "carrier", "dress": "dress", "spaceship": "spaceship",
+    "double_joker": "two-joker bomb", "triple_joker": "three-joker bomb",
 }
 
 
@@ -42,8 +49,9 @@ class Combination:
 
     ``main`` is the rank value of the LOWEST rank of the core (the trio or four rank, the
     lowest trio of an airplane, the lowest card of a chain). ``length`` is cards in a
-    straight, pairs in a pair chain, trios in an airplane, cards in a bomb or rocket, and
-    1 otherwise. ``core`` and ``kickers`` are sorted and together are exactly the cards played.
+    straight, pairs in a pair chain, trios in an airplane, quads in a quad chain, carrier or
+    spaceship, cards in a bomb, joker bomb or rocket, and 1 otherwise. A spaceship's core holds
+    its quads and its trios (both chains count when it is compared). ``core`` and ``kickers`` are sorted and together are exactly the cards played.
     """
 
     type: str
@@ -62,8 +70,8 @@ class Combination:
 
     @property
     def is_bomb(self) -> bool:
-        """Bombs and rockets beat every ordinary combination."""
-        return self.type in ("bomb", "rocket")
+        """Bombs, joker bombs and rockets beat every ordinary combination."""
+        return self.type in BOMB_TYPES
 
     @property
     def main_text(self) -> str:

@@ -31,6 +31,7 @@ class Event:
 
     kind: ClassVar[str] = "event"
     _card_fields: ClassVar[tuple[str, ...]] = ()
+    _one_card_fields: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}
@@ -38,6 +39,8 @@ class Event:
             value = getattr(self, f.name)
             if f.name in self._card_fields and value is not None:
                 value = _cards_out(value)
+            elif isinstance(value, Card):
+                value = str(value)
             elif isinstance(value, Event):
                 value = value.to_dict()
             elif isinstance(value, tuple):
@@ -295,10 +298,85 @@ class Correction(Event):
             raise ValueError(f"correction target must be an event index, not {self.target!r}")
 
 
+@dataclass(frozen=True)
+class Marker(Event):
+    """Five-player: the marker card (明牌) turned face up in the deal, and the seat it fell to,
+    the open landlord (明地主), who takes the kitty unseen. Whoever holds its twin (the other
+    copy, same rank and suit) is the hidden landlord (暗地主). Never a joker; the suit is needed
+    to tell the twin.
+
+    >>> Marker(2, Card.parse("7h")).to_dict()
+    {'kind': 'marker', 'seat': 2, 'card': '7h', 'time': None}
+    """
+
+    kind: ClassVar[str] = "marker"
+    _one_card_fields: ClassVar[tuple[str, ...]] = ("card",)
+    seat: int
+    card: Card
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat)
+        if not isinstance(self.card, Card):
+            raise ValueError(f"the marker is one card, not {self.card!r}")
+        if self.card.is_joker or self.card.suit is None:
+            raise ValueError(f"the marker must be a suited card, not a joker: {self.card}")
+
+
+@dataclass(frozen=True)
+class Reveal(Event):
+    """Five-player: the hidden landlord is shown (亮出身份). ``seat`` holds the marker's twin (the
+    open landlord himself when he holds both and plays alone); ``by``: the landlord who chose to
+    reveal (``None``: ``seat`` itself). Before the first play it doubles; after the hand it only
+    names him for the settlement."""
+
+    kind: ClassVar[str] = "reveal"
+    seat: int
+    by: int | None = None
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat)
+        if self.by is not None:
+            _seat(self.by)
+
+
+@dataclass(frozen=True)
+class Double(Event):
+    """Five-player: a player doubles (加倍), once a hand, before the first play."""
+
+    kind: ClassVar[str] = "double"
+    seat: int
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat)
+
+
+@dataclass(frozen=True)
+class KittyPick(Event):
+    """斗帝主: of the kitty cards shown to him, the landlord (帝主) takes these (any, or none).
+
+    >>> e = KittyPick(0, tuple(parse_cards("2s BJ")))
+    >>> event_from_dict(e.to_dict()) == e, e.to_dict()["cards"]
+    (True, '2s BJ')
+    """
+
+    kind: ClassVar[str] = "kitty_pick"
+    _card_fields: ClassVar[tuple[str, ...]] = ("cards",)
+    seat: int
+    cards: tuple[Card, ...] = ()
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat)
+        object.__setattr__(self, "cards", tuple(self.cards))
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (Deal, Bid, Landlord, Kitty, Play, Pass, OpenHand, Concede, Escape, Penalty, Announce, Shown, End,
-                Correction)
+                Correction, Marker, Reveal, Double, KittyPick)
 }
 
 
@@ -320,6 +398,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
             continue
         if name in cls._card_fields:
             value = _cards_in(value, f"{kind}.{name}")
+        elif name in cls._one_card_fields:
+            if not isinstance(value, str):
+                raise ValueError(f"{kind}.{name} must be the text of one card, not {value!r}")
+            value = Card.parse(value)
         elif name == "event" and value is not None:
             value = event_from_dict(value)
         elif name == "time" and value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):

@@ -51,15 +51,18 @@ from engine.events import (
     Pass,
     Penalty,
     Play,
+    Reveal,
     Shown,
 )
 from engine.rules import RuleSet, get_rules
+from engine.teams import TEAM_EVENTS, TeamPlay
 from engine.trick import HandResult, PlayRecord, Trick
+from engine.two_deck_kinds import ladder_doubles
 from engine.violations import HandChecks, HandViolation, Violation, identity, take
 
 
 @dataclass
-class Hand(HandChecks):
+class Hand(TeamPlay, HandChecks):
     """One hand's state. Build it with ``Hand(rules)`` and ``apply`` events, or ``from_events``."""
 
     rules: RuleSet | str = "classic"
@@ -94,6 +97,14 @@ class Hand(HandChecks):
     penalties: list[Penalty] = field(default_factory=list)
     #: Cards each seat laid face up after the hand (the latest ``Shown`` of the seat).
     shown: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    # Five-player and 斗帝主 (engine.teams): the marker card, the hidden landlord once shown and
+    # how, the seats that doubled, the landlord's pick of the kitty.
+    marker: Card | None = None
+    hidden: int | None = None
+    hidden_shown: str = ""
+    marker_copies: int = 0  # copies of the marker the open landlord played (two: he was alone)
+    doubled: list[int] = field(default_factory=list)
+    picked: tuple[Card, ...] | None = None
 
     def __post_init__(self) -> None:
         self.rules = get_rules(self.rules)
@@ -164,7 +175,10 @@ class Hand(HandChecks):
         return next_seat(seat, self.players, self.rules.seat_order)  # type: ignore[union-attr]
 
     def farmers(self) -> list[int]:
-        return [s for s in range(self.players) if s != self.landlord]
+        """Seats not on the landlord's side as the table knows it (five-player: a hidden
+        landlord not yet shown is still counted among them)."""
+        side = self.landlord_side()
+        return [s for s in range(self.players) if s not in side]
 
     def unannounced(self) -> list[int]:
         """Seats at or under the announce threshold that have not announced (a soft alert)."""
@@ -198,10 +212,11 @@ class Hand(HandChecks):
 
     def result(self) -> HandResult:
         landlord_won = None
+        side = self.landlord_side()
         if self.out_seat is not None:
-            landlord_won = self.out_seat == self.landlord
+            landlord_won = self.out_seat in side
         elif self.conceded is not None:
-            landlord_won = self.conceded != self.landlord
+            landlord_won = self.conceded not in side
         # Before the landlord is known (an escape mid-bidding) the stake is the highest bid so far.
         base = self.base if self.landlord is not None else max(self.bids_by_seat.values(), default=1)
         return HandResult(
@@ -212,6 +227,8 @@ class Hand(HandChecks):
             open_hand=self.open_hand, bombs=len(self.bombs),
             any_bid=any(isinstance(e, Bid) and e.action != "pass" for e in self.events),
             penalties=tuple(self.penalties),
+            partner=None if self.hidden == self.landlord else self.hidden,
+            sides_known=self.sides_known or self.landlord is None,
         )
 
     def snapshot(self) -> dict[str, object]:
@@ -255,8 +272,25 @@ class Hand(HandChecks):
         return fixed
 
     # ------------------------------------------------------------------ effects
+    def _check(self, event: Event) -> None:
+        """The base checks (engine.violations), with the team events' own (engine.teams)."""
+        if isinstance(event, TEAM_EVENTS):
+            if event.seat >= self.players:  # type: ignore[attr-defined]
+                raise self._fault("bad_seat", event.seat, players=self.players)  # type: ignore[attr-defined]
+            if self.phase == "not_started":
+                raise self._fault("not_started", event.seat, event=event.kind)  # type: ignore[attr-defined]
+            if self.phase == "finished" and not isinstance(event, Reveal):
+                raise self._fault("finished", event.seat, event=event.kind)  # type: ignore[attr-defined]
+            self._check_team(event)
+            return
+        if isinstance(event, Play | Pass | OpenHand):
+            self._check_pick_first(event)
+        super()._check(event)
+
     def _do(self, event: Event) -> None:  # noqa: C901
-        if isinstance(event, Penalty):
+        if isinstance(event, TEAM_EVENTS):
+            self._do_team(event)
+        elif isinstance(event, Penalty):
             self.penalties.append(event)
         elif isinstance(event, Deal):
             self.phase = "bidding"
@@ -279,6 +313,8 @@ class Hand(HandChecks):
                 self._crown(self.bidding.landlord, self.bidding.base, grabs)
         elif isinstance(event, Landlord):
             self._crown(event.seat, event.base, [])
+        elif isinstance(event, Kitty) and self.rules.kitty_choice:  # type: ignore[union-attr]
+            self.kitty = event.cards  # shown to the 帝主: he takes what KittyPick says
         elif isinstance(event, Kitty):
             if not self._kitty_from_deal:
                 # Shown late, the kitty's cards the landlord already played are no longer held.
@@ -301,6 +337,9 @@ class Hand(HandChecks):
             self.announced.add(event.seat)
         elif isinstance(event, Shown):
             self.shown[event.seat] = event.cards
+            if self.hidden is None and self.marker in event.cards and event.seat != self.landlord:
+                self.hidden, self.hidden_shown = event.seat, "end"
+                self._whitewash()
         elif isinstance(event, Concede):
             self.conceded = event.seat
             self._finish()
@@ -315,13 +354,15 @@ class Hand(HandChecks):
     def _crown(self, seat: int, base: int, causes: list[tuple[str, int]]) -> None:
         self.landlord, self.base = seat, base
         self.causes.extend(causes)
+        self.phase = "play"
+        self.turn = self.leader = seat
+        if self.rules.kitty_choice:  # type: ignore[union-attr]
+            return  # the 帝主 takes his pick of the kitty with KittyPick
         self.cards_left[seat] += self.rules.kitty_size  # type: ignore[union-attr]
         if self.kitty is not None:  # known from the deal (a simulator or a referee who saw it)
             self.kitty_unplayed = Counter(k for k in map(identity, self.kitty) if k is not None)
             if self.known is not None:
                 self.known[seat].extend(self.kitty)
-        self.phase = "play"
-        self.turn = self.leader = seat
 
     def _pass(self, seat: int) -> None:
         self.passes += 1
@@ -358,6 +399,7 @@ class Hand(HandChecks):
         if self.known is not None and self._hand_known(play.seat):
             take(self.known[play.seat], play.cards, remove=True)
         self.cards_left[play.seat] -= len(play.cards)
+        self._spot_twin(play.seat, play.cards)
         self.top, self.passes = len(self.plays) - 1, 0
         if lead:
             self.leader = play.seat
@@ -370,12 +412,23 @@ class Hand(HandChecks):
     def _doubles(self, reading: Combination) -> bool:
         if reading.type == "rocket":
             return self.rules.rocket_doubles  # type: ignore[union-attr]
+        if self.rules.bomb_ladder and reading.is_bomb:  # type: ignore[union-attr]
+            return ladder_doubles(reading.type, reading.length, self.rules)  # type: ignore[arg-type]
         return reading.type == "bomb" and reading.size >= self.rules.double_min_bomb  # type: ignore[union-attr]
+
+    def _hand_known(self, seat: int) -> bool:
+        if self.rules.kitty_choice:  # type: ignore[union-attr]
+            return seat != self.landlord or self.picked is not None
+        return super()._hand_known(seat)
 
     def _finish(self) -> None:
         if self.phase == "finished":
             return
         self.phase, self.turn = "finished", None
+        self._end_sides()
+        if self.rules.whitewash:  # type: ignore[union-attr]
+            self._whitewash()
+            return
         if self.out_seat is None or not self.rules.spring or self.landlord is None:  # type: ignore[union-attr]
             return
         by_landlord = sum(1 for p in self.plays if p.seat == self.landlord)

@@ -27,13 +27,15 @@ from engine.classify import (
     classify_counts,
     combinations,
     group_by_rank,
+    kicker_shape,
     to_combination,
 )
-from engine.combination import Combination
-from engine.rank_plays import ORDINARY, PrevKey, generate
+from engine.combination import TYPES, Combination
+from engine.rank_plays import PrevKey, generate
 from engine.rules import CLASSIC, RuleSet
+from engine.two_deck_kinds import second_key
 
-__all__ = ["legal_plays", "rank_legal_plays", "brute_force_plays", "clear_caches"]
+__all__ = ["legal_plays", "rank_legal_plays", "brute_force_plays", "clear_caches", "prev_key"]
 
 _CACHES: dict[int, tuple[RuleSet, object]] = {}
 
@@ -50,7 +52,8 @@ def clear_caches(plays: bool = False) -> None:
 
 
 def rank_legal_plays(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet = CLASSIC) -> tuple[RankPlay, ...]:
-    """Rank-level legal plays for a 15-entry rank-count tuple; ``prev`` as (type, main, length, size)."""
+    """Rank-level legal plays for a 15-entry rank-count tuple; ``prev`` as (type, main, length, size)
+    (a spaceship adds its trio chain's low rank: :func:`prev_key`)."""
     entry = _CACHES.get(id(rules))
     if entry is None or entry[0] is not rules:
         if len(_CACHES) >= 16:  # rule sets made on the fly must not pile up
@@ -69,12 +72,22 @@ def legal_plays(
     (each rank's first cards in suit order to the core, the next to the kickers). Passing is
     always allowed when following and is not listed. Bad card text raises ``ValueError``.
     """
-    if prev is not None and prev.type not in ORDINARY and prev.type not in ("bomb", "rocket"):
+    if prev is not None and prev.type not in TYPES:
         raise ValueError(f"unknown combination type {prev.type!r}")
     groups = group_by_rank(as_cards(hand_cards))
-    key = None if prev is None else (prev.type, prev.main, prev.length, prev.size)
+    key = prev_key(prev)
     plays = rank_legal_plays(tuple(map(len, groups)), key, rules)
     return combinations(plays, groups)
+
+
+def prev_key(prev: Combination | None) -> PrevKey:
+    """The rank-level key of the play to beat: (type, main, length, size), and for a spaceship
+    its trio chain too (the tie-break of an equal quad chain)."""
+    if prev is None:
+        return None
+    if prev.type == "spaceship":
+        return prev.type, prev.main, prev.length, prev.size, second_key(prev)
+    return prev.type, prev.main, prev.length, prev.size
 
 
 def brute_force_plays(counts: tuple[int, ...], prev: Combination | None, rules: RuleSet = CLASSIC) -> set[RankPlay]:
@@ -83,14 +96,14 @@ def brute_force_plays(counts: tuple[int, ...], prev: Combination | None, rules: 
     benchmark check :func:`rank_legal_plays` against it.
 
     For speed it skips the sub-multisets that :func:`classify_counts` rejects on its first
-    line (unequal counts without a trio, or a size no kicker shape has); a wrong skip there
-    would show up as a play the generators find and this does not.
+    line (unequal counts that :func:`kicker_shape` rules out); a wrong skip there would show
+    up as a play the generators find and this does not.
     """
     groups = [(Card(r),) * k for r, k in enumerate(counts)]
     found: set[RankPlay] = set()
     for sub in product(*(range(k + 1) for k in counts)):
         m, t = sum(sub), max(sub)
-        if (NRANKS - sub.count(0)) * t == m or (t >= 3 and (m % 4 == 0 or m % 5 == 0 or m == 6)):
+        if (NRANKS - sub.count(0)) * t == m or kicker_shape(m, t, rules):
             for play in classify_counts(sub, rules):
                 if prev is None or beats(to_combination(play, groups), prev, rules):
                     found.add(play)

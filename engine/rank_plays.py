@@ -11,11 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from operator import itemgetter
 
+from engine import two_deck_kinds as two
 from engine.cards import ACE, BJ, RJ, TWO
-from engine.classify import NRANKS, RankPlay, chain_position, make_play
+from engine.classify import NRANKS, RankPlay, chain_position, make_play, play_sort_key
+from engine.combination import BOMB_TYPES, TYPES
 from engine.rules import RuleSet
 
-PrevKey = tuple[str, int, int, int] | None
+#: The play to beat as (type, main, length, size), or with a fifth entry, the tie-break of
+#: ``engine.two_deck_kinds.second_key`` (a spaceship's trio chain); None: a lead.
+PrevKey = tuple[int | str, ...] | None
 
 _MEMO: dict[tuple, RankPlay] = {}
 _MEMO_MAX = 1 << 19
@@ -254,15 +258,64 @@ class MoveGen:
             caps = [(x, min(pool[x] // 2, cap)) for x in range(self._pair_top()) if pool[x] >= 2]
             self._with_kickers("airplane_pair", lo, n, core, caps, n, 2, False)
 
+    # --- two-deck kinds (engine.two_deck_kinds) ------------------------------------------------
+    def _shapes(self, shapes) -> None:
+        out = self.out
+        for kind, main, length, core, kick in shapes:
+            key = (kind, main, length, tuple(core.items()), tuple(kick.items()))
+            out.append(_MEMO.get(key) or _play(key, kind, main, length, core, kick))
+
+    def quad(self, length=None, floor=-9):
+        if self.rules.quads:
+            self._shapes(("quad", r, 1, {r: 4}, {}) for r in range(max(floor + 1, 0), BJ) if self.c[r] >= 4)
+
+    def quad_chain(self, length=None, floor=-9):
+        if self.rules.quads:
+            self._chains("quad_chain", 4, self.rules.quad_chain_min, length, floor)
+
+    def quad_trio(self, length=None, floor=-9):
+        if self.rules.quads:
+            self._shapes(two.gen_quad_trio(self.c, floor, False, self.rules))
+
+    def dress(self, length=None, floor=-9):
+        if self.rules.quads:
+            self._shapes(two.gen_quad_trio(self.c, floor, True, self.rules))
+
+    def carrier(self, length=None, floor=-9):
+        if self.rules.quads:
+            self._shapes(two.gen_carrier(self.c, length, floor, self.rules))
+
+    def spaceship(self, length=None, floor=-9):
+        if self.rules.quads:
+            self._shapes(two.gen_spaceship(self.c, length, floor, self.rules))
+
+    def double_joker(self, length=None, floor=-9):
+        self._shapes(s for s in two.gen_jokers(self.c, self.rules) if s[0] == "double_joker")
+
+    def triple_joker(self, length=None, floor=-9):
+        self._shapes(s for s in two.gen_jokers(self.c, self.rules) if s[0] == "triple_joker")
+
 
 # Type order of TYPES; chains of every length come out by low rank and need a sort by length.
-_LEAD_ORDER = (
-    "single", "pair", "trio", "trio_single", "trio_pair", "straight", "pair_straight",
-    "airplane", "airplane_single", "airplane_pair", "bomb", "rocket", "four_two_single", "four_two_pair",
-)
-_BY_LENGTH = {"straight", "pair_straight", "airplane", "airplane_single", "airplane_pair"}
-_AFTER_BOMBS = {"four_two_single", "four_two_pair"}
-ORDINARY = frozenset(_LEAD_ORDER) - {"bomb", "rocket"}
+_LEAD_ORDER = TYPES
+_BY_LENGTH = {"straight", "pair_straight", "airplane", "airplane_single", "airplane_pair", "quad_chain", "carrier",
+              "spaceship"}
+_AFTER_BOMBS = frozenset(TYPES[TYPES.index("rocket") + 1:]) - BOMB_TYPES
+ORDINARY = frozenset(_LEAD_ORDER) - BOMB_TYPES
+_JOKER_BOMBS = ("double_joker", "triple_joker")
+
+
+def _spaceship_trio(play: RankPlay) -> int:
+    return min(r for r, a, b in play[3] if b - a == 3)
+
+
+def _bombs(gen: MoveGen) -> None:
+    """Every bomb, joker bomb (under a ladder) and the rocket, in type order."""
+    gen.bomb()
+    gen.rocket()
+    if gen.rules.bomb_ladder:
+        for kind in _JOKER_BOMBS:
+            getattr(gen, kind)()
 
 
 def generate(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet) -> tuple[RankPlay, ...]:
@@ -276,23 +329,25 @@ def generate(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet) -> tuple[Ra
             if kind in _BY_LENGTH and len(out) - start > 1:
                 out[start:] = sorted(out[start:], key=_LENGTH_MAIN)
         return tuple(out)
-    kind, main, length, _size = prev
+    kind, main, length = prev[0], prev[1], prev[2]
     if kind == "rocket":
         return ()
-    if kind == "bomb":
-        gen.bomb()
-        if rules.bomb_size_first:
-            gen.out = [p for p in out if (p[2], p[1]) > (length, main)]
-        else:
-            gen.out = [p for p in out if (p[1], p[2]) > (main, length)]
-        gen.rocket()
-        return tuple(gen.out)
+    if kind in BOMB_TYPES:
+        _bombs(gen)
+        floor = two.bomb_key(kind, main, length, rules)  # type: ignore[arg-type]
+        return tuple(sorted((p for p in out if p[0] == "rocket" or two.bomb_key(p[0], p[1], p[2], rules) > floor),
+                            key=play_sort_key))
+    if kind == "spaceship":  # an equal quad chain still wins on a higher trio chain
+        _bombs(gen)
+        start = len(out)
+        gen.spaceship(length, main - 1)  # type: ignore[operator]
+        second = prev[4] if len(prev) > 4 else -1
+        out[start:] = [p for p in out[start:] if (p[1], _spaceship_trio(p)) > (main, second)]
+        return tuple(out)
     if kind in _AFTER_BOMBS:
-        gen.bomb()
-        gen.rocket()
-        getattr(gen, kind)(length, chain_position(kind, main))
+        _bombs(gen)
+        getattr(gen, kind)(length, chain_position(kind, main))  # type: ignore[arg-type]
     else:
-        getattr(gen, kind)(length, chain_position(kind, main))
-        gen.bomb()
-        gen.rocket()
+        getattr(gen, kind)(length, chain_position(kind, main))  # type: ignore[arg-type]
+        _bombs(gen)
     return tuple(out)

@@ -17,15 +17,19 @@ from engine.events import (
     Concede,
     Correction,
     Deal,
+    Double,
     End,
     Escape,
     Event,
     Kitty,
+    KittyPick,
     Landlord,
+    Marker,
     OpenHand,
     Pass,
     Penalty,
     Play,
+    Reveal,
     Shown,
 )
 from engine.scoring import Settlement, settle
@@ -54,6 +58,11 @@ _WORDS = {
         "insert": "补录：{} {}", "delete": "删除：{}（{}）", "undo": "撤销上一步（{}）", "undo_bare": "撤销上一步",
         "shown": "亮牌", "starting": "起手牌", "audit": "查牌", "audit_ok": "整副牌无误",
         "audit_missing": "缺 {}", "audit_extra": "多出 {}",
+        "marker": "明牌", "open_landlord": "明地主", "hidden_landlord": "暗地主", "reveal": "亮出身份",
+        "reveal_by": "{} 亮出身份", "double": "加倍", "doubled": "加倍", "kitty_pick": "帝主取底牌",
+        "took_none": "一张不要", "emperor": "帝主", "hidden_unknown": "暗地主未明，暂不结算",
+        "hidden_choice": "亮出身份", "hidden_play": "打出另一张明牌", "hidden_end": "终局亮牌",
+        "alone": "两张明牌同在一手，明地主独自一方", "not_shown": "尚未亮明",
     },
     "en": {
         "title": "Dou Dizhu hand record", "rules": "Rules", "players": "Players", "seat": "seat {}",
@@ -75,6 +84,12 @@ _WORDS = {
         "undo": "undid the last step ({})", "undo_bare": "undid the last step",
         "shown": "shows", "starting": "starting hand", "audit": "Deck audit", "audit_ok": "every card accounted for",
         "audit_missing": "missing {}", "audit_extra": "seen too often {}",
+        "marker": "Marker card", "open_landlord": "Open landlord", "hidden_landlord": "Hidden landlord",
+        "reveal": "reveals", "reveal_by": "{} asks to reveal", "double": "doubles", "doubled": "Doubled",
+        "kitty_pick": "Di Zhu takes from the kitty", "took_none": "none", "emperor": "Di Zhu",
+        "hidden_unknown": "hidden landlord not known: not settled yet", "hidden_choice": "revealed by choice",
+        "hidden_play": "shown by playing the twin", "hidden_end": "shown at the end",
+        "alone": "both marker cards in one hand: the open landlord plays alone", "not_shown": "not shown yet",
     },
 }
 
@@ -87,7 +102,7 @@ _EN_JOKERS = {"BJ": "small joker", "RJ": "big joker"}
 WALL_CLOCK_FROM = 1e9
 
 #: Events before the first play: the record lists them in their own lines, not in the numbered plays.
-_PREAMBLE = (Deal, Bid, Kitty, Landlord)
+_PREAMBLE = (Deal, Bid, Kitty, Landlord, Marker, Reveal, Double, KittyPick)
 
 
 def card_text(card: Card, lang: str = "zh") -> str:
@@ -124,7 +139,8 @@ def _clock(t: float | None, start: float | None = None) -> str:
 
 def _cause(cause: str, factor: int, w: dict[str, str], lang: str) -> str:
     name = {"grab": w["grab_cause"], "open_hand": w["open_hand"], "spring": w["spring"],
-            "anti_spring": w["anti_spring"]}.get(cause) or type_name(cause, lang)
+            "anti_spring": w["anti_spring"], "reveal": w["hidden_choice"], "double": w["doubled"]}.get(cause) \
+        or type_name(cause, lang)
     return f"{name} x{factor}"
 
 
@@ -159,6 +175,16 @@ def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: s
         return f"{t}{who}: {w['shown']} {cards_text(event.cards, lang)}"
     if isinstance(event, Deal):
         return f"{t}{w['deal']}"
+    if isinstance(event, Marker):
+        return f"{t}{w['marker']}: {card_text(event.card, lang)} → {who}"
+    if isinstance(event, Reveal):
+        by = names[event.by] if event.by is not None and event.by != event.seat and event.by < len(names) else ""
+        said = w["reveal_by"].format(by) + f": {who}" if by else f"{who}: {w['reveal']}"
+        return f"{t}{w['hidden_landlord']} {said}"
+    if isinstance(event, Double):
+        return f"{t}{who}: {w['double']}"
+    if isinstance(event, KittyPick):
+        return f"{t}{w['kitty_pick']}: {cards_text(event.cards, lang) or w['took_none']}"
     return f"{t}{event.kind}"
 
 
@@ -168,6 +194,11 @@ def _number(events: list[Event], index: int) -> int | None:
     if isinstance(events[index], _PREAMBLE):
         return None
     return sum(1 for e in events[:index + 1] if not isinstance(e, _PREAMBLE))
+
+
+def play_number(events: list[Event], index: int) -> int | None:
+    """The number (第 N 手) the text record gives ``events[index]``; ``None`` before the play."""
+    return _number(events, index)
 
 
 def _correction_lines(log: Iterable[Event], names: tuple[str, ...], w: dict[str, str], lang: str,
@@ -244,16 +275,13 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
     if bids:
         heading = w["bids"] if rules is None or rules.bidding == "score" else w["bids_call"]
         lines.append(f"{heading}: " + ", ".join(bids))
-    if hand.landlord is not None:
-        lines.append(f"{w['landlord']}: {names[hand.landlord]} ({w['base']} {hand.base})")
-    if hand.kitty is not None:
-        lines.append(f"{w['kitty']}: {cards_text(hand.kitty, lang)}")
+    lines += _landlord_lines(hand, names, w, lang)
     readings = {p.index: p for p in hand.plays}
     start = hand.events[0].time if hand.events and isinstance(hand.events[0], Deal) else None
     number = 0
     lines.append(f"{w['plays']}:")
     for i, e in enumerate(hand.events):
-        if isinstance(e, Deal | Bid | Kitty | Landlord):
+        if isinstance(e, _PREAMBLE):
             continue
         reading = ""
         if i in readings:
@@ -273,6 +301,32 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
     lines.append(f"{w['points']}{unit}: {_signed(s.points, names)}")
     lines += showdown_lines(hand, names, w, lang)
     return "\n".join(lines) + "\n"
+
+
+def _landlord_lines(hand: Hand, names: tuple[str, ...], w: dict[str, str], lang: str) -> list[str]:
+    """The landlord (five-player: the marker card, the open and the hidden landlord; 斗帝主: the
+    帝主 and his pick of the kitty), the kitty, and who doubled."""
+    rules = hand.rules
+    lines = []
+    if hand.marker is not None:
+        lines.append(f"{w['marker']}: {card_text(hand.marker, lang)}")
+    if hand.landlord is not None:
+        title = w["open_landlord"] if rules.hidden_landlord else w["emperor"] if rules.kitty_choice else w["landlord"]  # type: ignore[union-attr]
+        lines.append(f"{title}: {names[hand.landlord]} ({w['base']} {hand.base})")
+        if rules.hidden_landlord:  # type: ignore[union-attr]
+            if hand.hidden is None:
+                lines.append(f"{w['hidden_landlord']}: {w['not_shown']}")
+            elif hand.hidden == hand.landlord:
+                lines.append(f"{w['hidden_landlord']}: {w['alone']} ({w['hidden_' + hand.hidden_shown]})")
+            else:
+                lines.append(f"{w['hidden_landlord']}: {names[hand.hidden]} ({w['hidden_' + hand.hidden_shown]})")
+    if hand.kitty is not None:
+        lines.append(f"{w['kitty']}: {cards_text(hand.kitty, lang)}")
+    if hand.picked is not None:
+        lines.append(f"{w['kitty_pick']}: {cards_text(hand.picked, lang) or w['took_none']}")
+    if hand.doubled:
+        lines.append(f"{w['doubled']}: " + ", ".join(names[s] for s in hand.doubled))
+    return lines
 
 
 def showdown_lines(hand: Hand, names: tuple[str, ...], w: dict[str, str], lang: str) -> list[str]:
@@ -326,10 +380,12 @@ def csv_cell(value: object) -> object:
 _SHEET = {
     "zh": {"hand": "局", "outcome": "结果", "landlord": "地主", "base": "底分", "multiplier": "倍数",
            "penalty": "罚分", "total": "合计", "landlord_won": "地主胜", "farmers_won": "农民胜",
-           "abandoned": "作废", "redeal": "重新发牌", "escape": "逃跑", "unfinished": "未打完"},
+           "abandoned": "作废", "redeal": "重新发牌", "escape": "逃跑", "unfinished": "未打完",
+           "hidden_unknown": "暗地主未明"},
     "en": {"hand": "hand", "outcome": "result", "landlord": "landlord", "base": "base", "multiplier": "multiplier",
            "penalty": "penalty", "total": "total", "landlord_won": "landlord won", "farmers_won": "farmers won",
-           "abandoned": "abandoned", "redeal": "redeal", "escape": "escape", "unfinished": "unfinished"},
+           "abandoned": "abandoned", "redeal": "redeal", "escape": "escape", "unfinished": "unfinished",
+           "hidden_unknown": "hidden landlord unknown"},
 }
 
 

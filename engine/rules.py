@@ -13,10 +13,11 @@ False
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from types import MappingProxyType
 
-BIDDING_STYLES = ("score", "grab", "auction", "call")
+BIDDING_STYLES = ("score", "grab", "auction", "call", "marker")
 SCORING_FORMATS = ("points", "qq", "chips", "fixed")
 
 
@@ -31,11 +32,13 @@ class RuleSet:
     hand_size: int = 17
     kitty_size: int = 3
     kitty_shown: bool = True  # the kitty is turned face up for everyone (三人: yes; 四人: no)
+    kitty_choice: bool = False  # 斗帝主: the kitty is shown to the landlord, who takes any of it (KittyPick)
     out_of_play: int = 0  # cards dealt face down and never used (two-player: 11)
     seat_order: str = "ccw"  # play goes counter-clockwise (逆时针); "cw" for clubs that differ
 
     # --- bidding (叫分 / 叫地主抢地主) --------------------------------------------------
-    bidding: str = "score"  # score: 1/2/3 once each; grab: call and grab; auction; call (two-player)
+    bidding: str = "score"  # score: 1/2/3 once each; grab: call and grab; auction; call (two-player);
+    # marker (five-player): no bids, the holder of a face-up marker card is the landlord at base 1
     max_bid: int = 3
     all_pass: str = "redeal"  # or "first_bidder": the first bidder becomes landlord at 1
     third_must_bid_two: bool = False  # after two passes the third must bid at least 2
@@ -57,6 +60,15 @@ class RuleSet:
     bomb_min: int = 4
     bomb_max: int = 4  # two decks: bombs of 4 to 8 cards
     bomb_size_first: bool = False  # more cards beat fewer regardless of rank
+    #: The bombs below the rocket, weakest first, when jokers sit among them (five-player:
+    #: ``4 JJ 5 6 JJJ 7 8``): a digit is a bomb of that many cards of a rank, ``JJ`` two identical
+    #: jokers (双王), ``JJJ`` any three jokers (三王). Equal steps compare by rank. Empty: the
+    #: order is ``bomb_size_first`` / rank, and jokers make no bomb but the rocket.
+    bomb_ladder: str = ""
+    #: The 斗帝主 quad family: quad 四同张, quad chain 连四, quad + trio 四带三, carrier 航母,
+    #: dress 连衣裙, spaceship 飞船 (engine.quad_kinds).
+    quads: bool = False
+    quad_chain_min: int = 2
 
     # --- kicker options (带牌) ----------------------------------------------------------
     airplane_kicker_repeat: bool = True  # 333444+55: single kickers may share a rank
@@ -74,6 +86,11 @@ class RuleSet:
     spring: bool = True  # 春天 and 反春 double
     grab_doubles: bool = True  # each grab (抢地主) doubles
     open_hand_multiplier: int = 2  # 明牌
+    whitewash: bool = False  # five-player: x2 when the losing side played no card (instead of 春天/反春)
+    #: five-player: the holder of the marker card's twin is the hidden landlord (暗地主).
+    hidden_landlord: bool = False
+    reveal_multiplier: int = 2  # the hidden landlord shown by choice (亮出身份) before play
+    player_double: bool = False  # each player may double once before play (加倍), x2 each
     escape_multiplier: int = 3  # 逃跑: base x mult x 3
     escape_before_bid: int = 3
     bomb_quota: bool = False  # four-player option: farmers who did not bid may play one bomb
@@ -117,6 +134,10 @@ class RuleSet:
         return 54 * self.decks
 
     def __post_init__(self) -> None:
+        steps = ladder_steps(self.bomb_ladder)  # a misspelt ladder fails here, not mid-hand
+        missing = [n for n in range(self.bomb_min, self.bomb_max + 1) if steps and str(n) not in steps]
+        if missing:
+            raise ValueError(f"{self.name}: bomb ladder {self.bomb_ladder!r} lacks bombs of {missing} cards")
         if self.bidding not in BIDDING_STYLES:
             raise ValueError(f"bidding must be one of {BIDDING_STYLES}, not {self.bidding!r}")
         if self.scoring not in SCORING_FORMATS:
@@ -124,6 +145,22 @@ class RuleSet:
         dealt = self.players * self.hand_size + self.kitty_size + self.out_of_play
         if dealt != self.deck_size:
             raise ValueError(f"{self.name}: deal of {dealt} cards does not use the {self.deck_size}-card deck")
+
+
+@functools.lru_cache(maxsize=16)
+def ladder_steps(ladder: str) -> dict[str, int]:
+    """Each step of a bomb ladder and its place, weakest 0: ``{"4": 0, "JJ": 1, "5": 2, ...}``.
+
+    >>> ladder_steps("4 JJ 5 6 JJJ 7 8")["JJJ"]
+    4
+    """
+    steps = ladder.split()
+    for step in steps:
+        if step not in ("JJ", "JJJ") and not (step.isdigit() and 4 <= int(step) <= 8):
+            raise ValueError(f"bomb ladder step {step!r}: a bomb size 4..8, JJ or JJJ")
+    if len(set(steps)) != len(steps):
+        raise ValueError(f"bomb ladder {ladder!r} names a step twice")
+    return {step: i for i, step in enumerate(steps)}
 
 
 CLASSIC = RuleSet()
@@ -155,6 +192,25 @@ _PRESETS: dict[str, RuleSet] = {
     # Two players [003, 004]: 20 each, 3 kitty, 11 face down out of play.
     "two": CLASSIC.replace(
         name="two", description="Two players / 二人斗地主", players=2, hand_size=20, out_of_play=11, bidding="call",
+    ),
+    # Five players [003]: two decks, 21 each, 3 unshown kitty; open and hidden landlord by the
+    # marker card; bombs 4-8 with two and three jokers among them; 5+ bombs, three and four
+    # jokers double; a whitewash doubles; each player may double once.
+    "five": CLASSIC.replace(
+        name="five", description="Five players, open and hidden landlord / 五人斗地主",
+        players=5, decks=2, hand_size=21, kitty_size=3, kitty_shown=False, bidding="marker",
+        trio_single=False, four_two=False, rocket_jokers=4, bomb_max=8, bomb_ladder="4 JJ 5 6 JJJ 7 8",
+        double_min_bomb=5, whitewash=True, hidden_landlord=True, player_double=True,
+    ),
+    # 斗帝主 [003]: three players, two decks, 34 each, 6 kitty shown to the landlord (帝主) who
+    # takes any of it; the quad family; bombs are 5+ cards (more cards, then rank), four jokers top.
+    # Bidding and scoring: the seed is silent, so classic (叫分 1-3, every bomb and the rocket x2).
+    "dizhu": CLASSIC.replace(
+        name="dizhu", description="Di Zhu, two decks, 34 each / 斗帝主",
+        decks=2, hand_size=34, kitty_size=6, kitty_shown=False, kitty_choice=True,
+        trio_single=False, four_two=False, pair_chain_min=4, trio_chain_min=3, joker_pairs=True,
+        rocket_jokers=4, bomb_min=5, bomb_max=8, bomb_size_first=True, quads=True, quad_chain_min=2,
+        double_min_bomb=5,
     ),
 }
 PRESETS = MappingProxyType(_PRESETS)

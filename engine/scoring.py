@@ -4,7 +4,11 @@
 the multiplier and its causes. The formats (docs/rules.md sections 2.2 and 3):
 
 - ``points`` [000]: stake = base (the winning bid) x multiplier. The landlord wins or loses
-  ``(players - 1) x stake`` and each farmer the opposite ``stake``: zero-sum. Three players:
+  ``(players - 1) x stake`` and each farmer the opposite ``stake``: zero-sum. Five players
+  (our reading; the seed gives no split): every landlord settles the stake with every farmer,
+  so open and hidden landlord +-3 x stake each against farmers -+2 x stake, and a landlord
+  alone +-4 x stake against -+1. Until the hidden landlord is known a finished five-player
+  hand settles as ``hidden_unknown`` (0 points). Three players:
   landlord +-2 x base x mult, farmers -+base x mult (RULES 2.2). Our reading for four players
   (the seeds give the three-player formula only as "each farmer pays the landlord"): the
   landlord collects or pays ``stake`` from or to each of the three farmers, so +-3 x stake.
@@ -98,27 +102,37 @@ def settle(hand: Hand | HandResult, rules: RuleSet | str | None = None,
     if result.redeal or result.abandoned or result.landlord_won is None or result.landlord is None:
         outcome = "redeal" if result.redeal else "abandoned" if result.abandoned else "unfinished"
         return _done([0] * n, penalty, outcome, common, stake=0)
+    if not result.sides_known:  # five-player: who is the hidden landlord decides the split
+        return _done([0] * n, penalty, "hidden_unknown", common, stake=0)
 
-    landlord, won = result.landlord, result.landlord_won
-    farmers = [s for s in range(n) if s != landlord]
+    won = result.landlord_won
+    side = [result.landlord] + ([result.partner] if result.partner not in (None, result.landlord) else [])
+    farmers = [s for s in range(n) if s not in side]
     if rules.scoring == "fixed":
         open_factor = rules.open_hand_multiplier if result.open_hand else 1
         win, loss = rules.fixed_win * open_factor, rules.fixed_loss * open_factor
         points = [0] * n
-        points[landlord] = win if won else -win
+        for landlord in side:
+            points[landlord] = win if won else -win
         for f in farmers:
             points[f] = -loss if won else loss
         return _done(points, penalty, _outcome(won), common, stake=loss)
 
     if rules.scoring == "chips":
         stake = rules.chips_base * result.multiplier
-        points = _chip_transfers(landlord, farmers, won, stake, chips, n)
+        points = [0] * n
+        for landlord in side:  # each landlord settles with every farmer
+            points = [p + q for p, q in zip(points, _chip_transfers(landlord, farmers, won, stake, chips, n),
+                                            strict=True)]
     else:
+        # Every landlord settles the stake with every farmer: 1 vs 2 gives +-2 stake and -+1,
+        # five-player 2 vs 3 gives each landlord +-3 stake and each farmer -+2, 1 vs 4 +-4 and -+1.
         stake = result.base * result.multiplier
         points = [0] * n
         for f in farmers:
-            points[f] = -stake if won else stake
-        points[landlord] = -sum(points[f] for f in farmers)
+            points[f] = (-stake if won else stake) * len(side)
+        for landlord in side:
+            points[landlord] = (stake if won else -stake) * len(farmers)
         if rules.winners_only:
             points = [max(p, 0) for p in points]
     return _done(points, penalty, _outcome(won), common, stake=stake)

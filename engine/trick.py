@@ -67,6 +67,11 @@ class HandResult:
     bombs: int = 0
     any_bid: bool = False
     penalties: tuple[Penalty, ...] = ()
+    #: Five-player: the hidden landlord on the landlord's side (None: none, or he plays alone).
+    partner: int | None = None
+    #: False while a five-player hand's hidden landlord is not shown: the sides, and so the
+    #: points, are not known yet.
+    sides_known: bool = True
 
     @property
     def multiplier(self) -> int:

@@ -15,6 +15,10 @@ habits most players share:
   matters: the opponent is close to going out, the bomb takes the bot out (or nearly), or
   on a whim (``BotStyle.bomb_whim``).
 - Anyone who can go out with one play does.
+- **Five players**: the marker card is drawn from the dealt hands; the open and the hidden
+  landlord play as one side (bots peek at the hands, so they know the hidden one), a strong
+  hidden landlord reveals now and then, and a strong hand doubles. **斗帝主**: the 帝主 takes
+  the kitty cards that join a pair or more of his, and every A, 2 and joker.
 
 ``play_hand(rules, rng, first_bidder, cards=None)`` returns a finished engine ``Hand``
 (possibly a redeal) with every card known; ``cards`` deals a short game (that many cards
@@ -24,6 +28,7 @@ springs and winners over many hands (``ddz-table simulate --stats``).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Iterable
@@ -32,7 +37,7 @@ from typing import Any
 
 from engine.cards import ACE, BJ, RJ, TWO, Card, full_deck
 from engine.combination import Combination
-from engine.events import Bid, Deal, Kitty, Pass, Play
+from engine.events import Bid, Deal, Double, Kitty, KittyPick, Marker, Pass, Play, Reveal
 from engine.hand import Hand
 from engine.legal import legal_plays
 from engine.rules import RuleSet, get_rules
@@ -56,6 +61,9 @@ class BotStyle:
     bid_at: tuple[float, float, float] = (3.0, 5.0, 6.5)
     #: Noise on a bot's view of its own strength (people misjudge their hands).
     bid_noise: float = 1.0
+    #: Five-player: strength (per 17 cards) at which a bot doubles, and a hidden landlord reveals.
+    double_at: float = 7.0
+    reveal_at: float = 6.0
 
 
 DEFAULT_STYLE = BotStyle()
@@ -74,8 +82,7 @@ def strength(cards: Iterable[Card]) -> float:
 def choose_bid(hand: Hand, seat: int, rng: random.Random, style: BotStyle = DEFAULT_STYLE) -> tuple[str, int]:
     assert hand.bidding is not None and hand.known is not None
     legal = hand.bidding.legal()
-    # judged per card as if it were a 17-card hand, so short deals bid alike
-    worth = strength(hand.known[seat]) * 17 / max(1, len(hand.known[seat])) + rng.gauss(0, style.bid_noise)
+    worth = _worth(hand, seat, rng, style)
     want = sum(1 for need in style.bid_at if worth >= need)
     values = [v for a, v in legal if a == "bid" and v <= want]
     if values:
@@ -98,6 +105,22 @@ def _protected(counts: Counter) -> set[int]:
 
 
 SAFE_LOOK = 16  # cheapest leads checked for an answer (each check generates the opponents' plays)
+
+
+def landlord_side(hand: Hand) -> set[int]:
+    """The landlord's side as bots see it: they peek at the hands, so a hidden landlord not
+    shown yet counts from the deal."""
+    side = set(hand.landlord_side())
+    twin = hand.twin_holder()
+    if twin is not None:
+        side.add(twin)
+    return side
+
+
+def _worth(hand: Hand, seat: int, rng: random.Random, style: BotStyle) -> float:
+    """Strength judged per card as if it were a 17-card hand, so every deal size bids alike."""
+    assert hand.known is not None
+    return strength(hand.known[seat]) * 17 / max(1, len(hand.known[seat])) + rng.gauss(0, style.bid_noise)
 
 
 def _answerable(hand: Hand, play: Combination, seats: list[int]) -> bool:
@@ -139,8 +162,8 @@ def _pick(hand: Hand, seat: int, options: list[Combination], rng: random.Random,
     out = [p for p in options if p.size == len(cards)]
     if out:
         return out[0]
-    landlord = hand.landlord
-    opponents = [s for s in range(hand.players) if (s == landlord) != (seat == landlord)]
+    side = landlord_side(hand)
+    opponents = [s for s in range(hand.players) if (s in side) != (seat in side)]
     least = min(hand.cards_left[s] for s in opponents)
     danger = least <= style.danger
     protected = _protected(counts)
@@ -158,7 +181,7 @@ def _pick(hand: Hand, seat: int, options: list[Combination], rng: random.Random,
             return rng.choice(sorted(pool, key=lambda p: (-p.size, -p.main))[:3])
         return ranked[0]
     top = hand.plays[hand.top].seat  # type: ignore[index]
-    if top != landlord and seat != landlord:
+    if (top in side) == (seat in side):
         return None  # the partner is winning this trick: let it stand
     if plain:
         if danger:  # stop the opponent going out: the strongest answer
@@ -195,6 +218,40 @@ def deal(rules: RuleSet, rng: random.Random, first_bidder: int, cards: int | Non
     return hand
 
 
+def open_marker(hand: Hand, rng: random.Random, time: float | None = None) -> Marker:
+    """Five-player: a non-joker card of the dealt hands turned face up, and the seat it fell to."""
+    assert hand.known is not None
+    cards = [(seat, c) for seat, held in enumerate(hand.known) for c in held if not c.is_joker]
+    seat, card = rng.choice(cards)
+    return Marker(seat, card, time=time)
+
+
+def pick_kitty(hand: Hand, seat: int) -> KittyPick:
+    """斗帝主: the kitty cards that join a pair or more of the 帝主's, and every A, 2 and joker."""
+    assert hand.known is not None and hand.kitty is not None
+    counts = Counter(c.rank for c in hand.known[seat])
+    return KittyPick(seat, tuple(c for c in hand.kitty if c.rank >= ACE or counts[c.rank] >= 2))
+
+
+def before_play(hand: Hand, rng: random.Random, style: BotStyle = DEFAULT_STYLE) -> list:
+    """Five-player choices once the marker is out: a strong hidden landlord reveals (亮出身份),
+    then each strong hand doubles (加倍) in play order from the landlord."""
+    events: list = []
+    if not hand.rules.hidden_landlord and not hand.rules.player_double:  # type: ignore[union-attr]
+        return events
+    twin = hand.twin_holder()
+    if hand.rules.hidden_landlord and twin is not None and _worth(hand, twin, rng, style) >= style.reveal_at:  # type: ignore[union-attr]
+        events.append(Reveal(twin))
+    if hand.rules.player_double:  # type: ignore[union-attr]
+        seat = hand.landlord
+        for _ in range(hand.players):
+            assert seat is not None
+            if _worth(hand, seat, rng, style) >= style.double_at:
+                events.append(Double(seat))
+            seat = hand.next_seat(seat)
+    return events
+
+
 def play_hand(rules: RuleSet | str = "classic", rng: random.Random | int = 0, first_bidder: int = 0,
               cards: int | None = None, style: BotStyle = DEFAULT_STYLE) -> Hand:
     """One hand bid and played out by bots (a redeal when everyone passes)."""
@@ -202,6 +259,8 @@ def play_hand(rules: RuleSet | str = "classic", rng: random.Random | int = 0, fi
     rng = rng if isinstance(rng, random.Random) else random.Random(rng)
     hand = deal(rules, rng, first_bidder, cards)
     clock = 0.0
+    if rules.bidding == "marker":
+        hand.apply(open_marker(hand, rng, time=0.0))
     while hand.phase == "bidding":
         assert hand.bidding is not None and hand.bidding.to_act is not None
         clock += rng.uniform(1, 5)
@@ -212,6 +271,12 @@ def play_hand(rules: RuleSet | str = "classic", rng: random.Random | int = 0, fi
         return hand
     clock += 2
     hand.apply(Kitty(hand.kitty, time=round(clock, 1)))  # type: ignore[arg-type]
+    if rules.kitty_choice:
+        clock += rng.uniform(2, 6)
+        hand.apply(dataclasses.replace(pick_kitty(hand, hand.landlord), time=round(clock, 1)))  # type: ignore[arg-type]
+    for event in before_play(hand, rng, style):
+        clock += rng.uniform(1, 3)
+        hand.apply(dataclasses.replace(event, time=round(clock, 1)))
     while not hand.finished:
         seat = hand.turn
         assert seat is not None

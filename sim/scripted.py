@@ -94,6 +94,10 @@ def random_hand(rules: RuleSet | str = "classic", seed: int | random.Random = 0,
     hand = Hand(rules)
     hand.apply(Deal(counts=(size,) * rules.players, first_bidder=first_bidder, hands=hands, kitty=kitty, time=0.0))
     clock = 0.0
+    if rules.bidding == "marker":  # five players: the marker card names the landlord
+        from sim.bots import open_marker
+
+        hand.apply(open_marker(hand, rng, time=0.0))
     while hand.phase == "bidding":
         assert hand.bidding is not None and hand.bidding.to_act is not None
         clock += rng.uniform(1, 5)
@@ -102,6 +106,10 @@ def random_hand(rules: RuleSet | str = "classic", seed: int | random.Random = 0,
     if hand.finished:
         return hand
     hand.apply(Kitty(kitty, time=round(clock + 2, 1)))
+    if rules.kitty_choice:  # 斗帝主: the landlord takes any of the kitty
+        from engine.events import KittyPick
+
+        hand.apply(KittyPick(hand.landlord, tuple(c for c in kitty if rng.random() < 0.5)))  # type: ignore[arg-type]
     while not hand.finished:
         seat = hand.turn
         assert seat is not None and hand.known is not None

@@ -128,7 +128,8 @@ class ToyTable:
         w, h = self.layout.width_mm, self.layout.height_mm
         edge = {v: k for k, v in self.layout.edge_seats().items()}[seat]
         return np.array({"bottom": (w / 2, h + 40), "top": (w / 2, -40), "left": (-40, h / 2),
-                         "right": (w + 40, h / 2)}[edge], np.float64)
+                         "right": (w + 40, h / 2), "top_right": (0.62 * w, -40),
+                         "top_left": (0.38 * w, -40)}[edge], np.float64)
 
     def reach(self, seat: int, zone: str, cards: list[str], still: int = 14):
         """A seat's arm reaches in from its edge, drops cards in ``zone`` and withdraws."""

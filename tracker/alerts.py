@@ -195,6 +195,19 @@ REASONS: dict[str, tuple[str, str]] = {
     "hand_not_over": ("本局还没打完，打完后才亮牌", "cards are shown only after the hand is over"),
     "hand_not_played": ("本局没有打（重新发牌或作废），没有牌可亮", "the hand was not played out: no cards to show"),
     "no_cards_left": ("{player} 已出完牌，没有剩余的牌", "{player} went out and has no cards left"),
+    "no_marker_game": ("本玩法不用明牌定地主", "this game does not name the landlord by a marker card"),
+    "after_first_play": ("已经开始出牌，不能再亮身份或加倍", "play has started: too late to reveal or double"),
+    "no_doubling_game": ("本玩法没有加倍", "this game has no doubling"),
+    "already_doubled": ("{player} 已经加倍过", "{player} has already doubled"),
+    "no_hidden_landlord": ("本玩法没有暗地主", "this game has no hidden landlord"),
+    "already_revealed": ("暗地主已经亮明", "the hidden landlord is already known"),
+    "not_a_landlord": ("只有明地主或暗地主可以亮出身份", "only the open or the hidden landlord may reveal"),
+    "not_twin_holder": ("{player} 没有另一张明牌，不是暗地主", "{player} does not hold the twin: not the hidden landlord"),
+    "no_kitty_choice": ("本玩法不挑底牌", "this game has no pick of the kitty"),
+    "only_landlord_picks": ("只有帝主可以挑底牌", "only the Di Zhu picks from the kitty"),
+    "already_picked": ("帝主已经挑过底牌", "the Di Zhu has already picked"),
+    "not_in_kitty": ("{cards} 不在底牌里", "{cards} are not in the kitty"),
+    "kitty_pick_first": ("帝主先挑底牌，才能出牌", "the Di Zhu picks from the kitty before play starts"),
 }
 
 #: Data fields that hold a seat (counted from 0) and show as a player.

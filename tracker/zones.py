@@ -77,8 +77,10 @@ class MatLayout:
         middle that everyone plays onto (the seat zones then only tell where hands come from)."""
         if size not in PAPER_MM:
             raise ValueError(f"mat size must be one of {', '.join(PAPER_MM)}, not {size!r}")
-        if seats not in (2, 3, 4):
-            raise ValueError(f"a mat has 2, 3 or 4 seats, not {seats!r}")
+        if seats not in (2, 3, 4, 5):
+            raise ValueError(f"a mat has 2, 3, 4 or 5 seats, not {seats!r}")
+        if seats == 5 and pile:
+            raise ValueError("the five-seat mat has no centre pile: two seats share the top edge")
         w, h = PAPER_MM[size]
         m, marker = round(0.02 * w, 1), round(0.1 * h, 1)
         side_y = (m + marker + 0.04 * h, h - m - marker - 0.04 * h)
@@ -92,10 +94,13 @@ class MatLayout:
             zones["kitty"] = _rect(m, side_y[0], m + 0.22 * w, side_y[1]) if pile else centre
         elif seats == 3:
             zones.update(seat1=right, seat2=left, kitty=_rect(0.3 * w, m, 0.7 * w, m + 0.25 * h))
-        else:
+        elif seats == 4:
             zones.update(seat1=right, seat2=top, seat3=left)
             if not pile:  # four players: the kitty is never shown, so the pile may take the centre
                 zones["kitty"] = centre
+        else:  # five: two seats share the top edge, counter-clockwise from the bottom
+            zones.update(seat1=right, seat2=_rect(0.505 * w, m, 0.73 * w, m + 0.30 * h),
+                         seat3=_rect(0.27 * w, m, 0.495 * w, m + 0.30 * h), seat4=left, kitty=centre)
         if pile:
             zones["pile"] = _rect(0.3 * w, 0.31 * h, 0.7 * w, 0.64 * h) if seats == 3 else centre
         return cls(size, seats, w, h, marker, m, zones)
@@ -109,9 +114,12 @@ class MatLayout:
         return (x, y + h - LABEL_MM, x + w, y + h + base)
 
     def edge_seats(self) -> dict[str, int]:
-        """Which seat sits at each edge of the mat (a hand coming in over it is that seat's)."""
+        """Which seat sits at each edge of the mat (a hand coming in over it is that seat's).
+        Five seats: the two at the top edge sit at its right and left half (``top_right``,
+        ``top_left``), which a hand over the top edge alone cannot tell apart."""
         return {2: {"bottom": 0, "top": 1}, 3: {"bottom": 0, "right": 1, "left": 2},
-                4: {"bottom": 0, "right": 1, "top": 2, "left": 3}}[self.seats]
+                4: {"bottom": 0, "right": 1, "top": 2, "left": 3},
+                5: {"bottom": 0, "right": 1, "top_right": 2, "top_left": 3, "left": 4}}[self.seats]
 
     def marker_corners(self) -> dict[int, np.ndarray]:
         """Each marker's four corners (mm) in ArUco order: top-left, top-right, bottom-right, bottom-left."""

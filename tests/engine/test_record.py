@@ -20,14 +20,18 @@ from engine.events import (
     Concede,
     Correction,
     Deal,
+    Double,
     End,
     Escape,
     Kitty,
+    KittyPick,
     Landlord,
+    Marker,
     OpenHand,
     Pass,
     Penalty,
     Play,
+    Reveal,
     Shown,
     event_from_dict,
 )
@@ -51,6 +55,8 @@ EVERY_EVENT = [
     Penalty(0, 0, "hid cards", disqualify=True), Announce(2), Shown(2, C("3h BJ"), time=60.0),
     End(abandoned=True, reason="lights out"),
     Correction("replace", 4, Play(2, C("3c"))), Correction("undo"), Correction("delete", 0),
+    Marker(2, C("7h")[0], time=1.0), Reveal(3, by=2), Reveal(2), Double(4, time=9.5), KittyPick(0, C("2s BJ 2s")),
+    KittyPick(1),
 ]
 
 

@@ -138,7 +138,9 @@ def test_a_long_play_lies_in_two_rows_that_leave_every_top_left_index_in_view():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--seats", "5"], "seats 2, 3 or 4"),
+    (["--seats", "6"], "seats 2, 3, 4 or 5"),
+    (["--rules", "dizhu", "--seats", "5"], "give --seats 3"),
+    (["--rules", "nosuch"], "unknown rules preset"),
     (["--size", "big"], "size must look like"),
     (["--deck", "nosuchdeck"], "unknown deck"),
     (["--hands", "0"], "hands must be"),

@@ -140,7 +140,8 @@ def test_mat_png_records_its_print_resolution_and_pdf_has_the_paper_size(tmp_pat
         save_mat(image, tmp_path / "mat.jpg", layout, 40)
 
 
-@pytest.mark.parametrize("kw, message", [({"seats": 5}, "seats"), ({"size": "A0"}, "mat size")])
+@pytest.mark.parametrize("kw, message", [({"seats": 6}, "seats"), ({"size": "A0"}, "mat size"),
+                                         ({"seats": 5, "pile": True}, "no centre pile")])
 def test_bad_mat_options(kw, message):
     with pytest.raises(ValueError, match=message):
         MatLayout.standard(**kw)
@@ -179,3 +180,15 @@ def test_label_box_is_where_the_mat_prints_each_zones_name(seats, size, pile):
         # the box holds the printed name (to half a millimetre) and is no more than 2 mm bigger
         assert (printed[:2] >= box[:2] - 0.5).all() and (printed[2:] <= box[2:] + 0.5).all(), (zone, printed, box)
         assert (printed[:2] - box[:2] <= 2).all() and (box[2:] - printed[2:] <= 2).all(), (zone, printed, box)
+
+
+def test_the_five_seat_mat_has_five_zones_apart_and_the_two_top_seats_share_the_top_edge():
+    layout = MatLayout.standard(5)
+    seats = [f"seat{i}" for i in range(5)]
+    assert set(layout.zones) == {*seats, "kitty"}
+    boxes = [(z.min(axis=0), z.max(axis=0)) for z in layout.zones.values()]
+    for i, (lo, hi) in enumerate(boxes):
+        for lo2, hi2 in boxes[i + 1:]:
+            assert (hi <= lo2).any() or (hi2 <= lo).any(), "zones overlap"
+    assert layout.edge_seats() == {"bottom": 0, "right": 1, "top_right": 2, "top_left": 3, "left": 4}
+    assert layout.zones["seat2"][:, 0].min() > layout.zones["seat3"][:, 0].max()  # counter-clockwise
