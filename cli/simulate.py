@@ -1,11 +1,14 @@
 """``ddz-table simulate``: film random hands on the synthetic table, and the ``synthetic:`` source.
 
-``ddz-table simulate --seed 3 --seats 3 --out runs/sim/seed3 [--hands 1] [--deck plastic]
+``ddz-table simulate --seed 3 --seats 3 --out runs/sim/seed3 [--rules PRESET] [--hands 1] [--deck plastic]
 [--fps 10] [--size 1280x720] [--style cards|toy] [--cards N] [--tokens]`` writes ``video.mp4``,
 ``calibration.json`` and ``truth.json`` (read by ``bench/tracker.py --sim``). ``--style toy``
 films the toy deck (:mod:`sim.toy`) for ``ddz-table run --detector toy``; ``--cards N``
 deals N cards a seat for a short game; ``--tokens``: each seat lays its bid token (叫分牌) as it
-bids, so the camera reads the bids. ``ddz-table simulate --stats 2000`` prints how often
+bids, so the camera reads the bids. After each hand the seats left holding cards lay them face up
+(亮牌) unless ``--no-show``. ``--seats 5`` plays the five-player game (``five``) on the
+five-seat mat; ``--rules dizhu`` plays 斗帝主 at three seats (``--rules`` picks any preset with
+that many players). ``ddz-table simulate --stats 2000`` prints how often
 the bots bid, bomb and spring over that many hands (no video).
 ``--source synthetic:seed=3,seats=3,hands=2,size=1280x720,style=toy,cards=3`` renders the
 same table live, frame by frame, with no files (its mat's markers calibrate it:
@@ -23,8 +26,9 @@ from typing import Any
 
 import cv2
 
+from engine.rules import get_rules
 from sim.bots import play_hand, rates
-from sim.simulate import DEFAULT_DECK, RULES_FOR_SEATS, STYLES, SimConfig, SimError, SimTable, parse_size
+from sim.simulate import DEFAULT_DECK, STYLES, SimConfig, SimError, SimTable, parse_size
 from vision.sources import CallableSource, register_source
 
 
@@ -58,7 +62,9 @@ def write_simulation(config: SimConfig, out: str | os.PathLike) -> dict[str, Any
 def register(subparsers: argparse._SubParsersAction) -> None:
     sim = subparsers.add_parser("simulate", help="film random hands on a synthetic table / 模拟牌桌视频")
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--seats", type=int, default=3, help="2, 3 or 4 players (rules two / classic / four)")
+    sim.add_argument("--seats", type=int, help="2, 3, 4 or 5 players (rules two / classic / four / five); "
+                                               "default: the --rules preset's, else 3")
+    sim.add_argument("--rules", help="rules preset, e.g. dizhu (斗帝主, three seats); default: the one for --seats")
     sim.add_argument("--out", help="folder for video.mp4, calibration.json, truth.json")
     sim.add_argument("--hands", type=int, default=1)
     sim.add_argument("--deck", default=DEFAULT_DECK, help=f"card art (default {DEFAULT_DECK}, held out of training)")
@@ -69,34 +75,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim.add_argument("--cards", type=int, help="cards dealt per seat (a short game); default: a full deal")
     sim.add_argument("--tokens", action="store_true",
                      help="each seat lays its bid token as it bids (the camera reads the bids) / 放叫分牌")
+    sim.add_argument("--no-show", action="store_true",
+                     help="leave out the cards left shown after each hand / 牌局结束后不亮牌")
     sim.add_argument("--stats", type=int, metavar="HANDS",
                      help="no video: print the bots' bid, bomb and spring rates over HANDS hands")
     sim.set_defaults(func=run_simulate)
 
 
-def bot_stats(seed: int, seats: int, hands: int) -> dict[str, Any]:
+def bot_stats(seed: int, seats: int, hands: int, rules: str | None = None) -> dict[str, Any]:
     """How the simulator's bots play over ``hands`` hands (redeals included)."""
     import random
 
     if not 1 <= hands <= 100_000:
         raise SimError(f"--stats takes 1..100000 hands, not {hands}")
-    if seats not in RULES_FOR_SEATS:
-        raise SimError(f"the synthetic table seats 2, 3 or 4 players, not {seats}")
+    preset = SimConfig(seats=seats, rules=rules).check().preset
     rng = random.Random(seed)
-    rules = RULES_FOR_SEATS[seats]
-    return {"rules": rules, "seed": seed} | rates(play_hand(rules, rng, i % seats) for i in range(hands))
+    return {"rules": preset, "seed": seed} | rates(play_hand(preset, rng, i % seats) for i in range(hands))
+
+
+def _seats(args: argparse.Namespace) -> int:
+    """--seats as given, else the --rules preset's players, else three."""
+    if args.seats is not None:
+        return args.seats
+    if args.rules is not None:
+        try:
+            return get_rules(args.rules).players
+        except ValueError as exc:
+            raise SimError(str(exc)) from None
+    return 3
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     try:
+        seats = _seats(args)
         if args.stats is not None:
-            print(json.dumps(bot_stats(args.seed, args.seats, args.stats)))
+            print(json.dumps(bot_stats(args.seed, seats, args.stats, args.rules)))
             return 0
         if args.out is None:
             raise SimError("give --out FOLDER for the video (or --stats HANDS)")
-        config = SimConfig(seed=args.seed, seats=args.seats, hands=args.hands, deck=args.deck, fps=args.fps,
+        config = SimConfig(seed=args.seed, seats=seats, hands=args.hands, deck=args.deck, fps=args.fps,
                            size=parse_size(args.size), style=args.style, cards=args.cards,
-                           tokens=args.tokens).check()
+                           tokens=args.tokens, rules=args.rules, show=not args.no_show).check()
         summary = write_simulation(config, args.out)
     except SimError as exc:
         print(f"ddz-table: {exc}", file=sys.stderr)
@@ -120,15 +139,15 @@ def parse_spec(spec: str) -> SimConfig:
                 fields[key] = float(value)
             elif key == "size":
                 fields[key] = parse_size(value)
-            elif key in ("deck", "style"):
+            elif key in ("deck", "style", "rules"):
                 fields[key] = value.strip()
-            elif key == "tokens":
+            elif key in ("tokens", "show"):
                 if value.strip() not in ("0", "1"):
-                    raise SimError(f"tokens is 0 or 1, not {value!r}")
+                    raise SimError(f"{key} is 0 or 1, not {value!r}")
                 fields[key] = value.strip() == "1"
             else:
                 raise SimError(f"unknown synthetic source setting {key!r} "
-                               "(seed, seats, hands, deck, fps, size, style, cards, tokens)")
+                               "(seed, seats, hands, deck, fps, size, style, cards, tokens, show, rules)")
         except ValueError as exc:
             if isinstance(exc, SimError):
                 raise

@@ -9,7 +9,8 @@ kitty is not counted again: its cards went to the landlord, who played or showed
 
 >>> from engine.cards import parse_cards
 >>> from engine.events import Deal, Landlord, Play, Shown
->>> from engine.hand import Hand
+>>> from engine.events import Deal
+from engine.hand import Hand
 >>> from engine.rules import RuleSet
 >>> tiny = RuleSet(name="tiny", hand_size=1, kitty_size=51)  # three seats, one card each
 >>> h = Hand.from_events(tiny, [Deal(counts=(1, 1, 1)), Landlord(0), Play(0, tuple(parse_cards("3s")))])
@@ -23,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.cards import Card, full_deck
+from engine.events import Deal
 from engine.hand import Hand
 
 
@@ -71,8 +73,9 @@ def starting_hands(hand: Hand) -> list[tuple[Card, ...]] | None:
     hands = []
     for seat in range(hand.players):
         cards = Counter(_held(hand, seat))
-        if seat == hand.landlord and hand.kitty is not None:
-            cards -= Counter(hand.kitty)
+        taken = hand.picked if hand.picked is not None else hand.kitty  # 斗帝主: only what he took
+        if seat == hand.landlord and taken is not None:
+            cards -= Counter(taken)
         hands.append(tuple(sorted(cards.elements())))
     return hands
 
@@ -83,6 +86,15 @@ def deck_audit(hand: Hand) -> Audit | None:
     if not everyone_shown(hand):
         return None
     seen = [c for s in range(hand.players) for c in _held(hand, s)]
+    set_aside = hand.rules.out_of_play  # type: ignore[union-attr]
+    deal = next((e for e in hand.events if isinstance(e, Deal)), None)
+    if deal is not None:  # a short deal (a quick game) leaves the rest of the deck undealt
+        set_aside += max(0, hand.rules.players * hand.rules.hand_size - sum(deal.counts))  # type: ignore[union-attr]
+    if hand.picked is not None:  # 斗帝主: the kitty cards the landlord left are out of play
+        left = Counter(hand.kitty or ()) - Counter(hand.picked)
+        seen += list(left.elements())
+        if hand.kitty is None:
+            set_aside += hand.rules.kitty_size - len(hand.picked)  # type: ignore[union-attr]
     deck = Counter(full_deck(hand.rules.decks))  # type: ignore[union-attr]
     suited = Counter(c for c in seen if c.suit is not None or c.is_joker)
     missing = deck - suited
@@ -94,5 +106,4 @@ def deck_audit(hand: Hand) -> Audit | None:
         else:
             missing[stand_in] -= 1
             missing += Counter()  # drop the zero count
-    return Audit(tuple(sorted(missing.elements())), tuple(sorted(extra.elements())),
-                 hand.rules.out_of_play)  # type: ignore[union-attr]
+    return Audit(tuple(sorted(missing.elements())), tuple(sorted(extra.elements())), set_aside)

@@ -30,6 +30,12 @@ class Comparison:
     missed: int = 0
     hands_exact_points: int = 0
     landlord_right: int = 0
+    #: Truth hands whose cards left were shown (亮牌), so every seat's starting hand is known;
+    #: of them, read hands with the same starting hands, and read hands audited / passed.
+    shown_hands: int = 0
+    starting_right: int = 0
+    audited: int = 0
+    audits_passed: int = 0
     delays: list[float] = field(default_factory=list)  # read time - true time of exact plays
 
     @property
@@ -45,7 +51,8 @@ class Comparison:
         return {"hands": self.hands, "plays": self.plays, "exact": self.exact, "phantom": self.phantom,
                 "missed": self.missed, "exact_share": round(self.exact_share, 4),
                 "hands_exact_points": self.hands_exact_points, "points_share": round(self.points_share, 4),
-                "landlord_right": self.landlord_right,
+                "landlord_right": self.landlord_right, "shown_hands": self.shown_hands,
+                "starting_right": self.starting_right, "audited": self.audited, "audits_passed": self.audits_passed,
                 "delay_median_s": round(d[len(d) // 2], 3) if d else None,
                 "delay_max_s": round(d[-1], 3) if d else None}
 
@@ -75,7 +82,19 @@ def compare_hand(truth: dict[str, Any], read: dict[str, Any] | None, out: Compar
     if read is not None:
         out.landlord_right += int(read.get("landlord") == truth.get("landlord"))
         out.hands_exact_points += int(read.get("result", {}).get("points") == truth.get("result", {}).get("points"))
+    if truth.get("starting_hands"):
+        out.shown_hands += 1
+        read_hands = (read or {}).get("starting_hands")
+        out.starting_right += int(read_hands is not None and _as_sets(read_hands) == _as_sets(truth["starting_hands"]))
+    if read is not None and read.get("audit") is not None:
+        out.audited += 1
+        out.audits_passed += int(bool(read["audit"].get("ok")))
     return out
+
+
+def _as_sets(hands: list[Any]) -> list[list[str]]:
+    """Starting hands as sorted card lists (a record may hold card text or lists)."""
+    return [sorted(h.split() if isinstance(h, str) else h) for h in hands]
 
 
 def _common_plays(truth: dict[str, Any], read: dict[str, Any]) -> int:

@@ -31,11 +31,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine.events import Bid, Deal, Kitty, Pass, Play
+from engine.events import Bid, Deal, Kitty, Pass, Play, Shown
 from engine.hand import Hand
 from engine.match import Match
 from engine.record import dump
 from engine.rules import get_rules
+from engine.showdown import losers
 from sim.bots import play_hand
 from sim.render import Noise, TableLayer, draw_arm, to_jpeg_frame
 from sim.synth import clutter, effects
@@ -51,7 +52,7 @@ from tracker.zones import Calibration, MatLayout
 
 DEFAULT_DECK = "plastic"
 assert DEFAULT_DECK in HELD_OUT_DECKS
-RULES_FOR_SEATS = {2: "two", 3: "classic", 4: "four"}
+RULES_FOR_SEATS = {2: "two", 3: "classic", 4: "four", 5: "five"}
 STYLES = ("cards", "toy")
 TOY_FACE = (315, 440)  # toy card faces are drawn at 5 px per mm
 CARD_W_MM = 63.0
@@ -83,10 +84,26 @@ class SimConfig:
     cards: int | None = None
     #: Each seat lays its bid token (叫分牌) as it bids, for the camera to read the bids.
     tokens: bool = False
+    #: After each hand the seats left holding cards lay them face up in their zones (亮牌).
+    show: bool = True
+    #: The rules preset; None: the one for ``seats`` (RULES_FOR_SEATS). ``dizhu`` seats three.
+    rules: str | None = None
+
+    @property
+    def preset(self) -> str:
+        return self.rules or RULES_FOR_SEATS[self.seats]
 
     def check(self) -> SimConfig:
         if self.seats not in RULES_FOR_SEATS:
-            raise SimError(f"the synthetic table seats 2, 3 or 4 players, not {self.seats}")
+            raise SimError(f"the synthetic table seats 2, 3, 4 or 5 players, not {self.seats}")
+        if self.rules is not None:
+            try:
+                preset = get_rules(self.rules)
+            except ValueError as exc:
+                raise SimError(str(exc)) from None
+            if preset.players != self.seats:
+                raise SimError(f"rules {self.rules} seat {preset.players} players, not {self.seats}: "
+                               f"give --seats {preset.players}")
         if not 1 <= self.hands <= 200:
             raise SimError(f"hands must be 1..200, not {self.hands}")
         if not 2 <= self.fps <= 60:
@@ -101,7 +118,7 @@ class SimConfig:
                            f"{', '.join(list_decks())}")
         if self.style not in STYLES:
             raise SimError(f"style must be one of {', '.join(STYLES)}, not {self.style!r}")
-        most = get_rules(RULES_FOR_SEATS[self.seats]).hand_size
+        most = get_rules(self.preset).hand_size
         if self.cards is not None and not 1 <= self.cards <= most:
             raise SimError(f"cards per seat must be 1..{most}, not {self.cards}")
         return self
@@ -115,6 +132,12 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _with_cards_shown(hand: Hand) -> Hand:
+    """The hand with the seats left holding cards showing them after it (the club habit)."""
+    shown = [Shown(seat, tuple(hand.known[seat])) for seat in losers(hand)]  # type: ignore[index]
+    return Hand.from_events(hand.rules, [*hand.events, *shown])
+
+
 def _seat_axes(layout: MatLayout) -> dict[int, tuple[np.ndarray, np.ndarray, float]]:
     """Per seat: the way it faces (into the table), its right hand, and the card angle that
     turns a face upright for it."""
@@ -122,9 +145,18 @@ def _seat_axes(layout: MatLayout) -> dict[int, tuple[np.ndarray, np.ndarray, flo
     angle = {"bottom": 0.0, "right": -np.pi / 2, "top": np.pi, "left": np.pi / 2}
     out = {}
     for edge, seat in layout.edge_seats().items():
-        f = np.array(facing[edge], float)
-        out[seat] = (f, np.array([-f[1], f[0]]), angle[edge])
+        side = edge.split("_")[0]  # five seats: top_right and top_left sit at the top edge
+        f = np.array(facing[side], float)
+        out[seat] = (f, np.array([-f[1], f[0]]), angle[side])
     return out
+
+
+def _seat_shift(layout: MatLayout) -> dict[int, float]:
+    """How far along its edge (mm, along the seat's right hand) a seat sits from the middle:
+    the two top seats of the five-seat mat sit at the halves of the top edge."""
+    quarter = layout.width_mm / 4
+    return {seat: {"top_right": -quarter, "top_left": quarter}.get(edge, 0.0)
+            for edge, seat in layout.edge_seats().items()}
 
 
 class SimTable:
@@ -134,11 +166,12 @@ class SimTable:
         self.config = c = (config or SimConfig()).check()
         self.rng = np.random.default_rng([c.seed, 7])
         self.layout = MatLayout.standard(c.seats, c.mat)
-        self.rules = RULES_FOR_SEATS[c.seats]
+        self.rules = c.preset
         self.deck = load_deck(c.deck) if c.style == "cards" else None
         self.engine_hands = self._deal_hands()
         self._camera()
         self._axes = _seat_axes(self.layout)
+        self._shift = _seat_shift(self.layout)
         face_w, face_h = self.face_size = self.deck.size if self.deck is not None else TOY_FACE
         self.card_mm = (CARD_W_MM, CARD_W_MM * face_h / face_w)
         self._card_scale = CARD_W_MM * self.ppm / face_w  # plane px per face px
@@ -159,7 +192,7 @@ class SimTable:
         for _ in range(50 * self.config.hands):
             hand = play_hand(self.rules, r, first_bidder=len(out) % self.config.seats, cards=self.config.cards)
             if hand.finished and not hand.redeal and hand.plays:
-                out.append(hand)
+                out.append(_with_cards_shown(hand) if self.config.show else hand)
                 if len(out) == self.config.hands:
                     return out
         raise SimError("could not deal enough played hands")  # pragma: no cover - redeals are rare
@@ -263,7 +296,7 @@ class SimTable:
         f, right, _ = self._axes[seat]
         centre = np.array([self.layout.width_mm, self.layout.height_mm]) / 2
         half = np.abs(f) @ centre
-        return centre - f * (half + 80) + right * self.rng.uniform(-60, 60)
+        return centre - f * (half + 80) + right * (self._shift[seat] + self.rng.uniform(-60, 60))
 
     def _reach(self, seats_targets: list[tuple[int, np.ndarray]], seconds: float, back: bool = False):
         n = max(1, round(seconds * self.config.fps))
@@ -436,6 +469,11 @@ class SimTable:
                     times.append(t)
                     yield from self._still(STILL_S)
                     passes = 0
+                elif isinstance(event, Shown):
+                    yield from self._still(STILL_S)
+                    t = yield from self._put(seats[event.seat], event.seat, [str(c) for c in event.cards])
+                    times.append(t)
+                    yield from self._still(STILL_S)
                 elif isinstance(event, Pass):
                     times.append(self.t)
                     yield from self._still(PASS_S)
@@ -470,7 +508,8 @@ class SimTable:
         for entry, extra in zip(data["hands"], keys, strict=True):
             entry.update(extra)
         data["version"] = data.get("version", 1)
-        data["simulate"] = {"seed": self.config.seed, "seats": self.config.seats, "deck": self.config.deck,
+        data["simulate"] = {"seed": self.config.seed, "seats": self.config.seats, "rules": self.rules,
+                            "deck": self.config.deck,
                             "fps": self.config.fps, "size": list(self.config.size), "style": self.config.style,
                             "cards": self.config.cards, "frames": self.frame_count,
                             "placed": self.placed}

@@ -54,6 +54,10 @@ PAIR_RANGE = (1.6, 12.0)
 PAIR_EXPECTED = 4.7
 #: Closer than this (in index sizes) two same-id boxes are one corner found twice.
 SAME_CORNER = 0.6
+#: A long index in pieces (:func:`_end_to_end`): each piece this many times longer than wide,
+#: at most this share of the shorter piece's length apart.
+PIECE_ASPECT = 1.8
+PIECE_GAP = 0.25
 #: Two corners of one card are about the same size on the frame.
 MAX_SIZE_RATIO = 1.8
 #: Two single corners of different reads are one card when the likeliest card for both is at
@@ -154,7 +158,7 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         if class_id < 0:
             continue
         members = _merge_duplicates(np.flatnonzero(detections.class_ids == class_id), centers, sizes,
-                                    detections.scores)
+                                    detections.scores, detections.boxes)
         groups += _pair(members, centers, sizes, lo, hi, expected)
     readings = [reading(detections, i) for i in range(len(detections))]
     paired = [(g, CARD_IDS[detections.class_ids[g[0][0]]], None) for g in groups if len(g) > 1]
@@ -335,19 +339,39 @@ def _distance(i: int, j: int, centers, sizes) -> float:
     return float(np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2))
 
 
-def _merge_duplicates(idx: np.ndarray, centers, sizes, scores) -> list[list[int]]:
-    """Same-id detections closer than ``SAME_CORNER`` sizes: one corner, best score first."""
+def _merge_duplicates(idx: np.ndarray, centers, sizes, scores, boxes=None) -> list[list[int]]:
+    """Same-id detections closer than ``SAME_CORNER`` sizes, or a long index found in pieces
+    (:func:`_end_to_end`): one corner, best score first."""
     order = idx[np.argsort(-scores[idx], kind="stable")]
     corners: list[list[int]] = []
     for i in order:
         for corner in corners:
-            j = corner[0]
-            if np.linalg.norm(centers[i] - centers[j]) < SAME_CORNER * max(sizes[i], sizes[j]):
+            if any(np.linalg.norm(centers[i] - centers[j]) < SAME_CORNER * max(sizes[i], sizes[j])
+                   or (boxes is not None and _end_to_end(boxes[i], boxes[j])) for j in corner):
                 corner.append(int(i))
                 break
         else:
             corners.append([int(i)])
     return corners
+
+
+def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two boxes that continue one another along their long side: a long index (a joker's
+    JOKER written down the card) found as two pieces. Both are elongated the same way, lie
+    side by side across it, and the gap between them along it is under ``PIECE_GAP`` of the
+    shorter one's length. Two cards' indices in a fan lie beside each other across their long
+    side, or a row apart along it, and stay two."""
+    wa, ha = a[2] - a[0], a[3] - a[1]
+    wb, hb = b[2] - b[0], b[3] - b[1]
+    for long_a, short_a, long_b, short_b, axis in ((ha, wa, hb, wb, 1), (wa, ha, wb, hb, 0)):
+        if long_a < PIECE_ASPECT * short_a or long_b < PIECE_ASPECT * short_b:
+            continue
+        across = 1 - axis
+        overlap = min(a[across + 2], b[across + 2]) - max(a[across], b[across])
+        gap = max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2])
+        if overlap >= 0.5 * min(short_a, short_b) and gap <= PIECE_GAP * min(long_a, long_b):
+            return True
+    return False
 
 
 def _pair(corners: list[list[int]], centers, sizes, lo, hi, expected) -> list[list[list[int]]]:

@@ -185,3 +185,18 @@ def test_four_players_two_decks_count_two_copies(store):
     assert kinds(fixed) == ["shown"]
     assert deck_audit(ref.hand).ok and [list(h) for h in starting_hands(ref.hand)] == hands
     assert "2 副" not in out[-1].text("zh") and "每张 2 张" in out[-1].text("zh")
+
+
+def test_a_short_deal_leaves_the_undealt_cards_out_of_the_audit():
+    # Two cards a seat (a quick game): the deck's other 45 cards were never dealt.
+    from engine.events import Shown
+    from engine.hand import Hand
+
+    c = lambda t: tuple(parse_cards(t))  # noqa: E731
+    events = [Deal(counts=(2, 2, 2)), Landlord(0), Kitty(c("As 7d 7c")), Play(0, c("3s 3h")), Pass(1), Pass(2),
+              Play(0, c("7d 7c")), Pass(1), Pass(2), Play(0, c("As")), Shown(1, c("5s 5h")), Shown(2, c("9d Kc"))]
+    hand = Hand.from_events("classic", events)
+    audit = deck_audit(hand)
+    assert audit.ok and audit.extra == () and len(audit.missing) == audit.set_aside == 54 - 9
+    twice = Hand.from_events("classic", events[:-1] + [Shown(2, c("9d 3s"))])
+    assert not deck_audit(twice).ok  # a card seen twice is still caught

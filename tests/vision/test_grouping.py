@@ -164,3 +164,26 @@ def test_fuse_share_out_of_range_is_refused():
     for span in (0, -4.5, float("nan")):
         with pytest.raises(ValueError, match="span must be positive"):
             group_corners(Detections.empty(), span=span)
+
+
+def boxes(*items: tuple[str, float, float, float, float]) -> Detections:
+    """Detections of (card, x1, y1, x2, y2) boxes."""
+    return Detections(np.array([b for _, *b in items], float), np.full(len(items), 0.9),
+                      np.zeros(len(items))).with_cards([c for c, *_ in items])
+
+
+def test_a_jokers_long_index_found_in_two_pieces_at_each_corner_is_one_card():
+    # JOKER written down the card: each corner's word boxed as two pieces end to end
+    # (the pieces of one corner 2 px apart); two decks, so two cards would be allowed.
+    dets = boxes(("BJ", 417, 52, 434, 116), ("BJ", 420, 118, 433, 170),
+                 ("BJ", 543, 153, 556, 205), ("BJ", 539, 206, 561, 270))
+    grouping = group_corners(dets, decks=2)
+    assert grouping.card_ids == ["BJ"]
+
+
+def test_two_decks_two_copies_side_by_side_in_a_fan_stay_two_cards():
+    # Tall indices of two 5c a little apart across their width, and two a row apart along it.
+    beside = boxes(("5c", 100, 100, 112, 130), ("5c", 121, 100, 133, 130))
+    assert group_corners(beside, decks=2).card_ids == ["5c", "5c"]
+    rows = boxes(("5c", 100, 100, 112, 130), ("5c", 100, 142, 112, 172))
+    assert group_corners(rows, decks=2).card_ids == ["5c", "5c"]
