@@ -11,6 +11,12 @@ Two modes:
     python bench/tracker.py --sim runs/sim/seed*        # ddz-table simulate output folders
     python bench/tracker.py --toy 3 --size 1280x720     # the test suite's toy table
     python bench/tracker.py --render 100 --size 1280x720  # simulate's drawing speed
+    python bench/tracker.py --suite runs/suite [--hands 3] [--cards 8]  # the acceptance films
+
+``--suite`` films :data:`SUITE` (3 seats on the four held-out decks, 4 seats on two, 2 seats
+on one, bids by tokens, the cards left shown after each hand) unless already there, reads each
+with nobody correcting, and adds to the figures the hands whose every starting hand was
+rebuilt from the cards shown and the deck audits passed.
 
 ``--sim`` folders hold ``video.mp4`` (or ``.avi``), ``calibration.json`` and ``truth.json``; the shipped
 detector reads them (``--detector`` to change). As a referee would on the page, the bench
@@ -95,6 +101,14 @@ def report(name: str, comparison: Comparison, frames: int, seconds: float) -> di
 
 def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
               deck: str | None = None, keep: bool = False) -> dict:
+    comparison, frames, busy, label = read_film(folder, detector_spec, backend, referee_bids, deck, keep)
+    return report(label, comparison, frames, busy)
+
+
+def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
+              deck: str | None = None, keep: bool = False) -> tuple[Comparison, int, float, str]:
+    """Play a ``simulate`` film through the pipeline: the comparison with its truth, frames
+    read, seconds spent reading them, and a label."""
     data = json.loads((folder / "truth.json").read_text())
     truth = played(data["hands"])
     referee_bids = referee_bids and not data.get("simulate", {}).get("tokens", False)
@@ -131,7 +145,46 @@ def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     read = played(record["hands"])
     comparison = compare_hands(truth, read)
     label = str(folder) + ("" if referee_bids else " (bids from tokens)") + (f" (deck profile {deck})" if deck else "")
-    return report(label, comparison, frames, busy)
+    return comparison, frames, busy, label
+
+
+#: The acceptance films: three seats on the four held-out decks, four seats (two decks) on two
+#: of them, two seats on one; (seats, deck, seed). Bids come from tokens; nobody corrects.
+SUITE = ((3, "plastic", 301), (3, "tigullio", 302), (3, "orell", 303), (3, "atlasnye", 304),
+         (4, "atlasnye", 401), (4, "orell", 402), (2, "plastic", 201))
+_SUMMED = ("hands", "plays", "exact", "phantom", "missed", "hands_exact_points", "landlord_right",
+           "shown_hands", "starting_right", "audited", "audits_passed")
+
+
+def bench_suite(folder: Path, hands: int, cards: int | None, detector_spec: str, backend: str,
+                keep: bool = False, style: str = "cards", fps: float = 10.0) -> dict:
+    """Film the :data:`SUITE` into ``folder`` (films already there are reused) and read each
+    one; prints each film, each seat count and the whole suite."""
+    from cli.simulate import write_simulation
+    from sim.simulate import SimConfig
+
+    by_seats: dict[int, tuple[Comparison, int, float]] = {}
+    for seats, deck, seed in SUITE:
+        film = folder / f"{seats}p-{deck if style == 'cards' else style}-s{seed}-h{hands}-c{cards or 'full'}"
+        if not (film / "truth.json").is_file():
+            write_simulation(SimConfig(seed=seed, seats=seats, hands=hands, deck=deck, cards=cards, tokens=True,
+                                       style=style, fps=fps), film)
+        comparison, frames, busy, label = read_film(film, detector_spec, backend, referee_bids=False, keep=keep)
+        report(label, comparison, frames, busy)
+        total, f, b = by_seats.get(seats, (Comparison(), 0, 0.0))
+        by_seats[seats] = (_add(total, comparison), f + frames, b + busy)
+    whole, frames, busy = Comparison(), 0, 0.0
+    for seats, (comparison, f, b) in sorted(by_seats.items()):
+        report(f"suite: {seats} seats", comparison, f, b)
+        whole, frames, busy = _add(whole, comparison), frames + f, busy + b
+    return report("suite: all films", whole, frames, busy)
+
+
+def _add(total: Comparison, more: Comparison) -> Comparison:
+    for name in _SUMMED:
+        setattr(total, name, getattr(total, name) + getattr(more, name))
+    total.delays += more.delays
+    return total
 
 
 def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
@@ -197,16 +250,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="1280x720", help="toy frame size")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--render", type=int, default=0, help="time drawing N simulate frames at --size")
-    parser.add_argument("--style", default="cards", help="simulate style for --render: cards or toy")
+    parser.add_argument("--style", default="cards", help="simulate style for --render and --suite: cards or toy")
     parser.add_argument("--no-referee-bids", action="store_true",
                         help="--sim: enter only the deals; the bids come from the tokens on film (simulate --tokens)")
     parser.add_argument("--deck", metavar="PROFILE", help="a deck profile file the ONNX detector reads with")
     parser.add_argument("--detector", default="onnx")
     parser.add_argument("--backend", default="onnx")
     parser.add_argument("--keep", action="store_true", help="--sim: write what was read to FOLDER/read.json")
+    parser.add_argument("--suite", metavar="FOLDER", help="film the acceptance suite into FOLDER (or reuse it) and read it")
+    parser.add_argument("--hands", type=int, default=3, help="--suite: hands per film")
+    parser.add_argument("--cards", type=int, help="--suite: cards dealt per seat (default: a full deal)")
     args = parser.parse_args(argv)
-    if not args.sim and not args.toy and not args.render:
-        parser.error("give --sim FOLDER..., --toy N or --render N")
+    if not args.sim and not args.toy and not args.render and not args.suite:
+        parser.error("give --sim FOLDER..., --suite FOLDER, --toy N or --render N")
+    if args.suite:
+        detector = "toy" if args.style == "toy" else args.detector
+        bench_suite(Path(args.suite), args.hands, args.cards, detector, args.backend, keep=args.keep, style=args.style)
     for folder in args.sim:
         bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids, deck=args.deck,
                   keep=args.keep)

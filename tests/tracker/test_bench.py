@@ -47,3 +47,17 @@ def test_bench_times_simulate_drawing(capsys):
     assert load_bench().main(["--render", "3", "--size", "320x180", "--style", "toy"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["frames"] == 3 and out["ms_per_frame"] > 0 and out["name"] == "render toy at 320x180"
+
+
+def test_the_suite_films_each_seat_count_reads_it_and_adds_up(tmp_path, capsys, monkeypatch):
+    bench = load_bench()
+    monkeypatch.setattr(bench, "SUITE", ((3, "plastic", 5), (4, "plastic", 6)))
+    whole = bench.bench_suite(tmp_path, hands=1, cards=2, detector_spec="toy", backend="onnx", style="toy", fps=4)
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    films = [line for line in lines if not line["name"].startswith("suite")]
+    assert len(films) == 2 and {p.name[:2] for p in tmp_path.iterdir()} == {"3p", "4p"}
+    assert whole["plays"] == sum(f["plays"] for f in films) > 0
+    assert whole["exact"] == sum(f["exact"] for f in films)
+    # the cards left are shown after each hand: the starting hands are rebuilt and audited
+    assert whole["shown_hands"] == 2 and whole["starting_right"] == 2 and whole["audits_passed"] == 2
+    assert [line["name"] for line in lines[2:]] == ["suite: 3 seats", "suite: 4 seats", "suite: all films"]
