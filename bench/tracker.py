@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.events import Deal, Landlord  # noqa: E402
+from engine.events import Deal, Landlord, event_from_dict  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from sim.compare import Comparison, compare_hands  # noqa: E402
 from sim.scripted import random_hand  # noqa: E402
@@ -59,7 +59,9 @@ from vision.sources import Frame, OpenCVSource  # noqa: E402
 class Entering:
     """Enters each truth hand's deal and landlord/bid, as the referee would on the page: once
     the previous hand is over (and not before ``starts[i]``), or into a hand the camera began.
-    ``bids=False``: the deal only (its counts and first bidder); the bids are read from tokens."""
+    ``bids=False``: the deal only (its counts and first bidder); the bids are read from tokens.
+    What only the page knows is entered too: five players' marker card and doubles (for them in
+    place of a landlord), and the 帝主's pick of the kitty once the camera has read the kitty."""
 
     def __init__(self, store: EventStore, match_id: int, truth_hands: list[dict], starts: list[float],
                  bids: bool = True) -> None:
@@ -67,12 +69,15 @@ class Entering:
         self.bids = bids
         self.entered = 0
         self.numbers: set[int] = set()
+        self.picks: dict[int, dict] = {}  # hand number -> the truth's kitty pick, entered once the kitty is read
 
     def before(self, t: float, state: TableState) -> None:
+        self._pick(state)
         if self.entered >= len(self.hands) or t < self.starts[self.entered]:
             return
         hand, number = state.hand, state.hand_number
         truth = self.hands[self.entered]
+        page = [e for e in _before_first_play(truth) if e.get("kind") in PAGE_ONLY]
         if hand is None or hand.finished:
             rules = state.info.rules
             number += 1
@@ -81,11 +86,37 @@ class Entering:
             self.store.append(self.match_id, number, Deal(counts=counts, first_bidder=first), source="referee")
         elif number in self.numbers or (self.bids and hand.landlord is not None):
             return
-        if self.bids:
+        if self.bids and not any(e["kind"] == "marker" for e in page):
             self.store.append(self.match_id, number, Landlord(truth["landlord"], max(1, truth.get("bid") or 1)),
                               source="referee")
+        for data in page:
+            if data["kind"] == "kitty_pick":
+                self.picks[number] = data
+            else:
+                self.store.append(self.match_id, number, event_from_dict({**data, "time": None}), source="referee")
         self.numbers.add(number)
         self.entered += 1
+
+    def _pick(self, state: TableState) -> None:
+        hand = state.hand
+        data = self.picks.get(state.hand_number)
+        if data is not None and hand is not None and hand.kitty is not None and hand.picked is None:
+            self.store.append(self.match_id, state.hand_number, event_from_dict({**data, "time": None}),
+                              source="referee")
+            del self.picks[state.hand_number]
+
+
+#: Events only the page can enter: the camera sees no marker choice, double or kitty pick.
+PAGE_ONLY = ("marker", "double", "reveal", "kitty_pick")
+
+
+def _before_first_play(truth: dict) -> list[dict]:
+    out = []
+    for data in truth.get("events", []):
+        if data.get("kind") == "play":
+            break
+        out.append(data)
+    return out
 
 
 def played(hands: list[dict]) -> list[dict]:

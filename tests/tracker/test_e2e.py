@@ -127,3 +127,31 @@ def test_the_shipped_detector_on_a_full_size_game(tmp_path, capsys):
     record = json.loads(out.read_text(encoding="utf-8"))
     check_record_and_store(record, db, match)
     print(json.dumps(compare_records(truth, record).to_dict()))  # accuracy is the bench's business
+
+
+def test_a_five_seat_toy_game_is_read_through_run(tmp_path, capsys):
+    """Five players, two decks: the referee enters the deal, the marker card and the doubles
+    (the page's part); the camera reads every play, the cards shown, and the hidden landlord
+    comes out when the twin of the marker is played or shown."""
+    sim = tmp_path / "sim"
+    truth = simulate(sim, "--seats", "5", "--seed", "3", "--style", "toy", "--cards", "3", "--fps", "4")
+    hand = load(truth).folded()[0]
+    db, out = tmp_path / "table.db", tmp_path / "record.json"
+    store = EventStore(db)
+    match = store.create_match(tuple(f"P{i}" for i in range(5)), "five")
+    deal = hand.events[0]
+    store.append(match, 1, type(deal)(counts=deal.counts, first_bidder=deal.first_bidder), source="referee")
+    for event in hand.events:
+        if event.kind in ("marker", "double"):
+            store.append(match, 1, event, source="referee")
+    store.close()
+    assert run(sim, db, out, "--detector", "toy", "--rules", "five",
+               "--players", ",".join(f"P{i}" for i in range(5))) == 0
+    record = json.loads(out.read_text(encoding="utf-8"))
+    score = compare_records(truth, record)
+    assert score.plays == score.exact > 0 and score.phantom == 0
+    read, true = record["hands"][0], truth["hands"][0]
+    assert read["result"] == true["result"]
+    # every seat's starting hand rebuilt from its plays and the cards shown (the kitty the open
+    # landlord took unseen stays in his) and the deck audited
+    assert score.starting_right == score.shown_hands == 1 and read["audit"]["ok"]
