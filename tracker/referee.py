@@ -19,7 +19,8 @@ log (bids and corrections from the page arrive there), then:
   whose alternative is another card of the play may be that card's other corner, read apart:
   the play without it is tried the same way. Failing that, a card the zone read twice (a
   one-deck game holds each card once) may be two cards of one rank, one with its suit misread:
-  the play with that place added back as another suit of its rank that its reads name.
+  the play with that place added back as another suit of its rank that its reads name; and a
+  card read barely at all (a face's picture read as an index) may be no card: the play without it.
 - **Late cards** (迟读到的牌): a card that settles in a zone after its play was read, with no
   hand over the zone since, belongs to that play. While that play is still the hand's last
   event, the referee replaces it with the whole play (a ``correction``, when the rules accept
@@ -80,6 +81,9 @@ from tracker.store import EventStore
 
 #: A card read below this confidence may be the misread behind a refused play.
 LOW_CONFIDENCE = 0.9
+#: A card read below this confidence may be no card at all (a face's picture read as an
+#: index): a refused play that the rules accept without it is suggested without it.
+PHANTOM_CONFIDENCE = 0.3
 #: Cards laid after the hand are the seat's cards shown when they number within this many of
 #: the cards it has left (a dropped card, a card of another deck).
 SHOWN_SLACK = 1
@@ -438,9 +442,25 @@ class Referee:
         if not options:
             options = self._with_double(candidate, cards)
         if not options:
+            options = self._without_phantom(candidate, cards)
+        if not options:
             return None
         options.sort(key=lambda o: -o[0])
         return options[0][1]
+
+    def _without_phantom(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """Plays the rules accept with one card read barely at all left out: a picture on a
+        card's face (a joker's, a court card's) can read as an index, a card that is not there."""
+        hand = self.hand
+        assert hand is not None
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        for i, confidence in enumerate(candidate.confidences or ()):
+            if confidence >= PHANTOM_CONFIDENCE or len(cards) < 2:
+                continue
+            kept = tuple(cards[:i] + cards[i + 1:])
+            if hand.check(Play(candidate.seat, kept, time=candidate.time)) is None:
+                options.append((1.0 - confidence, kept))
+        return options
 
     def _with_double(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
         """Plays the rules accept with one of the candidate's doubles added back as another suit

@@ -430,3 +430,19 @@ def test_the_next_play_read_ends_the_hold(store):
     assert kinds(ref.play(P(1, "5c"))) == ["pass", "play"]  # read before anyone fixed anything
     store.append(ref.match_id, 1, Play(2, ("6c",)))
     assert ref.retry_held() == []
+
+
+def test_a_card_read_barely_at_all_that_makes_the_play_illegal_is_left_out_as_uncertain(store):
+    ref = referee(store)
+    ref.play(P(0, "9s"))
+    # A joker's face picture read as 8c (0.18 sure) beside the RJ: no combination; the RJ alone is.
+    out = ref.play(P(1, "RJ 8c", conf=(0.9, 0.18), alts=((), (("8s", 0.09), ("10c", 0.08)))))
+    assert kinds(out) == ["uncertain_read", "play"]
+    assert out[0].suggestion == "RJ" and [str(c) for c in ref.hand.plays[-1].cards] == ["RJ"]
+
+
+def test_a_card_read_fairly_surely_is_never_left_out_to_make_a_play_legal(store):
+    ref = referee(store)
+    ref.play(P(0, "9s"))
+    out = ref.play(P(1, "RJ 8c", conf=(0.9, 0.5), alts=((), (("8s", 0.09),))))
+    assert kinds(out) == ["illegal_combination"]
