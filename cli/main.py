@@ -13,6 +13,7 @@ import sys
 # Modules that expose ``register(subparsers)``; each adds its commands and sets ``func``.
 COMMAND_MODULES = (
     "cli.judge",
+    "cli.analyse",
     "cli.dataset",
     "cli.detector",
     "cli.enroll",
