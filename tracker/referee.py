@@ -40,7 +40,9 @@ log (bids and corrections from the page arrive there), then:
   the kitty of the hand in play means the table has dealt again (the camera missed a play, so
   the hand never reached its end). The unfinished hand is closed as abandoned (no result, a
   ``hand_unfinished`` alert says why and the page can still correct it) and the new hand
-  starts, so one missed play does not leave the rest of the match unread.
+  starts, so one missed play does not leave the rest of the match unread. Bid tokens laid
+  while that hand still seemed in play (refused then) were the new deal's: they are replayed
+  into the new hand, unless a play was stored after them.
 - **Cards shown** (亮牌): after a hand played out, the seats left holding cards lay them face
   up in their zones. Cards a seat that still holds cards lays in its zone then, before the
   next deal, are a :class:`~engine.events.Shown` when they number within one of the cards it
@@ -153,6 +155,10 @@ class Referee:
     #: A play held back by a ``missed_play`` alert: it, its hand's number and the store's last
     #: seq after the alert. The next play read ends the hold (after one last try).
     _held: tuple[PlayCandidate, int, int] | None = field(default=None, init=False)
+    #: Bids read from tokens while the hand on record was still in play (refused then): the
+    #: next deal's, when the camera missed the play that ended that hand. Replayed into the
+    #: new hand once a new kitty shows the table dealt again; a play stored meanwhile drops them.
+    _early_bids: list[Bid] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         self.state = TableState.load(self.store, self.match_id)
@@ -170,6 +176,7 @@ class Referee:
         """Deal the next hand (counts only: a camera does not see the hands)."""
         self.refresh()
         self._pending_kitty = None
+        self._early_bids = []
         rules = self.state.info.rules
         deal = Deal(counts=(rules.hand_size,) * rules.players, first_bidder=self.state.match.next_first_bidder(),
                     time=time)
@@ -188,7 +195,10 @@ class Referee:
             out.append(self._append(Alert("hand_unfinished", cards=format_cards(kitty), time=time, data={
                 "hand": self.state.hand_number, "left": list(hand.cards_left)})))
             out.append(self._append(End(abandoned=True, reason="camera: a new deal's kitty was shown", time=time)))
+            early, self._early_bids = self._early_bids, []
             out += self.new_hand(time)
+            for bid in early:  # the bids made for this deal while the camera still saw the last hand
+                out += self._store_or_alert(bid, None)
             hand = self.hand
             assert hand is not None
         if hand.phase != "play":
@@ -267,7 +277,10 @@ class Referee:
         out: list[Record] = []
         if self._hand_over():
             out += self.new_hand(time)
-        out += self._store_or_alert(Bid(seat, action, value, time=time), None)
+        bid = Bid(seat, action, value, time=time)
+        if self.hand is not None and self.hand.phase == "play" and self.hand.check(bid) is not None:
+            self._early_bids.append(bid)  # maybe the next deal's (see _early_bids)
+        out += self._store_or_alert(bid, None)
         return out + self._flush_kitty()
 
     def open_hand(self, seat: int, time: float | None = None) -> list[Record]:
@@ -341,6 +354,8 @@ class Referee:
         number = self.state.hand_number if number is None else number
         self.store.append(self.match_id, number, record, source=self.source)
         self.refresh()
+        if isinstance(record, Play):
+            self._early_bids = []  # the hand went on: bids laid before this were stray tokens
         return record
 
     def _store_or_alert(self, event: Event, cards: str | None) -> list[Record]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.bidding import next_seat
 from engine.events import Announce, Bid, Correction, Deal, Landlord, Pass
 from engine.rules import get_rules
 from tracker.records import Alert
@@ -391,6 +392,28 @@ def test_a_new_kitty_while_a_hand_is_unfinished_closes_it_and_deals_the_next(sto
     assert [a.alert for a in state.all_alerts[1]] == ["hand_unfinished"] and "3♦" in state.all_alerts[1][0].message
     assert kinds(ref.play(P(0, "9h"))) == ["landlord", "kitty", "play"]  # the new hand goes on
     assert sorted(str(c) for c in ref.hand.kitty) == ["3d", "9h", "Kc"]
+
+
+def test_bid_tokens_laid_while_a_hand_seemed_unfinished_go_to_the_new_deal(store):
+    ref = referee(store)
+    ref.kitty(["BJ", "2s", "7c"])
+    ref.play(P(1, "2s"))
+    ref.play(P(2, "RJ"))  # the camera then misses the play that ended the hand
+    first_bidder = next_seat(ref.hand.first_bidder, 3, ref.hand.rules.seat_order)  # the next deal's
+    assert kinds(ref.bid(first_bidder, "bid", 2, time=30.0)) == ["wrong_phase"]  # the next deal's bid
+    out = ref.kitty(["3d", "9h", "Kc"])  # the next deal's kitty: the table dealt again
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "bid"]
+    assert ref.state.hand_number == 2 and ref.hand.bids_by_seat == {first_bidder: 2}
+
+
+def test_a_stray_bid_token_during_play_is_not_carried_to_the_next_deal(store):
+    ref = referee(store)
+    ref.kitty(["BJ", "2s", "7c"])
+    ref.play(P(1, "2s"))
+    ref.bid(0, "bid", 2, time=30.0)  # a token laid by mistake
+    ref.play(P(2, "RJ"))  # the hand went on after it
+    out = ref.kitty(["3d", "9h", "Kc"])
+    assert kinds(out) == ["hand_unfinished", "end", "deal"]
 
 
 def test_the_same_kitty_read_again_is_not_a_new_deal(store):
