@@ -47,7 +47,7 @@ import cv2
 import numpy as np
 
 from engine.cards import parse_cards
-from engine.events import Kitty
+from engine.events import Kitty, Play
 from tracker.pile import EntryWatcher
 from tracker.records import Alert, Record
 from tracker.referee import Referee
@@ -271,7 +271,9 @@ class Pipeline:
                 if settled.amends:
                     out += self.referee.late_cards(settled.candidate(), settled.amends)
                 else:
-                    out += self.referee.play(settled.candidate())
+                    stored = self.referee.play(settled.candidate())
+                    _follow_suggestion(zone.tracker, settled.cards, stored)
+                    out += stored
             self._follow_hand()
         if out:
             self.last_records = out
@@ -559,6 +561,18 @@ def _played_in(referee: Referee, zone: _Zone) -> Counter | None:
         except ValueError:
             continue  # an old alert's text the parser no longer reads: nothing to count
     return played
+
+
+def _follow_suggestion(tracker: ZoneTracker, read: tuple[str, ...], stored: list[Record]) -> None:
+    """The referee stored a play other than the one read (an uncertain read's suggestion: a
+    card read as another, or a card that was no card left out): the zone counts as played what
+    was stored, so a card wrongly counted can still come as itself later."""
+    if not any(isinstance(r, Alert) and r.alert == "uncertain_read" for r in stored):
+        return
+    play = next((r for r in stored if isinstance(r, Play)), None)
+    if play is None:
+        return
+    tracker.replace_played(Counter(read), Counter(str(c) for c in play.cards))
 
 
 def _seat_of(zone: str) -> int | None:

@@ -181,6 +181,16 @@ class ZoneTracker:
         self._last = None
         self._placed = [(card, None) for card in self.played.elements()]
 
+    def replace_played(self, read: Counter, stored: Counter) -> None:
+        """The referee stored ``stored`` for the play this zone read as ``read``: count that as
+        played instead (a card left out as no card at all may yet be put down for real)."""
+        gone = read - stored
+        self.played = (self.played - gone) + (stored - read)
+        for card in gone.elements():
+            at = next((i for i, (c, _) in enumerate(self._placed) if c == card), None)
+            if at is not None:
+                del self._placed[at]
+
     def new_hand(self) -> None:
         """A new hand: cards played in the last one may come again (a fresh deal)."""
         self.played.clear()

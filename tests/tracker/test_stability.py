@@ -4,6 +4,7 @@ cards covered by later plays, sweeps, and misreads outvoted."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -264,3 +265,13 @@ def test_two_decks_a_played_card_seen_again_by_one_corner_is_no_new_play():
     out, t = run(zone, hand_over() + still([card("5c", 60, 60)], 1.5))
     out, _ = run(zone, hand_over() + still([card("10d", 84), card("5c", 35, 24)], 2.0), start=t)
     assert [s.cards for _, s in out] == [("10d",)]
+
+
+def test_a_card_the_referee_left_out_of_a_play_may_come_later_as_itself():
+    zone = ZoneTracker(seat=2)
+    out, t = run(zone, hand_over() + still([card("RJ", 20), card("8c", 60, conf=0.2)], 1.5))
+    assert sorted(out[0][1].cards) == ["8c", "RJ"]
+    zone.replace_played(Counter(out[0][1].cards), Counter(["RJ"]))  # the 8c was a face's picture
+    out, t = run(zone, hand_over() + still([], 1.5), start=t)  # the trick is swept
+    out, _ = run(zone, hand_over() + still([card("8c", 40)], 1.5), start=t)
+    assert [s.cards for _, s in out] == [("8c",)]
