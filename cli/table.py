@@ -245,11 +245,11 @@ def run_run(args: argparse.Namespace) -> int:
                                            follow_new_matches=args.match is None))
     except ValueError as exc:
         return _fail(str(exc))
-    server = None if args.no_web else _serve(store, pipeline, args, run_config)
     try:
         replicator = start_replicator(store, args)
     except ValueError as exc:
         return _fail(str(exc))
+    server = None if args.no_web else _serve(store, pipeline, args, run_config, replicator)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
     notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
     pipeline.heartbeat = notifier.ping
@@ -311,8 +311,10 @@ def source_failure(source: Any) -> str | None:
     return None
 
 
-def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Config | None = None) -> Any:
+def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Config | None = None,
+           replicator: Any = None) -> Any:
     """The site on a waitress thread; ``None`` (with a note) if the web package is not there.
+    With ``replicator`` (``--club``) the referee page shows where the copy to the club stands.
     The referee's deck walk-through enrolls on ``pipeline`` and saves the profile where ``run``
     looks for ``--deck NAME``: ``decks/`` of the box's data folder with a settings file
     (``[model] deck``), else of the user's (:func:`tracker.paths.decks_dir`)."""
@@ -329,7 +331,8 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Conf
     if args.pin:
         config["REFEREE_PIN"] = args.pin
     folder = Path(run_config.data_dir) / DECKS_NAME if run_config is not None else None
-    app = create_app(config, store=store, pipeline_status=pipeline, enroller=DeckEnroller(pipeline, folder))
+    app = create_app(config, store=store, pipeline_status=pipeline, enroller=DeckEnroller(pipeline, folder),
+                     replicator=replicator)
     server = make_server(app, host=args.host, port=args.port, threads=32)
     if server is not None:
         threading.Thread(target=server.run, name="web", daemon=True).start()

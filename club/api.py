@@ -4,7 +4,10 @@
   (403 for a wrong key, 409 when another box holds the table);
 - ``POST /api/tables/<n>/events`` with ``Authorization: Bearer <token>``: a batch
   (:mod:`club.ingest`) -> ``{"acked", "inserted", "duplicates", "conflicts", "assignment"}``;
-  no token 401, a wrong one (or another table's) 403, a malformed batch 400;
+  no token 401, a wrong one (or another table's) 403, a malformed batch 400; the answer's
+  ``Server-Timing`` header says how long the server took (``token``: the table's check,
+  ``parse``, ``store``, ``fold``: the hall's refresh, ``total``; in ms), so a load test can
+  tell the server's time from the network's;
 - ``GET /api/tables/<n>`` (same token): ``{"acked", "assignment"}``, where a box resumes from;
 - ``GET /api/hall``: clock, tables and leaderboard (:meth:`club.live.Live.hall`); ``GET /healthz``.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import time
 
 from flask import Blueprint, current_app, jsonify, request
 
@@ -71,9 +75,11 @@ def register():
 
 @bp.post("/api/tables/<int:number>/events")
 def events(number: int):
+    started = time.perf_counter()
     reg = _table(number)
     if not isinstance(reg, Registration):
         return reg
+    known_box = time.perf_counter()
     c = club()
     try:
         data = _body()
@@ -85,13 +91,22 @@ def events(number: int):
         batch, matches = parse_batch(number, data, known)
     except BatchError as exc:
         return refusal(400, str(exc))
+    parsed = time.perf_counter()
     result = c.storage.ingest(number, reg.box, batch, matches)
+    stored = time.perf_counter()
     c.known_matches[(number, reg.box)] = known | {m.match_id for m in matches}
     if result.conflicts:
         log.warning("table %s sent %d event(s) that differ from those held (seq %s); the first were kept",
                     number, len(result.conflicts), list(result.conflicts)[:5])
-    return jsonify(acked=result.acked, inserted=result.inserted, duplicates=result.duplicates,
-                   conflicts=list(result.conflicts), assignment=c.live.assignment(number))
+    assignment = c.live.assignment(number)  # refreshes the folded tables when they are due
+    done = time.perf_counter()
+    response = jsonify(acked=result.acked, inserted=result.inserted, duplicates=result.duplicates,
+                       conflicts=list(result.conflicts), assignment=assignment)
+    response.headers["Server-Timing"] = ", ".join(
+        f"{name};dur={1000 * span:.2f}" for name, span in (
+            ("token", known_box - started), ("parse", parsed - known_box), ("store", stored - parsed),
+            ("fold", done - stored), ("total", done - started)))
+    return response
 
 
 @bp.get("/api/tables/<int:number>")

@@ -19,6 +19,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from club.app import club, lang
 from club.clock import ClockError
 from club.formats import FormatError, build_format
+from club.tournament import next_session, playoff_action, playoff_due
 from club.words import t
 
 bp = Blueprint("director", __name__)
@@ -79,9 +80,12 @@ def panel():
     c = club()
     c.live.refresh(force=True)
     state = c.live.state
-    hall = c.live.hall()
+    now = time.time()
+    hall = c.live.hall(now)
+    playoff = None if state is None else playoff_due(state, c.live.results(now), now)
     notice = session.pop("notice", None)
     return render_template("club_director.html", state=state, hall=hall, notice=notice, csrf=csrf_token(),
+                           playoff=playoff, playoff_names=[state.name(p) for p in playoff.players] if playoff else [],
                            regs=c.storage.registrations(), key=current_app.config["CLUB_KEY"],
                            server=request.host_url.rstrip("/"))
 
@@ -140,11 +144,17 @@ def act(action: str):
             st.act(tid, "withdraw", {"player": player}, now)
             return _done(True, state.name(player))
         if action == "next":
-            from club.tournament import next_session
-
             data = next_session(state, c.live.results(now), now)
             st.act(tid, "session", data, now)
             return _done(True, data["key"])
+        if action == "playoff":
+            # The tie at the cut was played off at a table: the director records the places.
+            raw = [v.strip() for v in request.form.getlist("order")]
+            if not raw or not all(v.isdigit() for v in raw):
+                raise FormatError("choose a player for every place / 请为每个名次选择一位选手")
+            data = playoff_action(state, c.live.results(now), now, [int(v) for v in raw])
+            st.act(tid, "playoff", data, now)
+            return _done(True, " > ".join(state.name(p) for p in data["order"]))
         if action in CLOCK_ACTIONS:
             session_now = state.current
             if session_now is None:

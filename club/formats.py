@@ -7,9 +7,12 @@ A :class:`Format` is a few :class:`Stage` s; each stage is played in one or more
   extra hand); the winners draw again into a **round robin** of three 30-minute periods where,
   at each period's end, the last hand's landlord moves to the next table number; points are
   chips (1 chip = 1 point), so a period scores each player's chips won or lost; the top three
-  play a **final** of 45 min at 50 chips, ranked by chips (ties play an extra hand).
+  play a **final** of 45 min at 50 chips, ranked by chips (ties play an extra hand). Players
+  tied on points across a cut (third place of the round robin) play off too (:func:`cut_tie`):
+  the seed's rule for ties (并列办法) is one extra hand, whoever is tied.
 - ``session``: one sitting of N rounds of points (classic), seats rotating between rounds.
-- ``league``: fixed score (+3/-1) over several evenings, tables drawn Swiss-style by standing.
+- ``league``: fixed score (+3/-1) over several evenings, tables drawn Swiss-style by standing,
+  keeping apart players who have already met where it can (:func:`swiss`).
 
 Draws are random under a recorded seed, so a draw can always be made again and checked:
 
@@ -21,8 +24,9 @@ True
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -60,7 +64,14 @@ class Stage:
         return rules.replace(**changes)
 
     def rules_dict(self) -> dict[str, Any]:
-        return rules_to_dict(self.rules())
+        return _rules_dict(self)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_dict(stage: Stage) -> dict[str, Any]:
+    """A stage's rules as a box receives them, made once: every post of every box answers with
+    them, and building a rule set is a good part of a post's time. Read it, do not change it."""
+    return rules_to_dict(stage.rules())
 
 
 @dataclass(frozen=True)
@@ -152,35 +163,132 @@ def rotate(seating: Mapping[int, Sequence[int]]) -> Seating:
     return {t: tuple(p for p in seats if p is not None) for t, seats in out.items()}
 
 
-def swiss(standing: Sequence[tuple[int, int]], seed: int, salt: str) -> Seating:
-    """Swiss-style tables: players by points (highest first, equal points in drawn order),
-    three by three, so players of like standing meet."""
+def swiss(standing: Sequence[tuple[int, int]], seed: int, salt: str, met: Collection[frozenset[int]] = ()) -> Seating:
+    """Swiss-style tables (瑞士制): players by points (highest first, equal points in drawn order),
+    three by three, so players of like standing meet; and, as Swiss pairing does, players who
+    have already met (``met``: pairs of player numbers) are kept apart where that is possible.
+
+    The search goes table by table from the top: the best-placed free player takes the two
+    nearest-placed partners with whom no one at the table has met, backing off to the next
+    nearest when the players left could not then be seated without a repeat. When no seating
+    without repeats exists (or none is found within :data:`SWISS_SEARCH` steps), each table in
+    turn takes the nearest partners with the fewest repeats. Deterministic under the seed.
+
+    >>> swiss([(p, 10 - p) for p in range(1, 10)], 3, "evening-2", met=meetings([{1: (1, 2, 3), 2: (4, 5, 6), 3: (7, 8, 9)}]))
+    {1: (1, 4, 7), 2: (2, 5, 8), 3: (3, 6, 9)}
+    """
     rng = random.Random(f"{seed}:{salt}")
     keyed = sorted(standing, key=lambda pp: pp[0])
     tie_order = {p: rng.random() for p, _ in keyed}
     order = [p for p, _ in sorted(keyed, key=lambda pp: (-pp[1], tie_order[pp[0]]))]
-    return _tables(order)
+    _tables(order)  # refuse a count that does not make tables of three, before searching
+    met = {pair for pair in met if len(pair) == 2}
+    if not met:
+        return _tables(order)
+    found = _without_repeats(order, met)
+    return _tables(found if found is not None else _fewest_repeats(order, met))
+
+
+#: Steps the search for a seating without repeats may take (each tries one table); beyond it
+#: the draw settles for the fewest repeats, so a large field is drawn in well under a second.
+SWISS_SEARCH = 20_000
+
+
+def meetings(seatings: Sequence[Mapping[int, Sequence[int]]]) -> set[frozenset[int]]:
+    """Every pair of players who sat at one table in ``seatings``."""
+    return {frozenset((a, b)) for seating in seatings for seats in seating.values()
+            for i, a in enumerate(seats) for b in seats[i + 1:]}
+
+
+def _repeats(table: Sequence[int], met: set[frozenset[int]]) -> int:
+    return sum(frozenset((a, b)) in met for i, a in enumerate(table) for b in table[i + 1:])
+
+
+def _partners(free: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs of positions after the first in ``free``, nearest in standing first."""
+    pairs = [(i, j) for i in range(1, len(free)) for j in range(i + 1, len(free))]
+    return sorted(pairs, key=lambda ij: (ij[0] + ij[1], ij[0]))
+
+
+def _without_repeats(order: Sequence[int], met: set[frozenset[int]]) -> list[int] | None:
+    """A seating order in which no two players at a table have met, or ``None``."""
+    steps = 0
+
+    def place(free: list[int]) -> list[int] | None:
+        nonlocal steps
+        if not free:
+            return []
+        top = free[0]
+        for i, j in _partners(free):
+            steps += 1
+            if steps > SWISS_SEARCH:
+                return None
+            table = (top, free[i], free[j])
+            if _repeats(table, met):
+                continue
+            rest = place([p for k, p in enumerate(free) if k not in (0, i, j)])
+            if rest is not None:
+                return [*table, *rest]
+            if steps > SWISS_SEARCH:
+                return None
+        return None
+
+    return place(list(order))
+
+
+def _fewest_repeats(order: Sequence[int], met: set[frozenset[int]]) -> list[int]:
+    """Table by table from the top: the nearest partners with the fewest repeats."""
+    free, out = list(order), []
+    while free:
+        i, j = min(_partners(free), key=lambda ij: (_repeats((free[0], free[ij[0]], free[ij[1]]), met),
+                                                   ij[0] + ij[1], ij[0]))
+        out += [free[0], free[i], free[j]]
+        free = [p for k, p in enumerate(free) if k not in (0, i, j)]
+    return out
 
 
 def next_seating(stage: Stage, seating: Seating, landlords: Mapping[int, int], standing: Sequence[tuple[int, int]],
-                 seed: int, salt: str) -> Seating:
-    """The tables of a stage's next session after ``seating``."""
+                 seed: int, salt: str, met: Collection[frozenset[int]] = ()) -> Seating:
+    """The tables of a stage's next session after ``seating``; ``met``: who has already met
+    (the Swiss draw keeps them apart where it can)."""
     if stage.movement == "landlord":
         return landlord_moves(seating, landlords)
     if stage.movement == "rotate":
         return rotate(seating)
     if stage.movement == "swiss":
-        return swiss(standing, seed, salt)
+        return swiss(standing, seed, salt, met)
     return dict(seating)
 
 
 # ---------------------------------------------------------------------- ranking
-def ranked(points: Mapping[int, int], seed: int, salt: str) -> list[int]:
-    """Players by points, highest first; equal points in an order drawn under the seed (the
-    club's reading: players at different tables cannot play one extra hand together)."""
+def ranked(points: Mapping[int, int], seed: int, salt: str, playoff: Sequence[int] = ()) -> list[int]:
+    """Players by points, highest first. Equal points: the order of a recorded play-off
+    (``playoff``: its players, best first) among those who played it, else an order drawn
+    under the seed, which only ranks ties that decide nothing (see :func:`cut_tie`).
+
+    >>> ranked({1: 5, 2: 9, 3: 5}, seed=1, salt="s", playoff=[3, 1])
+    [2, 3, 1]
+    """
     rng = random.Random(f"{seed}:{salt}")
     tie = {p: rng.random() for p in sorted(points)}
-    return sorted(points, key=lambda p: (-points[p], tie[p]))
+    place = {p: i for i, p in enumerate(playoff)}
+    return sorted(points, key=lambda p: (-points[p], place.get(p, len(place)), tie[p]))
+
+
+def cut_tie(order: Sequence[int], points: Mapping[int, int], places: int) -> list[int] | None:
+    """The players tied on points across the cut, when the best ``places`` of ``order`` go on
+    and the last place that goes on has the same points as the first that does not (the seed's
+    并列办法: a tie plays one extra hand); ``None`` when the cut falls between points.
+
+    >>> cut_tie([5, 2, 7, 4, 1], {5: 30, 2: 12, 7: 12, 4: 12, 1: -4}, places=2)
+    [2, 7, 4]
+    >>> cut_tie([5, 2, 7], {5: 30, 2: 12, 7: 10}, places=2) is None
+    True
+    """
+    if places < 1 or len(order) <= places or points[order[places - 1]] != points[order[places]]:
+        return None
+    level = points[order[places]]
+    return [p for p in order if points[p] == level]
 
 
 def tied(totals: Sequence[int], rule: str, out: Sequence[int] = ()) -> bool:

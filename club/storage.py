@@ -9,12 +9,13 @@ What is kept (everything else is recomputed from it):
 - ``tournaments``, ``players``, ``actions``: the event, its players and the director's log
   (draws, clock starts and pauses, moves, stage advances), append-only too.
 
-API (``open_storage(url)`` picks the implementation)::
+API (``open_storage(url)`` picks the implementation: ``club.sqlite`` or ``club.postgres``)::
 
     st = open_storage("club.db")             # or ":memory:", or "postgresql://..."
     st.register(7, "box-uuid", token_hash)   # -> Registration
     st.ingest(7, "box-uuid", events=[BoxEvent(...)], matches=[BoxMatch(...)])
     st.box_events(7, "box-uuid", after_seq=0, upto=acked); st.box_matches(7)
+    st.box_events_in([(7, "box-uuid", 0, acked), (8, "box-2", 10, 12)])  # many boxes, one query
     tid = st.create_tournament("周五赛", "seed004", {...}, seed=42)
     st.add_player(tid, "张三", "C001", code); st.act(tid, "draw", {...})
     st.actions(tid); st.change()             # change(): grows with every write (the hall polls it)
@@ -26,12 +27,9 @@ A sequence is acknowledged only once every event before it has arrived, so a box
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,6 +128,11 @@ class Storage(ABC):
     def _tx(self) -> Any:
         """A context manager: one transaction, yielding ``run(sql, args) -> cursor`` (``?`` params)."""
 
+    def _read(self) -> Any:
+        """Like :meth:`_tx`, for reads only: SQLite reads on a second connection, so a box's token
+        check and the hall's refresh never wait behind another box's commit."""
+        return self._tx()
+
     @abstractmethod
     def close(self) -> None: ...
 
@@ -168,7 +171,7 @@ class Storage(ABC):
         return None
 
     def schema_version(self) -> int:
-        with self._tx() as run:
+        with self._read() as run:
             return int(run("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
 
     # ------------------------------------------------------------------ boxes
@@ -201,12 +204,12 @@ class Storage(ABC):
         sql = "SELECT table_no, box, token_hash, registered, acked, last_seen, active FROM boxes WHERE table_no = ?"
         args: tuple = (table_no,)
         sql, args = (sql + " AND box = ?", args + (box,)) if box is not None else (sql + " AND active = 1", args)
-        with self._tx() as run:
+        with self._read() as run:
             row = run(sql, args).fetchone()
         return None if row is None else Registration(*row[:6], active=bool(row[6]))
 
     def registrations(self) -> list[Registration]:
-        with self._tx() as run:
+        with self._read() as run:
             rows = run("SELECT table_no, box, token_hash, registered, acked, last_seen, active FROM boxes "
                        "ORDER BY table_no, registered").fetchall()
         return [Registration(*r[:6], active=bool(r[6])) for r in rows]
@@ -258,12 +261,29 @@ class Storage(ABC):
         if upto is not None:
             sql += " AND seq <= ?"
             args.append(upto)
-        with self._tx() as run:
+        with self._read() as run:
             rows = run(sql + " ORDER BY table_no, box, seq", tuple(args)).fetchall()
         return [BoxEvent(*r[:9], payload=json.loads(r[9])) for r in rows]
 
+    def box_events_in(self, ranges: list[tuple[int, str, int, int]], chunk: int = 200) -> list[BoxEvent]:
+        """The events of many boxes at once, each ``(table, box, after_seq, upto)``: one query per
+        ``chunk`` boxes instead of one per box (the hall's refresh, 300 tables moving at once)."""
+        out: list[BoxEvent] = []
+        for i in range(0, len(ranges), chunk):
+            part = ranges[i:i + chunk]
+            values = ", ".join(["(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT))"] * len(part))
+            sql = (f"WITH wanted (table_no, box, after_seq, upto) AS (VALUES {values}) "
+                   "SELECT e.table_no, e.box, e.seq, e.prev, e.match_id, e.hand, e.time, e.kind, e.source, e.payload "
+                   "FROM box_events e JOIN wanted w ON e.table_no = w.table_no AND e.box = w.box "
+                   "AND e.seq > w.after_seq AND e.seq <= w.upto ORDER BY e.table_no, e.box, e.seq")
+            args = tuple(v for r in part for v in r)
+            with self._read() as run:
+                rows = run(sql, args).fetchall()
+            out += [BoxEvent(*r[:9], payload=json.loads(r[9])) for r in rows]
+        return out
+
     def event_count(self) -> int:
-        with self._tx() as run:
+        with self._read() as run:
             return int(run("SELECT COUNT(*) FROM box_events").fetchone()[0])
 
     def box_matches(self, table_no: int | None = None) -> list[BoxMatch]:
@@ -271,14 +291,14 @@ class Storage(ABC):
         args: tuple = ()
         if table_no is not None:
             sql, args = sql + " WHERE table_no = ?", (table_no,)
-        with self._tx() as run:
+        with self._read() as run:
             rows = run(sql + " ORDER BY table_no, box, match_id", args).fetchall()
         return [BoxMatch(r[0], r[1], r[2], tuple(json.loads(r[3])), json.loads(r[4]), json.loads(r[5]), r[6])
                 for r in rows]
 
     def change(self) -> tuple[int, ...]:
         """Grows with every write that changes what the hall shows (cheap to poll)."""
-        with self._tx() as run:
+        with self._read() as run:
             row = run("SELECT (SELECT COALESCE(MAX(id), 0) FROM box_events), (SELECT COALESCE(MAX(seq), 0) FROM "
                       "actions), (SELECT COUNT(*) FROM players), (SELECT COALESCE(SUM(acked), 0) FROM boxes), "
                       "(SELECT COUNT(*) FROM tournaments), (SELECT COUNT(*) FROM boxes WHERE active = 1)").fetchone()
@@ -293,7 +313,7 @@ class Storage(ABC):
         return int(row[0])
 
     def tournaments(self) -> list[Tournament]:
-        with self._tx() as run:
+        with self._read() as run:
             rows = run("SELECT id, name, format, settings, seed, created FROM tournaments ORDER BY id").fetchall()
         return [Tournament(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
@@ -312,7 +332,7 @@ class Storage(ABC):
         return int(number)
 
     def players(self, tid: int) -> list[Player]:
-        with self._tx() as run:
+        with self._read() as run:
             rows = run("SELECT tournament_id, player_no, name, club_id, code FROM players WHERE tournament_id = ? "
                        "ORDER BY player_no", (tid,)).fetchall()
         return [Player(*r) for r in rows]
@@ -325,7 +345,7 @@ class Storage(ABC):
         return int(row[0])
 
     def actions(self, tid: int) -> list[Action]:
-        with self._tx() as run:
+        with self._read() as run:
             rows = run("SELECT seq, tournament_id, time, action, data FROM actions WHERE tournament_id = ? ORDER BY seq",
                        (tid,)).fetchall()
         return [Action(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
@@ -337,42 +357,6 @@ class Storage(ABC):
         self.close()
 
 
-class SqliteStorage(Storage):
-    """One connection shared by the server's threads (each call is short), WAL, synchronous=FULL:
-    a batch is on disk when its answer leaves, so a ``kill -9`` loses nothing acknowledged."""
-
-    dialect = "sqlite"
-
-    def __init__(self, path: str = ":memory:", timeout: float = 10.0) -> None:
-        self.path = path
-        self._lock = threading.RLock()
-        try:
-            self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self.migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"{path} is not a usable club store ({exc})") from None
-
-    @contextmanager
-    def _tx(self) -> Iterator[Callable]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield lambda sql, args=(): self._db.execute(sql, args)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-    def _table_names(self, run: Callable) -> set[str]:
-        return {r[0] for r in run("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
 def open_storage(url: str | None = None, **options: Any) -> Storage:
     """``postgresql://...`` opens PostgreSQL (a pool); anything else is an SQLite file (``:memory:``)."""
     url = url or ":memory:"
@@ -380,6 +364,8 @@ def open_storage(url: str | None = None, **options: Any) -> Storage:
         from club.postgres import PostgresStorage
 
         return PostgresStorage(url, **options)
+    from club.sqlite import SqliteStorage
+
     if url.startswith("sqlite:///"):
         url = url[len("sqlite:///"):]
     return SqliteStorage(url, **options)

@@ -7,7 +7,8 @@ the hall screen, and a server restarted from its database shows exactly what it 
 
 Actions (``Storage.act``): ``session`` {key, stage, number, seating, salt} (a draw or a table
 change, made by :func:`next_session`), ``start`` / ``pause`` / ``resume`` / ``end`` {session},
-``withdraw`` {player}, ``publish`` {}.
+``withdraw`` {player}, ``playoff`` {stage, order} (a tie at the cut settled by an extra hand:
+its players, best first), ``publish`` {}.
 """
 
 from __future__ import annotations
@@ -16,7 +17,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from club.clock import Clock
-from club.formats import Format, FormatError, Seating, Stage, build_format, draw, next_seating, ranked
+from club.formats import (
+    Format,
+    FormatError,
+    Seating,
+    Stage,
+    build_format,
+    cut_tie,
+    draw,
+    meetings,
+    next_seating,
+    ranked,
+)
 from club.storage import Action, Player, Tournament
 from club.tables import TableFold
 
@@ -39,6 +51,7 @@ class State:
     sessions: list[Session] = field(default_factory=list)
     withdrawn: set[int] = field(default_factory=set)
     published: bool = False
+    playoffs: dict[str, list[int]] = field(default_factory=dict)  # stage key -> play-off order, best first
 
     @property
     def current(self) -> Session | None:
@@ -75,6 +88,8 @@ def fold(t: Tournament, players: list[Player], actions: list[Action]) -> State:
                                         "end": "ended"}[a.action])(d.get("at", a.time))
         elif a.action == "withdraw":
             state.withdrawn.add(int(d["player"]))
+        elif a.action == "playoff":
+            state.playoffs[d["stage"]] = [int(p) for p in d["order"]]  # a later one replaces it
         elif a.action == "publish":
             state.published = True
     return state
@@ -155,7 +170,7 @@ def standings(state: State, res: dict[str, dict[int, TableResult]], stage_key: s
     points = stage_points(state, res, stage_key)
     rows = []
     winners = {w for s in state.sessions if s.stage.key == stage_key for r in res[s.key].values() for w in r.winners}
-    for rank, p in enumerate(ranked(points, state.tournament.seed, stage_key), 1):
+    for rank, p in enumerate(ranked(points, state.tournament.seed, stage_key, state.playoffs.get(stage_key, ())), 1):
         rows.append({"rank": rank, "player": p, "name": state.name(p), "points": points[p],
                      "club_id": state.players[p].club_id if p in state.players else "",
                      "winner": p in winners, "withdrawn": p in state.withdrawn})
@@ -174,10 +189,69 @@ def qualifiers(state: State, res: dict[str, dict[int, TableResult]], stage: Stag
                               "(a tie plays one extra hand) / 还有桌未决出胜者")
         return [r.winners[0] for r in last.values() if r.winners[0] not in state.withdrawn]
     if stage.advance == "top":
-        order = [p for p in ranked(stage_points(state, res, stage.key), state.tournament.seed, stage.key)
-                 if p not in state.withdrawn]
-        return order[:stage.advance_count]
+        tie = playoff_needed(state, res, stage)
+        if tie is not None:
+            raise FormatError(f"{', '.join(state.name(p) for p in tie.players)} are tied on {tie.points} points "
+                              f"across the cut for {tie.places} place(s): play one extra hand and record its "
+                              f"result / 晋级名额同分：请加赛一局并登记结果")
+        return cut_order(state, res, stage)[:stage.advance_count]
     raise FormatError(f"nobody advances from {stage.en}")
+
+
+# ---------------------------------------------------------------------- ties at the cut
+@dataclass(frozen=True)
+class Playoff:
+    """Players tied across a stage's cut (the seed's 并列办法: 加赛一局): ``places`` of them go on."""
+
+    stage: Stage
+    players: tuple[int, ...]  # in the standings' order
+    places: int
+    first_place: int  # the overall place the best of them takes
+    points: int
+
+
+def cut_order(state: State, res: dict[str, dict[int, TableResult]], stage: Stage) -> list[int]:
+    """The stage's players still in, best first (a recorded play-off orders its players)."""
+    points = stage_points(state, res, stage.key)
+    return [p for p in ranked(points, state.tournament.seed, stage.key, state.playoffs.get(stage.key, ()))
+            if p not in state.withdrawn]
+
+
+def playoff_needed(state: State, res: dict[str, dict[int, TableResult]], stage: Stage) -> Playoff | None:
+    """The tie at ``stage``'s cut still to be played off; ``None`` when there is none, or when a
+    play-off of exactly these players is recorded (a correction that changes who is tied calls
+    for a new one)."""
+    if stage.advance != "top":
+        return None
+    points = stage_points(state, res, stage.key)
+    order = cut_order(state, res, stage)
+    group = cut_tie(order, points, stage.advance_count)
+    if group is None or sorted(state.playoffs.get(stage.key, ())) == sorted(group):
+        return None
+    above = order.index(group[0])
+    return Playoff(stage, tuple(group), stage.advance_count - above, above + 1, points[group[0]])
+
+
+def playoff_due(state: State, res: dict[str, dict[int, TableResult]], now: float) -> Playoff | None:
+    """The play-off the director must hold now: the current session is its stage's last, its
+    time is over, and players are tied across the cut."""
+    current = state.current
+    if current is None or current.number < current.stage.sessions \
+            or current.clock.state(now) not in ("time_up", "ended"):
+        return None
+    return playoff_needed(state, res, current.stage)
+
+
+def playoff_action(state: State, res: dict[str, dict[int, TableResult]], now: float,
+                   order: list[int]) -> dict[str, Any]:
+    """The ``playoff`` action for the play-off due now, its players in ``order`` (best first)."""
+    due = playoff_due(state, res, now)
+    if due is None:
+        raise FormatError("no tie at the cut to play off now / 现在没有需要加赛的同分")
+    if sorted(order) != sorted(due.players) or len(set(order)) != len(order):
+        raise FormatError(f"give each of {', '.join(state.name(p) for p in due.players)} one place "
+                          "/ 请为每位加赛选手各填一个名次")
+    return {"stage": due.stage.key, "order": list(order)}
 
 
 def next_session(state: State, res: dict[str, dict[int, TableResult]], now: float) -> dict[str, Any]:
@@ -198,7 +272,8 @@ def next_session(state: State, res: dict[str, dict[int, TableResult]], now: floa
             landlords = {t: r.landlord for t, r in res[current.key].items() if r.landlord is not None}
             order = ranked(stage_points(state, res, stage.key), seed, f"{stage.key}-{number}")
             standing = [(p, -i) for i, p in enumerate(order)]
-            seating = next_seating(stage, current.seating, landlords, standing, seed, f"{stage.key}-{number}")
+            met = meetings([s.seating for s in state.sessions if s.stage.key == stage.key])
+            seating = next_seating(stage, current.seating, landlords, standing, seed, f"{stage.key}-{number}", met)
         else:
             index = fmt.stages.index(stage)
             if index + 1 >= len(fmt.stages):

@@ -37,6 +37,12 @@ _ZH: dict[str, str] = {
     "signature": "裁判长签名", "date": "日期", "scan_me": "扫码查看我的比赛", "not_found": "找不到这个选手",
     "stage": "阶段", "table": "桌", "format_seed004": "淘汰赛 + 循环赛 + 总决赛（筹码）",
     "format_session": "单场多轮（轮换座位）", "format_league": "定分联赛（瑞士制）",
+    "playoff": "同分加赛", "playoff_short": "待加赛",
+    "playoff_why": "{names} 同为 {points} 分，争 {places} 个晋级名额：按规程加赛一局（并列办法：出现积分并列后，加赛一局）。",
+    "playoff_2": "二人加赛：按二人斗地主打一局（每人 20 张，留 3 张底牌）。",
+    "playoff_3": "三人加赛：按常规三人斗地主打一局；仍有同分的，再加赛一局。",
+    "playoff_more": "多人加赛：分成三人（或二人）一桌各打一局；仍有同分的，再加赛一局。",
+    "playoff_record": "加赛结束后登记名次：", "place_n": "第 {n} 名", "record_playoff": "登记加赛结果",
 }
 
 _EN: dict[str, str] = {
@@ -66,6 +72,14 @@ _EN: dict[str, str] = {
     "not_found": "No such player", "stage": "Stage", "table": "Table",
     "format_seed004": "Knockout, round robin, final (chips)", "format_session": "One session, rounds (seats rotate)",
     "format_league": "Fixed-score league (Swiss)",
+    "playoff": "Play-off for a tie", "playoff_short": "play-off",
+    "playoff_why": "{names} are tied on {points} points for {places} place(s) that go on: by the event's rules "
+                   "they play one extra hand.",
+    "playoff_2": "Two players: one hand of two-player Dou Dizhu (20 cards each, 3 in the kitty).",
+    "playoff_3": "Three players: one hand of the classic game; players still tied play another.",
+    "playoff_more": "More players: tables of three (or two), one hand each; players still tied play another.",
+    "playoff_record": "After the play-off, record the places:", "place_n": "Place {n}",
+    "record_playoff": "Record the play-off",
 }
 
 WORDS = {"zh": _ZH, "en": _EN}

@@ -13,7 +13,9 @@ follows the new match as it does when a referee starts one.
 
     rep = Replicator(store, "http://192.168.1.10:8080", table=7, key="…")
     rep.start()          # a daemon thread; rep.status() for the page; rep.stop()
+    rep.status()         # {"state": "in_step", "pending": 0, ...}: what the referee page shows
     rep.step()           # one round by hand (tests): -> events sent
+    rep.attempt()        # one round as the thread runs it (a failure kept for status()): -> pause
 """
 
 from __future__ import annotations
@@ -59,9 +61,12 @@ class Replicator:
         self.path = Path(state_path) if state_path else state_path_for(store)
         self.state: dict[str, Any] = self._load()
         self.acked: int | None = None  # what the server holds; asked for again after a restart
+        self.known_acked: int | None = None  # the last acked the server gave: kept through a failure
         self.error: str | None = None
+        self.refused = False  # the last failure was a refusal (a wrong key, a taken table): not the Wi-Fi
         self.last_ok: float | None = None
         self.sent = 0
+        self.failures = 0  # in a row: the pause before the next try grows with them
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -110,7 +115,7 @@ class Replicator:
         if status != 200:
             raise ReplicationError(f"registration refused ({status}): {answer.get('message', answer)}")
         self.state["token"] = answer["token"]
-        self.acked = int(answer.get("acked", 0))
+        self.acked = self.known_acked = int(answer.get("acked", 0))
         self._save()
         log.info("registered with %s as table %d", self.url, self.table)
 
@@ -131,12 +136,13 @@ class Replicator:
                 raise ConnectionError(f"the server no longer knows this box's token ({status}); registering again")
             if status != 200:
                 raise ConnectionError(f"server answered {status}")
-            self.acked = int(answer["acked"])
+            self.acked = self.known_acked = int(answer["acked"])
             self._follow(answer.get("assignment"))
         if self.store.last_seq() <= self.acked and self.last_ok is not None \
                 and time.time() - self.last_ok < self.heartbeat:
             return 0
-        pending = self.store.events(None, after_seq=self.acked)[:self.batch]
+        # Only one batch is read: a box catching up on an evening's log reads it a piece at a time.
+        pending = self.store.events(None, after_seq=self.acked, limit=self.batch)
         events, prev = [], self.acked
         for e in pending:
             events.append(self._event(e, prev))
@@ -150,12 +156,12 @@ class Replicator:
             raise ConnectionError(f"the server refused this box's token ({status}); registering again")
         if status != 200:
             raise ReplicationError(f"the server refused a batch ({status}): {answer.get('message', answer)}")
-        self.acked = int(answer["acked"])
+        self.acked = self.known_acked = int(answer["acked"])
         if matches:
             self.state["matches"] = sorted(known | {m["id"] for m in matches})
             self._save()
         self.sent += len(events)
-        self.last_ok, self.error = time.time(), None
+        self.last_ok, self.error, self.refused = time.time(), None, False
         self._follow(answer.get("assignment"))
         return len(events)
 
@@ -175,23 +181,28 @@ class Replicator:
         log.info("club session %s: match %d for %s", assignment["session"], mid, ", ".join(assignment["players"]))
 
     # ------------------------------------------------------------------ the thread
+    def attempt(self) -> float:
+        """One round as the thread runs it: a step, its failure kept for :meth:`status`; returns
+        the pause before the next round (none while catching up, growing while failing)."""
+        try:
+            sent = self.step()
+        except (OSError, ConnectionError, ValueError, KeyError, ReplicationError) as exc:
+            # The table goes on scoring; only the copy to the club waits.
+            self.failures += 1
+            self.acked = None  # ask the server again: it may have restarted from an older copy
+            self.error = str(exc)
+            self.refused = isinstance(exc, ReplicationError)
+            wait = min(MAX_BACKOFF, 2 ** min(self.failures - 1, 5)) * random.uniform(0.8, 1.2)
+            log.warning("club server %s: %s (retry in %.0f s)", self.url, exc, wait)
+            return wait
+        self.failures = 0
+        return 0.0 if sent >= self.batch else self.interval  # catching up: no pause between full batches
+
     def run(self) -> None:
-        failures = 0
         while not self._stop.is_set():
-            try:
-                sent = self.step()
-                failures = 0
-                if sent >= self.batch:
-                    continue  # catching up: no pause between full batches
-                wait = self.interval
-            except (OSError, ConnectionError, ValueError, KeyError, ReplicationError) as exc:
-                # The table goes on scoring; only the copy to the club waits.
-                failures += 1
-                self.acked = None  # ask the server again: it may have restarted from an older copy
-                self.error = str(exc)
-                wait = min(MAX_BACKOFF, 2 ** min(failures - 1, 5)) * random.uniform(0.8, 1.2)
-                log.warning("club server %s: %s (retry in %.0f s)", self.url, exc, wait)
-            self._stop.wait(wait)
+            wait = self.attempt()
+            if wait:
+                self._stop.wait(wait)
 
     def start(self) -> Replicator:
         self._thread = threading.Thread(target=self.run, name="club-replicator", daemon=True)
@@ -204,6 +215,19 @@ class Replicator:
             self._thread.join(timeout)
 
     def status(self) -> dict[str, Any]:
+        """Where the copy stands, for the box's own pages. ``state``: ``connecting`` (no answer
+        yet), ``in_step`` (the server holds every event), ``sending`` (catching up), ``unreachable``
+        (the last try failed: the Wi-Fi or the server is away) or ``refused`` (the server said no:
+        a wrong key, another box on the table). ``pending``: events the server does not hold yet,
+        counted from the last ``acked`` it gave (``None`` before any answer)."""
         last = self.store.last_seq()
-        return {"url": self.url, "table": self.table, "acked": self.acked, "pending": None if self.acked is None
-                else max(0, last - self.acked), "last_ok": self.last_ok, "error": self.error, "sent": self.sent}
+        acked = self.known_acked
+        pending = None if acked is None else max(0, last - acked)
+        if self.error is not None:
+            state = "refused" if self.refused else "unreachable"
+        elif self.last_ok is None and acked is None:
+            state = "connecting"
+        else:
+            state = "in_step" if pending == 0 else "sending"
+        return {"state": state, "url": self.url, "table": self.table, "acked": acked, "pending": pending,
+                "last_seq": last, "last_ok": self.last_ok, "error": self.error, "sent": self.sent}

@@ -15,6 +15,7 @@ API (the web site and the pipeline rely on it)::
     store.events(mid)                        # [StoredEvent(seq, match_id, hand, time, kind, source, event)]
     store.events(mid, hand=1, after_seq=seq) # a hand's events after seq
     store.events(None, after_seq=seq)        # every match's events after seq (the SSE feed)
+    store.events(None, after_seq=seq, limit=500)  # at most 500 of them (a replication batch)
     store.hands(mid)                         # [1, 2, ...] hand numbers that have events
     store.matches(); store.match(mid)        # [MatchInfo] / MatchInfo (players, rules, meta, ...)
     store.last_seq()                         # global, grows with every append; poll it for changes
@@ -210,8 +211,12 @@ class EventStore:
             return int(cur.lastrowid)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ reading
-    def events(self, match_id: int | None, hand: int | None = None, after_seq: int = 0) -> list[StoredEvent]:
-        """Events in order: of one match (or every match for ``None``), one hand, after a seq."""
+    def events(self, match_id: int | None, hand: int | None = None, after_seq: int = 0,
+               limit: int | None = None) -> list[StoredEvent]:
+        """Events in order: of one match (or every match for ``None``), one hand, after a seq;
+        only the first ``limit`` of them when given (read a long log a piece at a time)."""
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+            raise StoreError(f"limit must be a whole number of events >= 1, not {limit!r}")
         if _beyond_sqlite(match_id) or _beyond_sqlite(hand) or (_beyond_sqlite(after_seq) and after_seq > 0):
             return []  # no row holds such a number
         if _beyond_sqlite(after_seq):
@@ -224,8 +229,12 @@ class EventStore:
         if hand is not None:
             sql += " AND hand = ?"
             args.append(hand)
+        sql += " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(min(limit, 2**63 - 1))
         with self._lock:
-            rows = self._db.execute(sql + " ORDER BY seq", args).fetchall()
+            rows = self._db.execute(sql, args).fetchall()
         return [self._row(r) for r in rows]
 
     def hands(self, match_id: int) -> list[int]:

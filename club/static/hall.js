@@ -34,7 +34,7 @@
     clock = d.clock; fetchedAt = Date.now(); tickClock();
     $('tables').innerHTML = d.tables.map(card).join('');
     $('leaderboard').querySelector('tbody').innerHTML = d.leaderboard.slice(0, 30).map((r) =>
-      `<tr><td>${r.rank}</td><td>${esc(r.name)}</td><td>${r.points}</td></tr>`).join('');
+      `<tr class="${r.playoff ? 'tie' : ''}"><td>${r.rank}</td><td>${esc(r.name)}</td><td>${r.points}${r.playoff ? ' · ' + W.playoff_short : ''}</td></tr>`).join('');
     document.body.dataset.loaded = String(Date.now());
   }
   async function poll() {

@@ -10,7 +10,8 @@ import psycopg
 import pytest
 
 from club.pglocal import LocalPostgres
-from club.storage import SqliteStorage, open_storage
+from club.sqlite import SqliteStorage
+from club.storage import open_storage
 
 _numbers = itertools.count(1)
 

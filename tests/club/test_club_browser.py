@@ -7,7 +7,8 @@ import shutil
 import pytest
 from playwright import sync_api
 
-from club.storage import BoxEvent, BoxMatch, SqliteStorage
+from club.sqlite import SqliteStorage
+from club.storage import BoxEvent, BoxMatch
 from tests.club.clubkit import PIN, ThreadServer, hand_payloads
 
 pytestmark = pytest.mark.browser

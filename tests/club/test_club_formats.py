@@ -8,7 +8,8 @@ import pytest
 from club.clock import Clock, ClockError
 from club.formats import FormatError, draw, landlord_moves, rotate, swiss
 from club.live import Live
-from club.storage import BoxEvent, BoxMatch, SqliteStorage
+from club.sqlite import SqliteStorage
+from club.storage import BoxEvent, BoxMatch
 from club.tables import MatchFold
 from club.tournament import next_session
 from engine.events import Concede, Deal, Landlord

@@ -83,3 +83,13 @@ def test_a_body_that_is_not_json_is_a_clear_400(client):
     token = register(client)
     r = client.post("/api/tables/4/events", data=b"\xff{", headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 400 and "JSON" in r.json["message"]
+
+
+def test_the_answer_says_how_long_the_server_took(client, storage):
+    token = register(client)
+    r = post(client, token, box_events(4, hand_payloads(6)))
+    assert r.status_code == 200
+    spans = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
+    assert set(spans) == {"token", "parse", "store", "fold", "total"}
+    assert all(float(v) >= 0 for v in spans.values())
+    assert float(spans["total"]) >= float(spans["store"])

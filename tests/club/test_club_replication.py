@@ -9,7 +9,7 @@ import time
 import pytest
 
 from club.live import Live
-from club.storage import SqliteStorage
+from club.sqlite import SqliteStorage
 from club.tournament import next_session
 from sim.scripted import random_hand
 from tests.club.clubkit import KEY, ProcessServer, ThreadServer

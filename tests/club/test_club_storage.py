@@ -23,6 +23,18 @@ def test_a_batch_acknowledges_every_event_in_order(storage):
     assert [e.payload for e in stored] == [e.payload for e in events]
 
 
+def test_many_boxes_events_in_one_read_match_a_read_per_box(storage):
+    for table, box in ((3, "box-0000aaaa"), (4, "box-0000bbbb"), (5, "box-0000cccc")):
+        storage.register(table, box, "hash")
+        storage.ingest(table, box, box_events(table, hand_payloads(table), box=box), [box_match(table, box=box)])
+    ranges = [(3, "box-0000aaaa", 2, 7), (5, "box-0000cccc", 0, 4), (4, "box-0000bbbb", 9, 9), (6, "box-nobody1", 0, 9)]
+    together = storage.box_events_in(ranges, chunk=2)
+    one_by_one = [e for t, b, after, upto in sorted(ranges) for e in storage.box_events(t, b, after_seq=after, upto=upto)]
+    assert together == one_by_one and [(e.table_no, e.seq) for e in together] == [
+        (3, 3), (3, 4), (3, 5), (3, 6), (3, 7), (5, 1), (5, 2), (5, 3), (5, 4)]
+    assert storage.box_events_in([]) == []
+
+
 def test_a_duplicate_batch_is_counted_not_kept_twice(storage):
     storage.register(3, "box-0000aaaa", "hash")
     events = box_events(3, hand_payloads(2))
