@@ -10,8 +10,8 @@ from typing import Any
 
 
 def create_app(config: dict[str, Any] | None = None, store: Any = None, pipeline_status: Any = None,
-               enroller: Any = None):
+               enroller: Any = None, replicator: Any = None):
     """The Flask application factory; see :func:`webui.app.build_app` for the arguments."""
     from webui.app import build_app
 
-    return build_app(config, store, pipeline_status, enroller)
+    return build_app(config, store, pipeline_status, enroller, replicator)

@@ -39,15 +39,19 @@ from engine.events import (
     Concede,
     Correction,
     Deal,
+    Double,
     End,
     Escape,
     Event,
     Kitty,
+    KittyPick,
     Landlord,
+    Marker,
     OpenHand,
     Pass,
     Penalty,
     Play,
+    Reveal,
     Shown,
 )
 from engine.hand import Hand
@@ -91,6 +95,9 @@ def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
         return t("ev_play", lang, name=name, cards=cards_words(event.cards, lang))
     if isinstance(event, Kitty):
         return t("ev_kitty", lang, cards=cards_words(event.cards, lang))
+    if isinstance(event, Marker | KittyPick):  # five-player marker card, 斗帝主's pick of the kitty
+        shown = (event.card,) if isinstance(event, Marker) else event.cards
+        return t(f"ev_{event.kind}", lang, name=name, cards=cards_words(shown, lang) or "–")
     if isinstance(event, Bid):
         said = t("bid_n", lang, n=event.value) if event.action == "bid" else \
             t("bid_pass" if event.action == "pass" else event.action, lang)
@@ -288,6 +295,34 @@ class RefereeDesk:
         mid = self.match_id(fields)
         return self._hand_event(mid, Kitty(cards_field(fields), time=time.time()), source)
 
+    def marker(self, fields: dict[str, Any], source: str) -> int:
+        """Five-player: the face-up marker card (明牌) and the seat it fell to (the open landlord)."""
+        mid = self.match_id(fields)
+        cards = cards_field(fields)
+        if len(cards) != 1 or cards[0].is_joker or cards[0].suit is None:
+            raise ActionError("the marker is one suited card, not a joker", zh="明牌是一张带花色的牌（不能是王）")
+        return self._hand_event(mid, Marker(self._seat(fields, mid), cards[0], time=time.time()), source)
+
+    def reveal(self, fields: dict[str, Any], source: str) -> int:
+        """Five-player: the hidden landlord (暗地主) shows himself, or is named after the hand."""
+        mid = self.match_id(fields)
+        return self._hand_event(mid, Reveal(self._seat(fields, mid), time=time.time()), source)
+
+    def double(self, fields: dict[str, Any], source: str) -> int:
+        """Five-player: a seat doubles (加倍), once, before the first play."""
+        mid = self.match_id(fields)
+        return self._hand_event(mid, Double(self._seat(fields, mid), time=time.time()), source)
+
+    def kitty_pick(self, fields: dict[str, Any], source: str) -> int:
+        """斗帝主: the cards of the kitty the landlord takes (empty: none)."""
+        mid = self.match_id(fields)
+        hand = self._current_hand(mid)
+        if hand.landlord is None:
+            raise ActionError("the landlord is not known yet", 409, "地主还没确定")
+        text = fields.get("cards") or ""
+        cards = cards_field(fields) if isinstance(text, str) and text.strip() else ()
+        return self._hand_event(mid, KittyPick(hand.landlord, cards, time=time.time()), source)
+
     def play(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
         hand = self.state(mid).hand
@@ -436,5 +471,6 @@ ACTIONS: dict[str, Callable[[RefereeDesk, dict[str, Any], str], int]] = {
     "play": RefereeDesk.play, "pass": RefereeDesk.mark_pass, "correct": RefereeDesk.correct, "insert": RefereeDesk.insert,
     "delete": RefereeDesk.delete, "undo": RefereeDesk.undo, "open_hand": RefereeDesk.open_hand, "announce": RefereeDesk.announce,
     "concede": RefereeDesk.concede, "escape": RefereeDesk.escape, "abandon": RefereeDesk.abandon,
-    "shown": RefereeDesk.shown,
+    "shown": RefereeDesk.shown, "marker": RefereeDesk.marker, "reveal": RefereeDesk.reveal,
+    "double": RefereeDesk.double, "kitty_pick": RefereeDesk.kitty_pick,
 }

@@ -8,7 +8,9 @@
   ``{"source", "fps", "last_frame"}`` or an object with ``status()`` and, for the camera
   view, ``jpeg()`` (the latest annotated frame as JPEG bytes, or ``None``);
 - ``enroller``: the live pipeline's :class:`tracker.enroll.DeckEnroller` for the referee's deck
-  walk-through (``/referee/deck``), or the ``ENROLLER`` config key; None: no camera to enroll with.
+  walk-through (``/referee/deck``), or the ``ENROLLER`` config key; None: no camera to enroll with;
+- ``replicator``: the box's :class:`tracker.replicate.Replicator` (``run --club``), whose
+  ``status()`` the referee page shows (:mod:`webui.replication`); None: no club server.
 
 Served by waitress (``ddz-table serve`` / ``demo``); the Flask dev server is never used.
 """
@@ -83,6 +85,7 @@ class Site:
     attempts: Attempts
     pipeline: FeedStatus
     enroller: Any = None  # tracker.enroll.DeckEnroller, with a live camera
+    replicator: Any = None  # tracker.replicate.Replicator, when the box copies its table to a club server
     # Rendered live panels and SSE messages per (match, seq, language), shared by all viewers.
     rendered: dict = field(default_factory=dict)
     render_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -162,7 +165,7 @@ def refusal(status: int, message: str, zh: str = "", headers: dict[str, str] | N
 
 
 def build_app(config: dict[str, Any] | None = None, store: EventStore | None = None,
-               pipeline_status: Any = None, enroller: Any = None) -> Flask:
+               pipeline_status: Any = None, enroller: Any = None, replicator: Any = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -180,6 +183,7 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
         store=store, tables=tables, watcher=watcher, referee=RefereeDesk(store, tables, watcher.poke),
         attempts=Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]),
         pipeline=FeedStatus(pipeline_status), enroller=enroller or app.config.get("ENROLLER"),
+        replicator=replicator,
     )
 
     from webui.api import bp as api_bp

@@ -21,6 +21,7 @@ from engine.match import Match
 from engine.scoring import Settlement, settle
 from tracker.state import TableState
 from webui import i18n
+from webui.analysis import hand_analysis, with_analysis
 from webui.app import lang, site
 from webui.downloads import FORMATS, export_hand, export_match
 from webui.fields import ActionError, id_value, int_value
@@ -249,9 +250,12 @@ def replay(match_id: str, number: str):
     steps = [{**describe(e, players, language), "corrected": i in fixed} for i, e in enumerate(events)]
     s = settle(shown, rules)
     alerts = [alert_dict(a, players=players) for a in state.all_alerts.get(hand_no, [])]
+    analysis = hand_analysis(state.info.id, hand_no, rules, players, hand, language,
+                             solve=request.args.get("analyse") == "1")
     return render_template("replay.html", info=state.info, number=hand_no, step=step, total=len(events),
                            hand=block, steps=steps, points=s.points, final=shown.finished,
-                           outcome=s.outcome, played=[format_cards(p.cards) for p in shown.plays], alerts=alerts)
+                           outcome=s.outcome, played=[format_cards(p.cards) for p in shown.plays], alerts=alerts,
+                           analysis=analysis)
 
 
 @bp.url_defaults
@@ -295,4 +299,6 @@ def export_hand_view(match_id: str, number: str, fmt: str):
         result = export_hand(state, hand_no, fmt, language)
     except LookupError as exc:
         raise ActionError(str(exc), 404, f"第 {state.info.id} 场比赛没有第 {hand_no} 局") from None
+    if fmt == "txt":
+        result = with_analysis(result, state.info.id, hand_no, state.hand_of(hand_no), language)
     return _download(result, as_text)

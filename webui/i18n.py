@@ -58,6 +58,11 @@ _ZH: dict[str, str] = {
     "cam_connected": "已连接", "cam_stalled": "{n} 秒没有画面", "cam_reconnecting": "断开了，正在重连",
     "cam_reconnecting_since": "断开了，{since} 起正在重连", "cam_calibration_lost": "找不到桌垫（校准丢失），请检查摄像头和桌垫",
     "cam_ended": "视频源已结束", "cam_error": "出错停止：{error}",
+    # the copy to the club server (run --club; referee page)
+    "club_server": "俱乐部服务器", "club_connecting": "正在连接", "club_in_step": "已同步",
+    "club_sending": "正在上传，待上传 {n} 条", "club_unreachable": "未连接，待上传 {n} 条",
+    "club_unreachable_never": "未连接（还没有连上过）", "club_refused": "服务器拒绝：{error}",
+    "club_last_ok": "上次同步 {since}",
     # history
     "matches": "比赛", "hands": "局", "started": "开始时间", "replay": "回放", "step": "第 {n} 步 / 共 {m} 步",
     "prev": "上一步", "next": "下一步", "first": "开头", "last": "结尾", "download": "下载",
@@ -75,6 +80,7 @@ _ZH: dict[str, str] = {
     "preset_classic": "经典三人斗地主", "preset_qq": "QQ 比赛规则（只有赢家得分，先到 20 分）",
     "preset_chips": "筹码赛（每人 20，底 2）", "preset_fixed": "定分赛（+3/−1，明牌 ×2）",
     "preset_grab": "叫地主抢地主", "preset_four": "四人斗地主（两副牌）", "preset_two": "二人斗地主",
+    "preset_five": "五人斗地主（明暗地主，两副牌）", "preset_dizhu": "斗帝主（三人两副牌）",
     "scoring_points": "积分", "scoring_qq": "QQ 赛制（只有赢家得分）", "scoring_chips": "筹码",
     "scoring_fixed": "定分", "scoring_default": "按规则",
     # jokers as a card face shows them
@@ -122,7 +128,10 @@ _ZH: dict[str, str] = {
     "deck_refused": "未完成",
     # live page: stakes, trick, bids
     "short_classic": "经典", "short_qq": "QQ 比赛", "short_chips": "筹码赛", "short_fixed": "定分赛",
-    "short_grab": "抢地主", "short_four": "四人", "short_two": "二人",
+    "short_grab": "抢地主", "short_four": "四人", "short_two": "二人", "short_five": "五人", "short_dizhu": "斗帝主",
+    "hidden_landlord": "暗地主", "marker": "明牌", "ev_marker": "明牌 {cards}，{name} 为明地主",
+    "ev_reveal": "{name} 亮出身份（暗地主）", "ev_double": "{name} 加倍", "ev_kitty_pick": "{name} 取底牌 {cards}",
+    "reveal": "亮出身份", "double": "加倍", "hidden_unknown": "暗地主未明，暂不结算",
     "stakes": "本局输赢", "stake_landlord": "地主赢 {win} / 输 {loss}", "stake_farmer": "农民各赢 {win} / 输 {loss}",
     "to_beat": "要管：{who}的{play}", "lead_of": "轮到 {who} 首出", "turn_of": "轮到 {who} 出牌",
     "bid_turn_of": "轮到 {who} 叫分", "said_bid": "叫{n}分", "said_pass": "不叫", "said_pass_grab": "不抢", "said_call": "叫地主",
@@ -184,6 +193,10 @@ _EN: dict[str, str] = {
     "cam_reconnecting_since": "disconnected, reconnecting since {since}",
     "cam_calibration_lost": "calibration lost: the mat cannot be found; check the camera and the mat",
     "cam_ended": "the source has ended", "cam_error": "stopped on an error: {error}",
+    "club_server": "Club server", "club_connecting": "connecting", "club_in_step": "in step",
+    "club_sending": "sending, {n} events waiting", "club_unreachable": "unreachable, {n} events waiting",
+    "club_unreachable_never": "unreachable (not reached yet)", "club_refused": "refused by the server: {error}",
+    "club_last_ok": "last in step at {since}",
     "matches": "Matches", "hands": "hands", "started": "Started", "replay": "Replay", "step": "Step {n} of {m}",
     "prev": "Back", "next": "Next", "first": "Start", "last": "End", "download": "Download",
     "json_record": "JSON record", "csv_sheet": "CSV score sheet", "text_zh": "Text (Chinese)",
@@ -201,6 +214,7 @@ _EN: dict[str, str] = {
     "preset_classic": "Classic three-player game", "preset_qq": "QQ tournament: winners gain only, first to 20",
     "preset_chips": "Chips: 20 each, base 2", "preset_fixed": "Fixed score +3/-1, open hand x2",
     "preset_grab": "Call and grab", "preset_four": "Four players, two decks", "preset_two": "Two players",
+    "preset_five": "Five players, open and hidden landlord", "preset_dizhu": "Di Zhu, three players, two decks",
     "scoring_points": "points", "scoring_qq": "QQ (winners gain only)", "scoring_chips": "chips",
     "scoring_fixed": "fixed score", "scoring_default": "as the rules say",
     "joker_BJ": "BJ", "joker_RJ": "RJ",
@@ -255,6 +269,11 @@ _EN: dict[str, str] = {
     # live page: stakes, trick, bids
     "short_classic": "classic", "short_qq": "QQ", "short_chips": "chips", "short_fixed": "fixed score",
     "short_grab": "call & grab", "short_four": "four players", "short_two": "two players",
+    "short_five": "five players", "short_dizhu": "Di Zhu",
+    "hidden_landlord": "Hidden landlord", "marker": "Marker card", "ev_marker": "marker {cards}: {name} is the open landlord",
+    "ev_reveal": "{name} reveals (hidden landlord)", "ev_double": "{name} doubles",
+    "ev_kitty_pick": "{name} takes {cards} from the kitty", "reveal": "revealed", "double": "doubled",
+    "hidden_unknown": "hidden landlord not known: not settled yet",
     "stakes": "At stake", "stake_landlord": "landlord wins {win} / loses {loss}",
     "stake_farmer": "each farmer wins {win} / loses {loss}",
     "to_beat": "to beat: {who}'s {play}", "lead_of": "{who} to lead", "turn_of": "{who} to play",
@@ -295,7 +314,7 @@ def type_name(kind: str, lang: str) -> str:
 
 def cause_name(cause: str, lang: str) -> str:
     """What doubled the multiplier: a combination type, grab, open hand, spring, anti-spring."""
-    if cause in ("grab", "open_hand", "spring", "anti_spring"):
+    if cause in ("grab", "open_hand", "spring", "anti_spring", "reveal", "double"):
         return t(cause, lang)
     return type_name(cause, lang)
 

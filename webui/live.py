@@ -19,6 +19,7 @@ from webui import i18n
 from webui.app import lang, site
 from webui.chart import score_chart
 from webui.fields import ActionError, id_value
+from webui.replication import club_now
 from webui.sse import message, stream
 from webui.tables import UnknownMatch
 from webui.view import camera_key, camera_state
@@ -195,8 +196,10 @@ def fragment():
     """The panels alone: what the page polls when it cannot hold an event stream."""
     view = view_for(match_arg())
     cam = camera_now()
+    club = club_now(site().replicator)  # the copy to the club server (run --club), for the referee page
     return {"seq": view["seq"], "html": render_fragment(view, lang(), cam),
-            "camera": render_template("_camera.html", cam=cam)}
+            "camera": render_template("_camera.html", cam=cam),
+            "club": render_template("_club.html", club=club) if club else None}
 
 
 @bp.get("/api/events")
@@ -233,6 +236,7 @@ def healthz():
     the_site = site()
     status = the_site.pipeline.status()
     return jsonify(ok=True, pipeline=status, camera=camera_state(status), store={"path": the_site.store.path, "last_seq": the_site.store.last_seq()},
+                   club=None if the_site.replicator is None else the_site.replicator.status(),
                    live_streams=the_site.watcher.streams, time=time.time())
 
 

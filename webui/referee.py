@@ -27,6 +27,7 @@ from webui.auth import (
 )
 from webui.i18n import t
 from webui.live import camera_now, view_for
+from webui.replication import club_now
 from webui.view import corrected_indexes
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
@@ -134,7 +135,7 @@ def _panel(refusal: str | None = None, status: int = 200, entered: dict | None =
     return render_template("referee.html", v=view, timeline=_timeline(view, lang()), presets=PRESETS,
                            scorings=SCORING_FORMATS, verdict=verdict, judge_error=judge_error,
                            bid_options=bid_options, extras=extras, refusal=refusal, cam=camera_now(),
-                           entered=entered or {}), status
+                           entered=entered or {}, club=club_now(site().replicator)), status
 
 
 @bp.post("/act/<action>")

@@ -117,7 +117,7 @@ def _to_beat(hand: Hand) -> dict[str, Any] | None:
 def _stakes(hand: Hand, rules: RuleSet, chips: Sequence[int] | None) -> dict[str, Any] | None:
     """What the hand is worth now (:func:`engine.scoring.at_stake`): the landlord's own points
     if he wins or loses, and each farmer's when all farmers stand to get the same."""
-    if hand.phase != "play":
+    if hand.phase != "play" or not hand.sides_known:  # five-player: the split waits for the hidden landlord
         return None
     stake = at_stake(hand, rules, chips)
     if stake is None or hand.landlord is None:
@@ -144,7 +144,7 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
         "number": number, "preset": rules.name, "scoring": rules.scoring, "phase": "not_started",
         "base": 0, "multiplier": 1, "causes": [], "landlord": None, "turn": None, "bids": [],
         "kitty": None, "plays": 0, "outcome": None, "to_beat": None, "stakes": None, "penalties": [],
-        "conceded": None, "escaped": None, "void": False,
+        "conceded": None, "escaped": None, "void": False, "marker": None, "hidden": None, "hidden_shown": None,
         "seats": [{"seat": s, "name": name, "role": None, "cards_left": None, "last": None, "turn": False,
                    "announced": False} for s, name in enumerate(players)],
     }
@@ -163,9 +163,19 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
         outcome=settle(hand, rules).outcome if hand.finished else None,
         to_beat=_to_beat(hand), stakes=_stakes(hand, rules, chips),
         penalties=[penalty_dict(p) for p in hand.penalties], conceded=hand.conceded, escaped=hand.escaped,
+        # five-player: the marker card is face up for all; the hidden landlord only once shown
+        marker=None if hand.marker is None else format_cards([hand.marker]),
+        hidden=hand.hidden, hidden_shown=hand.hidden_shown or None,
+        # what the referee may enter now in the five-player and 斗帝主 games
+        marker_open=rules.bidding == "marker" and hand.phase == "bidding",
+        reveal_open=rules.hidden_landlord and hand.hidden is None and (
+            hand.phase == "finished" and hand.landlord is not None or hand.phase == "play" and not hand.plays),
+        double_open=rules.player_double and hand.phase == "play" and not hand.plays,
+        pick_open=rules.kitty_choice and hand.phase == "play" and hand.picked is None,
     )
     for s, seat in enumerate(block["seats"]):
-        seat["role"] = None if hand.landlord is None else ("landlord" if s == hand.landlord else "farmer")
+        seat["role"] = None if hand.landlord is None else ("landlord" if s == hand.landlord else
+                                                           "hidden_landlord" if s == hand.hidden else "farmer")
         seat["cards_left"] = hand.cards_left[s] if s < len(hand.cards_left) else None
         seat["last"] = last[s]
         seat["turn"] = hand.turn == s or to_bid == s

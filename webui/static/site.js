@@ -88,6 +88,9 @@
         .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
         .then(function (data) {
           var holder = document.createElement("div");
+          holder.innerHTML = data.club || "";  // the copy to the club server (run --club)
+          var club = document.getElementById("club-state"), freshClub = holder.querySelector("#club-state");
+          if (club && freshClub) club.replaceWith(freshClub);
           holder.innerHTML = data.camera || "";
           var fresh = holder.querySelector("#camera-state");
           if (!fresh) return;
