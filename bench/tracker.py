@@ -147,8 +147,10 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     store = EventStore(":memory:")
     mid = store.create_match(tuple(f"P{i}" for i in range(cal.layout.seats)), data.get("preset", "classic"))
     # each hand is entered once the one before is over (the first at once)
-    ends = [max(a["time"] for a in h["actions"] if a.get("time") is not None) for h in truth]
-    starts = [0.0] + [e + 0.5 for e in ends[:-1]]
+    # a hand ends with its last play, or with the cards shown after it
+    ends = [max(a["time"] for a in h["actions"] + h.get("events", []) if a.get("time") is not None) for h in truth]
+    # (the last cards settle about a second after they land: deal after that, as a referee would)
+    starts = [0.0] + [e + 2.5 for e in ends[:-1]]
     enter = Entering(store, mid, truth, starts, bids=referee_bids)
     profile = None
     if deck:
