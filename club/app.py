@@ -17,7 +17,6 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -75,8 +74,7 @@ def club() -> Club:
 
 
 def lang() -> str:
-    return (words.normal_lang(request.args.get("lang")) or words.normal_lang(request.cookies.get("lang"))
-            or words.DEFAULT_LANG)
+    return words.choose_lang(request.args.get("lang"), request.cookies.get("lang"))
 
 
 def public_url() -> str:
@@ -115,8 +113,8 @@ def build_app(config: dict[str, Any] | None = None, storage: Storage | None = No
     @app.context_processor
     def _words() -> dict[str, Any]:
         current = lang()
-        other = "en" if current == "zh" else "zh"
-        switch = request.path + "?" + urlencode({**request.args.to_dict(), "lang": other})
+        other = words.other_lang(current)
+        switch = words.switch_url(request.path, request.args.to_dict(), other)
         return {"lang": current, "other_lang": other, "switch_url": switch,
                 "t": lambda key, **fmt: words.t(key, current, **fmt)}
 

@@ -11,8 +11,7 @@ else Chinese. Game terms follow docs/rules.md: 地主 landlord, 倍数 multiplie
 
 from __future__ import annotations
 
-LANGS = ("zh", "en")
-DEFAULT_LANG = "zh"
+from engine.words import DEFAULT_LANG, LANGS, Words, choose_lang, normal_lang, other_lang, switch_url  # noqa: F401
 
 _ZH: dict[str, str] = {
     "site": "斗地主俱乐部赛", "hall": "大厅屏幕", "director": "裁判长", "me": "我的比赛", "other_lang": "English",
@@ -84,12 +83,5 @@ _EN: dict[str, str] = {
 
 WORDS = {"zh": _ZH, "en": _EN}
 
-
-def normal_lang(value: str | None) -> str | None:
-    return value if value in LANGS else None
-
-
-def t(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
-    """The word for ``key``; an unknown key shows itself so a gap is visible, not fatal."""
-    text = WORDS.get(lang, _ZH).get(key) or _ZH.get(key) or key
-    return text.format(**fmt) if fmt else text
+#: ``t(key, lang, **fmt)``: the word for ``key`` (an unknown key shows itself).
+t = Words(_ZH, _EN)

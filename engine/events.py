@@ -72,6 +72,17 @@ def _seat(value: int) -> None:
 
 
 @dataclass(frozen=True)
+class SeatEvent(Event):
+    """An event that only names a seat (and when): a pass, an open hand, a double..."""
+
+    seat: int
+    time: float | None = None
+
+    def __post_init__(self) -> None:
+        _seat(self.seat)
+
+
+@dataclass(frozen=True)
 class Deal(Event):
     """The deal (发牌). ``counts``: cards dealt per seat. ``hands``/``kitty`` are known only to
     a simulator or a referee who saw them; a camera referee leaves them ``None``."""
@@ -167,51 +178,31 @@ class Play(Event):
 
 
 @dataclass(frozen=True)
-class Pass(Event):
+class Pass(SeatEvent):
     """A seat passes (不出/要不起)."""
 
     kind: ClassVar[str] = "pass"
-    seat: int
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        _seat(self.seat)
 
 
 @dataclass(frozen=True)
-class OpenHand(Event):
+class OpenHand(SeatEvent):
     """The landlord shows his hand (明牌) for the open-hand multiplier."""
 
     kind: ClassVar[str] = "open_hand"
-    seat: int
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        _seat(self.seat)
 
 
 @dataclass(frozen=True)
-class Concede(Event):
+class Concede(SeatEvent):
     """A seat gives up the hand (认输): its side loses as if the other side went out."""
 
     kind: ClassVar[str] = "concede"
-    seat: int
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        _seat(self.seat)
 
 
 @dataclass(frozen=True)
-class Escape(Event):
+class Escape(SeatEvent):
     """A seat leaves the table mid-hand (逃跑): the hand ends with the escape penalty."""
 
     kind: ClassVar[str] = "escape"
-    seat: int
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        _seat(self.seat)
 
 
 @dataclass(frozen=True)
@@ -233,15 +224,10 @@ class Penalty(Event):
 
 
 @dataclass(frozen=True)
-class Announce(Event):
+class Announce(SeatEvent):
     """A seat announces how many cards it has left (报牌/报单/报双)."""
 
     kind: ClassVar[str] = "announce"
-    seat: int
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        _seat(self.seat)
 
 
 @dataclass(frozen=True)
@@ -342,15 +328,10 @@ class Reveal(Event):
 
 
 @dataclass(frozen=True)
-class Double(Event):
+class Double(SeatEvent):
     """Five-player: a player doubles (加倍), once a hand, before the first play."""
 
     kind: ClassVar[str] = "double"
-    seat: int
-    time: float | None = None
-
-    def __post_init__(self) -> None:
-        _seat(self.seat)
 
 
 @dataclass(frozen=True)

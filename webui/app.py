@@ -22,7 +22,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -110,8 +109,7 @@ def site() -> Site:
 
 def lang() -> str:
     """The visitor's language: ``?lang=``, else the cookie, else Chinese."""
-    return (i18n.normal_lang(request.args.get("lang")) or i18n.normal_lang(request.cookies.get("lang"))
-            or i18n.DEFAULT_LANG)
+    return i18n.choose_lang(request.args.get("lang"), request.cookies.get("lang"))
 
 
 def join_here() -> dict[str, Any]:
@@ -198,8 +196,8 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     @app.context_processor
     def _words() -> dict[str, Any]:
         current = lang()
-        other = "en" if current == "zh" else "zh"
-        switch = request.path + "?" + urlencode({**request.args.to_dict(), "lang": other})
+        other = i18n.other_lang(current)
+        switch = i18n.switch_url(request.path, request.args.to_dict(), other)
         return {"lang": current, "other_lang": other, "switch_url": switch, "cards": card_list,
                 "t": lambda key, **fmt: i18n.t(key, current, **fmt), "type_name": i18n.type_name,
                 "cause_name": i18n.cause_name, "alert_name": i18n.alert_name, "csrf_token": csrf_token,

@@ -12,10 +12,8 @@ else Chinese. Game terms follow docs/rules.md: 地主 landlord, 农民 farmer, �
 from __future__ import annotations
 
 from engine.combination import type_name as combination_type_name
+from engine.words import DEFAULT_LANG, LANGS, Words, choose_lang, normal_lang, other_lang, switch_url  # noqa: F401
 from tracker import alerts
-
-LANGS = ("zh", "en")
-DEFAULT_LANG = "zh"
 
 _ZH: dict[str, str] = {
     "site": "斗地主裁判台", "live": "实况", "referee": "裁判", "history": "记录", "other_lang": "English",
@@ -295,16 +293,8 @@ _EN: dict[str, str] = {
 WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}
 
 
-def normal_lang(value: str | None) -> str | None:
-    """``value`` if it names a language of the site, else ``None``."""
-    return value if value in LANGS else None
-
-
-def t(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
-    """The word for ``key``; unknown keys show themselves so a gap is visible, not fatal."""
-    words = WORDS.get(lang, _ZH)
-    text = words.get(key) or _ZH.get(key) or key
-    return text.format(**fmt) if fmt else text
+#: ``t(key, lang, **fmt)``: the word for ``key`` (an unknown key shows itself).
+t = Words(_ZH, _EN)
 
 
 def type_name(kind: str, lang: str) -> str:

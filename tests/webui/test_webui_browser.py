@@ -19,11 +19,10 @@ import numpy as np
 import pytest
 from playwright import sync_api
 
-from engine.cards import parse_cards
 from engine.events import Announce, Bid, Deal, Play
 from engine.record import load
 from sim.scripted import random_hand
-from tests.webui.webui_site import PIN, LiveSite, new_match, play_hands
+from tests.webui.webui_site import PIN, LiveSite, card_tuple, new_match, play_hands
 from tracker.records import Alert
 
 pytestmark = pytest.mark.browser
@@ -62,9 +61,6 @@ def page(browser):
     context.close()
 
 
-def _cards(text):
-    return tuple(parse_cards(text))
-
 
 def test_live_page_updates_when_an_event_is_appended(site, page):
     mid = new_match(site.store)
@@ -75,7 +71,7 @@ def test_live_page_updates_when_an_event_is_appended(site, page):
     left = page.locator('.seat.s0 [data-cards-left]')
     assert left.inner_text() == "20"
     started = time.monotonic()
-    site.store.append(mid, 1, Play(0, _cards("3s 3h 3d 4c")))
+    site.store.append(mid, 1, Play(0, card_tuple("3s 3h 3d 4c")))
     page.wait_for_function("document.querySelector('.seat.s0 [data-cards-left]').textContent === '16'",
                            timeout=5000)
     print(f"append-to-screen {1000 * (time.monotonic() - started):.0f} ms")
@@ -99,7 +95,7 @@ def test_live_page_reconnects_when_its_stream_ends(browser):
 def test_referee_corrects_a_misread_play_and_the_live_page_follows(site, browser, page):
     mid = new_match(site.store)
     for e in (Deal(counts=(17, 17, 1)), Bid(0, "pass"), Bid(1, "pass"), Bid(2, "bid", 1),
-              Play(2, _cards("5s 5h 5d 4c"))):
+              Play(2, card_tuple("5s 5h 5d 4c"))):
         site.store.append(mid, 1, e)
     viewer = browser.new_page(viewport={"width": 1280, "height": 800})
     viewer.goto(f"{site.url}/?match={mid}")

@@ -9,27 +9,15 @@ import shutil
 
 import pytest
 
-from engine.cards import Card, parse_cards
+from engine.cards import Card
 from engine.events import Bid, Deal, Marker, Play
-from tests.webui.webui_site import LiveSite
+from tests.webui.webui_site import LiveSite, act, api_state, card_tuple, fragment_html
 
 FIVE_PLAYERS = ("张三", "李四", "王五", "赵六", "钱七")
 
 
-def _cards(text):
-    return tuple(parse_cards(text))
 
 
-def _fragment(client, lang="zh"):
-    return html.unescape(client.get("/live/fragment", query_string={"lang": lang}).get_json()["html"])
-
-
-def _state(client):
-    return client.get("/api/state").get_json()
-
-
-def act(c, action, **fields):
-    return c.post(f"/referee/act/{action}", data={"csrf": c.csrf, **{k: str(v) for k, v in fields.items()}})
 
 
 def five_match(store) -> int:
@@ -41,25 +29,25 @@ def five_match(store) -> int:
 def test_five_seats_and_the_hidden_landlord_only_once_revealed(client, referee, store):
     mid = five_match(store)
     store.append(mid, 1, Marker(1, Card.parse("7h")))
-    page = _fragment(client)
+    page = fragment_html(client)
     assert "seats-5" in page and page.count('class="seat s') == 5
     assert "明牌" in page and "暗地主" not in page
-    roles = [s["role"] for s in _state(client)["hand"]["seats"]]
+    roles = [s["role"] for s in api_state(client)["hand"]["seats"]]
     assert roles == ["farmer", "landlord", "farmer", "farmer", "farmer"]
-    assert _state(client)["hand"]["stakes"] is None  # the split waits for the hidden landlord
+    assert api_state(client)["hand"]["stakes"] is None  # the split waits for the hidden landlord
     assert act(referee, "reveal", seat=3).status_code in (302, 303)
-    h = _state(client)["hand"]
+    h = api_state(client)["hand"]
     assert h["hidden"] == 3 and h["multiplier"] == 2
     assert [s["role"] for s in h["seats"]][3] == "hidden_landlord"
-    assert "暗地主" in _fragment(client) and "Hidden landlord" in _fragment(client, "en")
+    assert "暗地主" in fragment_html(client) and "Hidden landlord" in fragment_html(client, "en")
 
 
 def test_the_hidden_landlord_shows_when_the_twin_is_played(client, store):
     mid = five_match(store)
-    for event in (Marker(1, Card.parse("7h")), Play(1, _cards("3s")), Play(2, _cards("7h"))):
+    for event in (Marker(1, Card.parse("7h")), Play(1, card_tuple("3s")), Play(2, card_tuple("7h"))):
         store.append(mid, 1, event)
-    assert _state(client)["hand"]["hidden"] == 2
-    assert _state(client)["hand"]["hidden_shown"] == "play"
+    assert api_state(client)["hand"]["hidden"] == 2
+    assert api_state(client)["hand"]["hidden_shown"] == "play"
 
 
 def test_the_referee_enters_the_marker_and_the_doubles(referee, client, store):
@@ -67,10 +55,10 @@ def test_the_referee_enters_the_marker_and_the_doubles(referee, client, store):
     page = html.unescape(referee.get("/referee").get_data(as_text=True))
     assert 'id="marker-form"' in page
     act(referee, "marker", seat=0, cards="BJ")
-    assert _state(client)["hand"]["landlord"] is None  # a joker is no marker
+    assert api_state(client)["hand"]["landlord"] is None  # a joker is no marker
     act(referee, "marker", seat=0, cards="Qs")
     act(referee, "double", seat=4)
-    h = _state(client)["hand"]
+    h = api_state(client)["hand"]
     assert h["landlord"] == 0 and h["marker"] == "Qs" and h["multiplier"] == 2
     assert [c["cause"] for c in h["causes"]] == ["double"]
 
@@ -81,7 +69,7 @@ def test_the_di_zhu_pick_of_the_kitty_from_the_referee_page(referee, client, sto
         store.append(mid, 1, event)
     assert 'id="pick-form"' in referee.get("/referee").get_data(as_text=True)
     act(referee, "kitty_pick", cards="2s BJ")
-    h = _state(client)["hand"]
+    h = api_state(client)["hand"]
     assert [s["cards_left"] for s in h["seats"]] == [36, 34, 34]
     assert 'id="pick-form"' not in referee.get("/referee").get_data(as_text=True)
 
@@ -95,7 +83,7 @@ def test_five_seats_fit_a_phone_without_sideways_scrolling():
         raise RuntimeError(f"{chromium} is missing: run deploy/system-deps.sh")
     with LiveSite() as site, sync_api.sync_playwright() as p:
         mid = site.store.create_match(FIVE_PLAYERS, "five", meta={"name": "five", "started": 1000.0})
-        for event in (Deal(counts=(21,) * 5), Marker(1, Card.parse("7h")), Play(1, _cards("3s 3h"))):
+        for event in (Deal(counts=(21,) * 5), Marker(1, Card.parse("7h")), Play(1, card_tuple("3s 3h"))):
             site.store.append(mid, 1, event)
         browser = p.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
         try:

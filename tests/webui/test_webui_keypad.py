@@ -12,19 +12,15 @@ import shutil
 import pytest
 from playwright import sync_api
 
-from engine.cards import parse_cards
 from engine.events import Bid, Deal, Play
 from tests.webui.test_webui_referee import act, api
-from tests.webui.webui_site import PIN, PLAYERS, LiveSite, new_match
+from tests.webui.webui_site import PIN, PLAYERS, LiveSite, card_tuple, new_match
 
 PHONE = {"width": 390, "height": 844}
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-
-def _cards(text: str) -> tuple:
-    return tuple(parse_cards(text))
 
 
 def _hand(store, *events) -> int:
@@ -84,7 +80,7 @@ def test_bad_input_to_the_combination_endpoint_gets_a_clear_refusal(client, quer
 
 # ---------------------------------------------------------------------- the page's words
 def test_seat_selects_count_from_one_and_name_the_player(referee, store):
-    _hand(store, Play(0, _cards("3s")))
+    _hand(store, Play(0, card_tuple("3s")))
     page = _page(referee)
     options = re.findall(r'<option value="(\d)"[^>]*>([^<]*)</option>', page)
     assert ("0", f"1 · {PLAYERS[0]}") in options and ("2", f"3 · {PLAYERS[2]}") in options
@@ -106,12 +102,12 @@ def test_open_hand_is_offered_only_before_the_first_play(referee, store):
     assert 'id="open-hand"' not in _page(referee)  # bidding: no landlord yet
     store.append(mid, 1, Bid(0, "bid", 3))
     assert 'id="open-hand"' in _page(referee)
-    store.append(mid, 1, Play(0, _cards("3s")))
+    store.append(mid, 1, Play(0, card_tuple("3s")))
     assert 'id="open-hand"' not in _page(referee)
 
 
 def test_the_undo_question_names_the_play_in_cards_as_printed(referee, store):
-    _hand(store, Play(0, _cards("BJ RJ")))
+    _hand(store, Play(0, card_tuple("BJ RJ")))
     undo = re.search(r'<button[^>]*id="undo"[^>]*>', _page(referee)).group(0)
     assert f'data-confirm="撤销：{PLAYERS[0]} 出 小王 大王"' in undo
     english = re.search(r'<button[^>]*id="undo"[^>]*>', _page(referee, lang="en")).group(0)
@@ -119,7 +115,7 @@ def test_the_undo_question_names_the_play_in_cards_as_printed(referee, store):
 
 
 def test_corrected_rows_of_the_hand_are_marked(referee, store):
-    _hand(store, Play(0, _cards("9s")), Play(1, _cards("10s")))
+    _hand(store, Play(0, card_tuple("9s")), Play(1, card_tuple("10s")))
     assert "已更正" not in _page(referee)
     assert act(referee, "correct", index=3, cards="Js").status_code == 303
     page = _page(referee)
@@ -129,7 +125,7 @@ def test_corrected_rows_of_the_hand_are_marked(referee, store):
 
 
 def test_a_refused_correction_names_the_later_event_in_words(referee, store, client):
-    mid = _hand(store, Play(0, _cards("3s 3h")), Play(1, _cards("5s 5h")), Play(2, _cards("7s 7h")))
+    mid = _hand(store, Play(0, card_tuple("3s 3h")), Play(1, card_tuple("5s 5h")), Play(2, card_tuple("7s 7h")))
     before = store.last_seq()
     response = act(referee, "correct", index=2, cards="3s 3h 3d")  # 李四's pair then follows a trio
     assert response.status_code == 409
@@ -309,8 +305,8 @@ def test_a_refused_play_keeps_what_was_entered_with_the_keypad_and_typed(site, p
     _go(page, page.locator("#play-form button[data-kp-record]"), ok=False)
     assert field.input_value() == "9s 9h" and seat.input_value() == "1"
     # a correction refused: its row keeps the cards, the keypad stays on it, the reason names the later play
-    site.store.append(mid, 1, Play(0, _cards("3s")))
-    site.store.append(mid, 1, Play(1, _cards("5s")))
+    site.store.append(mid, 1, Play(0, card_tuple("3s")))
+    site.store.append(mid, 1, Play(1, card_tuple("5s")))
     page.goto(f"{site.url}/referee")
     row = page.locator("li[data-event-index='2']")
     row.locator(".kp-open").tap()
@@ -326,7 +322,7 @@ def test_a_refused_play_keeps_what_was_entered_with_the_keypad_and_typed(site, p
 
 @pytest.mark.browser
 def test_the_correction_field_shows_a_whole_long_play_at_1024_px(site, browser):
-    _hand(site.store, Play(0, _cards("10s 10h 10d Js Jh Jd")), Play(1, _cards("Qs Qh Qd Ks Kh Kd")))
+    _hand(site.store, Play(0, card_tuple("10s 10h 10d Js Jh Jd")), Play(1, card_tuple("Qs Qh Qd Ks Kh Kd")))
     context = browser.new_context(viewport={"width": 1024, "height": 768})
     page = context.new_page()
     _login(page, site)

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from engine.cards import parse_cards
 from engine.events import Bid, Correction, Deal, Play
-from tests.webui.webui_site import PIN, PLAYERS, new_match
+from tests.webui.webui_site import PIN, PLAYERS, act, new_match
 from tracker.records import MatchEnd
-
-
-def act(c, action, **fields):
-    return c.post(f"/referee/act/{action}", data={"csrf": c.csrf, **{k: str(v) for k, v in fields.items()}})
 
 
 def api(c, action, body, pin=PIN):

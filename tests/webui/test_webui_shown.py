@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from engine.cards import parse_cards
 from engine.events import Deal, Landlord, Play
-from tests.webui.webui_site import new_match
+from tests.webui.webui_site import act, new_match
 
 FARMER_1 = "3s 4s 5s"
 FARMER_2 = "6s 7s 8s"
 ACE = "As"
 
-
-def act(c, action, **fields):
-    return c.post(f"/referee/act/{action}", data={"csrf": c.csrf, **{k: str(v) for k, v in fields.items()}})
 
 
 def tiny_hand(store):

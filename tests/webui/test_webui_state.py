@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import time
 
-from engine.cards import parse_cards
 from engine.events import Bid, Deal, Pass, Play
 from engine.match import HandRecord, Match
 from sim.scripted import random_hand
-from tests.webui.webui_site import PLAYERS, new_match, play_hands
+from tests.webui.webui_site import PLAYERS, card_tuple, new_match, play_hands
 from tracker.records import Alert
 from webui.chart import score_chart
-
-
-def _cards(text):
-    return tuple(parse_cards(text))
 
 
 def test_state_before_any_match_is_an_empty_table(client):
@@ -60,7 +55,7 @@ def test_finished_hands_score_and_match_totals_match_the_engine(client, store):
 def test_bomb_raises_the_multiplier_with_its_cause_and_last_play_shows(client, store):
     mid = new_match(store)
     for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 2), Bid(1, "pass"), Bid(2, "pass"),
-              Play(0, _cards("5s 5h 5d 5c")), Pass(1)):
+              Play(0, card_tuple("5s 5h 5d 5c")), Pass(1)):
         store.append(mid, 1, e)
     h = client.get("/api/state").get_json()["hand"]
     assert h["multiplier"] == 2 and h["base"] == 2
@@ -118,7 +113,7 @@ def test_alerts_before_a_referee_entry_are_shown_as_handled(client, store):
         store.append(mid, 1, e, source="referee")
     store.append(mid, 1, Alert("does_not_beat", seat=1, cards="3s", data={"beaten": "5h", "other": 0}),
                  source="camera")
-    store.append(mid, 1, Play(0, _cards("4s")), source="camera")  # the camera's own reads leave it open
+    store.append(mid, 1, Play(0, card_tuple("4s")), source="camera")  # the camera's own reads leave it open
     assert [a["handled"] for a in client.get("/api/state").get_json()["alerts"]] == [False]
     assert "裁判已处理" not in client.get("/live/fragment?lang=zh").get_json()["html"]
     store.append(mid, 1, Pass(1), source="referee")  # the referee acted on the page

@@ -7,25 +7,17 @@ from __future__ import annotations
 import html
 import re
 
-from engine.cards import parse_cards
 from engine.events import Announce, Bid, Correction, Deal, Play
 from engine.hand import Hand
 from engine.rules import PRESETS, SCORING_FORMATS
-from tests.webui.webui_site import PLAYERS, new_match
+from tests.webui.webui_site import PLAYERS, act, card_tuple, new_match
 from webui import i18n
 from webui.view import corrected_indexes
-
-
-def act(c, action, **fields):
-    return c.post(f"/referee/act/{action}", data={"csrf": c.csrf, **{k: str(v) for k, v in fields.items()}})
 
 
 def _page(c, path, **query):
     return html.unescape(c.get(path, query_string=query).get_data(as_text=True))
 
-
-def _cards(text):
-    return tuple(parse_cards(text))
 
 
 def test_point_bids_read_as_jiao_fen_with_each_value_in_words(referee, store):
@@ -78,7 +70,7 @@ def test_a_flash_says_what_was_done_in_words_not_the_action_name(referee, store)
 
 def test_an_announcement_is_in_words_in_the_replay(client, store):
     mid = new_match(store)
-    for e in (Deal(counts=(17, 3, 17)), Bid(0, "bid", 3), Play(0, _cards("3s")), Play(1, _cards("4s")), Announce(1)):
+    for e in (Deal(counts=(17, 3, 17)), Bid(0, "bid", 3), Play(0, card_tuple("3s")), Play(1, card_tuple("4s")), Announce(1)):
         store.append(mid, 1, e)
     steps = _page(client, f"/history/{mid}/1").split('class="steps"')[1]
     assert f"{PLAYERS[1]} 报牌" in steps and "announce" not in steps
@@ -88,8 +80,8 @@ def test_an_announcement_is_in_words_in_the_replay(client, store):
 
 def test_replay_cards_are_sorted_and_jokers_named_in_the_readers_language(client, store):
     mid = new_match(store)
-    for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, _cards("7s 3h 5d 4c 6h")),
-              Play(1, _cards("RJ BJ"))):
+    for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, card_tuple("7s 3h 5d 4c 6h")),
+              Play(1, card_tuple("RJ BJ"))):
         store.append(mid, 1, e)
     steps = _page(client, f"/history/{mid}/1").split('class="steps"')[1]
     titles = re.findall(r'title="([^"]+)"', steps)
@@ -104,7 +96,7 @@ def test_replay_cards_are_sorted_and_jokers_named_in_the_readers_language(client
 
 def test_the_undo_confirmation_names_the_event_it_undoes(referee, store):
     mid = new_match(store)
-    for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, _cards("3s 3h"))):
+    for e in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, card_tuple("3s 3h"))):
         store.append(mid, 1, e)
     undo = re.search(r'<button[^>]*id="undo"[^>]*>', _page(referee, "/referee")).group(0)
     assert f'data-confirm="撤销：{PLAYERS[0]} 出 3♠ 3♥"' in undo
@@ -136,11 +128,11 @@ def test_starting_a_match_while_one_is_in_progress_says_so_and_asks_first(refere
 
 
 def test_corrected_events_are_found_by_what_the_correction_put_in_the_hand():
-    events = [Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, _cards("3s")), Play(1, _cards("4s"))]
+    events = [Deal(counts=(17, 17, 17)), Bid(0, "bid", 3), Play(0, card_tuple("3s")), Play(1, card_tuple("4s"))]
     hand = Hand.from_events("classic", events)
     assert corrected_indexes(hand) == set()
-    hand.apply(Correction("replace", 2, Play(0, _cards("3h"))))
-    hand.apply(Correction("insert", 4, Play(2, _cards("5s"))))
+    hand.apply(Correction("replace", 2, Play(0, card_tuple("3h"))))
+    hand.apply(Correction("insert", 4, Play(2, card_tuple("5s"))))
     assert corrected_indexes(hand) == {2, 4}
     hand.apply(Correction("undo"))
     assert corrected_indexes(hand) == {2}

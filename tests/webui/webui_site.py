@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import http.client
 import json
 import threading
@@ -9,6 +10,7 @@ import threading
 import numpy as np
 from waitress.server import create_server
 
+from engine.cards import parse_cards
 from sim.scripted import random_hand
 from tracker.store import EventStore
 from vision.detections import Detections
@@ -16,6 +18,24 @@ from webui import create_app
 
 PIN = "246810"
 PLAYERS = ("张三", "李四", "王五")
+
+
+def act(client, action: str, **fields):
+    """The referee's form post for ``action`` on a logged-in test client (``client.csrf`` set)."""
+    return client.post(f"/referee/act/{action}", data={"csrf": client.csrf, **{k: str(v) for k, v in fields.items()}})
+
+
+def card_tuple(text: str) -> tuple:
+    return tuple(parse_cards(text))
+
+
+def fragment_html(client, lang: str = "zh") -> str:
+    """The live page's fragment as the page shows it (entities unescaped)."""
+    return html.unescape(client.get("/live/fragment", query_string={"lang": lang}).get_json()["html"])
+
+
+def api_state(client) -> dict:
+    return client.get("/api/state").get_json()
 
 
 class LiveSite:
