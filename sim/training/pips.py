@@ -311,24 +311,13 @@ def train_pips(out_dir: str | Path = "runs/pips", samples: int = 18000, val_samp
 def export_pips(weights: str | Path, target: str | Path) -> Path:
     """A checkpoint of :func:`train_pips` as ONNX: dynamic batch, softmax output, its classes
     and input size in the metadata (``names``, ``imgsz``), as :class:`vision.face_suit.FaceSuitReader` reads them."""
-    import onnx
     import torch
+
+    from sim.training.reader_net import export_classifier
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     model = torch.nn.Sequential(build_net(len(ckpt["classes"])), torch.nn.Softmax(dim=1))
     model[0].load_state_dict(ckpt["model"])
     model.eval()
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, ckpt["imgsz"], ckpt["imgsz"])
-    torch.onnx.export(model, dummy, str(target), input_names=["images"], output_names=["output0"],
-                      dynamic_axes={"images": {0: "batch"}, "output0": {0: "batch"}}, opset_version=17,
-                      dynamo=False)
-    proto = onnx.load(str(target))
-    meta = {"names": repr(dict(enumerate(ckpt["classes"]))), "imgsz": repr([ckpt["imgsz"]] * 2),
-            "task": "classify", "description": "ddz-table pip classifier (sim.training.pips)"}
-    for key, value in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save(proto, str(target))
-    return target
+    return export_classifier(model, ckpt["imgsz"], ckpt["classes"], target,
+                             "ddz-table pip classifier (sim.training.pips)")

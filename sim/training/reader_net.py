@@ -309,21 +309,29 @@ def train_reader(data: str | Path, out_dir: str | Path, epochs: int = 10, imgsz:
 
 def export_reader(weights: str | Path, target: str | Path) -> Path:
     """``best.pt`` -> ONNX with a dynamic batch, softmax output and Ultralytics-style metadata."""
-    import onnx
-
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     model = IndexReader(ckpt["names"], ckpt["imgsz"], ckpt.get("width", 32), ckpt.get("blocks", 0))
     model.load_state_dict(ckpt["model"])
     model.eval()
     model.softmax = True
-    dummy = torch.zeros(1, 3, ckpt["imgsz"], ckpt["imgsz"])
+    return export_classifier(model, ckpt["imgsz"], ckpt["names"], target,
+                             "ddz-table index reader (sim.training.reader_net)")
+
+
+def export_classifier(model: nn.Module, imgsz: int, names: list[str], target: str | Path, description: str) -> Path:
+    """A square-crop classifier in eval mode -> ONNX at ``target``: dynamic batch, input ``images``,
+    output ``output0``, and the metadata ``vision.backends`` reads (``names``, ``imgsz``, ``task``)."""
+    import onnx
+
+    dummy = torch.zeros(1, 3, imgsz, imgsz)
     target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(model, dummy, str(target), input_names=["images"], output_names=["output0"],
                       dynamic_axes={"images": {0: "batch"}, "output0": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     proto = onnx.load(str(target))
-    meta = {"names": repr(dict(enumerate(ckpt["names"]))), "imgsz": repr([ckpt["imgsz"]] * 2),
-            "task": "classify", "description": "ddz-table index reader (sim.training.reader_net)"}
+    meta = {"names": repr(dict(enumerate(names))), "imgsz": repr([imgsz] * 2), "task": "classify",
+            "description": description}
     for key, value in meta.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
