@@ -60,8 +60,9 @@ class Entering:
     """Enters each truth hand's deal and landlord/bid, as the referee would on the page: once
     the previous hand is over (and not before ``starts[i]``), or into a hand the camera began.
     ``bids=False``: the deal only (its counts and first bidder); the bids are read from tokens.
-    What only the page knows is entered too: five players' marker card and doubles (for them in
-    place of a landlord), and the 帝主's pick of the kitty once the camera has read the kitty."""
+    What only the page knows is entered too: five players' marker card (in place of a landlord),
+    the doubles (on a film without tokens), and the 帝主's pick of the kitty once the camera has
+    read the kitty."""
 
     def __init__(self, store: EventStore, match_id: int, truth_hands: list[dict], starts: list[float],
                  bids: bool = True) -> None:
@@ -77,7 +78,9 @@ class Entering:
             return
         hand, number = state.hand, state.hand_number
         truth = self.hands[self.entered]
-        page = [e for e in _before_first_play(truth) if e.get("kind") in PAGE_ONLY]
+        # on a film with tokens the doubles (加倍) are laid as tokens: the camera reads them
+        page_only = PAGE_ONLY if self.bids else tuple(k for k in PAGE_ONLY if k != "double")
+        page = [e for e in _before_first_play(truth) if e.get("kind") in page_only]
         if hand is None or hand.finished:
             rules = state.info.rules
             number += 1
@@ -106,7 +109,8 @@ class Entering:
             del self.picks[state.hand_number]
 
 
-#: Events only the page can enter: the camera sees no marker choice, double or kitty pick.
+#: Events only the page can enter: the camera sees no marker choice or kitty pick, and a double
+#: only as a 加倍 token.
 PAGE_ONLY = ("marker", "double", "reveal", "kitty_pick")
 
 

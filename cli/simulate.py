@@ -75,6 +75,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim.add_argument("--cards", type=int, help="cards dealt per seat (a short game); default: a full deal")
     sim.add_argument("--tokens", action="store_true",
                      help="each seat lays its bid token as it bids (the camera reads the bids) / 放叫分牌")
+    sim.add_argument("--double", action="store_true",
+                     help="players may double (加倍) once before the first play, x2 each; with --tokens each "
+                          "seat lays 加倍 or 不加倍 / 允许加倍")
     sim.add_argument("--no-show", action="store_true",
                      help="leave out the cards left shown after each hand / 牌局结束后不亮牌")
     sim.add_argument("--stats", type=int, metavar="HANDS",
@@ -115,7 +118,7 @@ def run_simulate(args: argparse.Namespace) -> int:
             raise SimError("give --out FOLDER for the video (or --stats HANDS)")
         config = SimConfig(seed=args.seed, seats=seats, hands=args.hands, deck=args.deck, fps=args.fps,
                            size=parse_size(args.size), style=args.style, cards=args.cards,
-                           tokens=args.tokens, rules=args.rules, show=not args.no_show).check()
+                           tokens=args.tokens, rules=args.rules, show=not args.no_show, double=args.double).check()
         summary = write_simulation(config, args.out)
     except SimError as exc:
         print(f"ddz-table: {exc}", file=sys.stderr)
@@ -141,13 +144,13 @@ def parse_spec(spec: str) -> SimConfig:
                 fields[key] = parse_size(value)
             elif key in ("deck", "style", "rules"):
                 fields[key] = value.strip()
-            elif key in ("tokens", "show"):
+            elif key in ("tokens", "show", "double"):
                 if value.strip() not in ("0", "1"):
                     raise SimError(f"{key} is 0 or 1, not {value!r}")
                 fields[key] = value.strip() == "1"
             else:
                 raise SimError(f"unknown synthetic source setting {key!r} "
-                               "(seed, seats, hands, deck, fps, size, style, cards, tokens, show, rules)")
+                               "(seed, seats, hands, deck, fps, size, style, cards, tokens, show, double, rules)")
         except ValueError as exc:
             if isinstance(exc, SimError):
                 raise

@@ -16,6 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tokens = subparsers.add_parser("tokens", help="print the bid tokens the camera reads / 打印叫分牌")
     tokens.add_argument("--out", default="tokens.pdf", help="tokens.pdf (A4 pages) or tokens.png (a file a page)")
     tokens.add_argument("--rules", default="classic", help="rules preset: which tokens (default classic)")
+    tokens.add_argument("--double", action="store_true",
+                        help="add 加倍 / 不加倍 for a table that plays doubling (five players always do)")
     tokens.add_argument("--players", type=int, help="sets to print, one per seat (default: the preset's players)")
     tokens.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
     tokens.add_argument("--font", help="a font file that draws Chinese (default: one installed here)")
@@ -28,6 +30,8 @@ def run_tokens(args: argparse.Namespace) -> int:
 
     try:
         rules = get_rules(args.rules)
+        if args.double:
+            rules = rules.replace(player_double=True)
         players = rules.players if args.players is None else args.players
         sheet_format(args.out)  # a bad file name is said before the drawing
         tokens = tokens_for(rules)

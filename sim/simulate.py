@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine.events import Bid, Deal, Kitty, Pass, Play, Shown
+from engine.events import Bid, Deal, Double, Kitty, Pass, Play, Shown
 from engine.hand import Hand
 from engine.match import Match
 from engine.record import dump
@@ -47,7 +47,7 @@ from sim.synth.textures import table_surface
 from sim.toy import toy_face
 from tracker.mat import MM_PER_INCH, render_mat
 from tracker.match_record import hand_keys
-from tracker.tokens import TOKEN_MM, Token, bid_token, render_token
+from tracker.tokens import TOKEN_MM, Token, bid_token, render_token, token_named
 from tracker.zones import Calibration, MatLayout
 
 DEFAULT_DECK = "plastic"
@@ -88,6 +88,9 @@ class SimConfig:
     show: bool = True
     #: The rules preset; None: the one for ``seats`` (RULES_FOR_SEATS). ``dizhu`` seats three.
     rules: str | None = None
+    #: Players may double (加倍) once before the first play, x2 each (the ``player_double`` rule,
+    #: always on in ``five``); with ``tokens`` each seat lays 加倍 or 不加倍 once the landlord is known.
+    double: bool = False
 
     @property
     def preset(self) -> str:
@@ -166,7 +169,7 @@ class SimTable:
         self.config = c = (config or SimConfig()).check()
         self.rng = np.random.default_rng([c.seed, 7])
         self.layout = MatLayout.standard(c.seats, c.mat)
-        self.rules = c.preset
+        self.rules = get_rules(c.preset).replace(player_double=True) if c.double else get_rules(c.preset)
         self.deck = load_deck(c.deck) if c.style == "cards" else None
         self.engine_hands = self._deal_hands()
         self._camera()
@@ -421,6 +424,21 @@ class SimTable:
         yield from self._still(STILL_S)
         return landed
 
+    def _doubling_round(self, hand: Hand):
+        """Each seat, from the landlord on, lays 加倍 or 不加倍 (as it doubles in ``hand``) before
+        the first play; returns when each token landed, by seat."""
+        if self.tokens:
+            yield from self._lift_tokens()
+        doubled = {e.seat for e in hand.events if isinstance(e, Double)}
+        landed: dict[int, float] = {}
+        seat = hand.landlord
+        for _ in range(hand.players):
+            assert seat is not None
+            landed[seat] = yield from self._lay_token(seat, token_named("double" if seat in doubled else "no_double"))
+            seat = hand.next_seat(seat)
+        yield from self._lift_tokens()
+        return landed
+
     def _lift_tokens(self):
         """Bidding is over: every seat picks its tokens up at once."""
         targets = [(t["seat"], np.array(t["centre_mm"])) for t in self.tokens]
@@ -452,7 +470,15 @@ class SimTable:
             self.timeline.append(times)
             yield from self._still(1.0)
             passes, called = 0, False
+            doubling = self.config.tokens and hand.rules.player_double
+            laid: dict[int, float] = {}
             for event in hand.events:
+                if doubling and (isinstance(event, (Double, Play))):
+                    doubling = False  # the doubling round: every seat says 加倍 or 不加倍 with a token
+                    laid = yield from self._doubling_round(hand)
+                if isinstance(event, Double) and self.config.tokens:
+                    times.append(laid[event.seat])
+                    continue
                 if self.tokens and not isinstance(event, Bid):
                     yield from self._lift_tokens()
                 if isinstance(event, Bid) and self.config.tokens:
@@ -508,11 +534,13 @@ class SimTable:
         for entry, extra in zip(data["hands"], keys, strict=True):
             entry.update(extra)
         data["version"] = data.get("version", 1)
-        data["simulate"] = {"seed": self.config.seed, "seats": self.config.seats, "rules": self.rules,
+        data["simulate"] = {"seed": self.config.seed, "seats": self.config.seats, "rules": self.rules.name,
                             "deck": self.config.deck,
                             "fps": self.config.fps, "size": list(self.config.size), "style": self.config.style,
                             "cards": self.config.cards, "frames": self.frame_count,
                             "placed": self.placed}
         if self.config.tokens:
             data["simulate"]["tokens"] = True
+        if self.config.double:
+            data["simulate"]["double"] = True
         return data

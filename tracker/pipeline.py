@@ -28,7 +28,7 @@ thread may read with the same detector, or change its deck profile, between two 
 
 Bid tokens (叫分牌, :mod:`tracker.tokens`): each seat zone's crop is also searched for the
 printed tokens; one laid there that stays put (the cards' k-of-n and settle rule) becomes that
-seat's bid (or 明牌) through the referee, once; card reads lying on a token are dropped.
+seat's bid (or 明牌, 加倍) through the referee, once; card reads lying on a token are dropped.
 
 The detector is anything with ``detect(image) -> vision.detections.Detections``; one that also
 has ``group(image, detections, decks, span)`` (``vision.detector.CardDetector``) groups the
@@ -345,7 +345,7 @@ class Pipeline:
         return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)
 
     def _tokens_laid(self, zone: _Zone, time: float, moving: bool) -> list[Record]:
-        """The bids (and 明牌) of tokens newly laid in a seat's zone, through the referee."""
+        """The bids (and 明牌, 加倍) of tokens newly laid in a seat's zone, through the referee."""
         if zone.watch is None or zone.seat is None:
             return []
         out: list[Record] = []
@@ -367,6 +367,10 @@ class Pipeline:
         assert zone.seat is not None
         if token.action == "open":
             return self.referee.open_hand(zone.seat, time)
+        if token.action == "double":
+            return self.referee.double(zone.seat, time)
+        if token.action == "no_double":
+            return []  # declining to double changes nothing on record
         return self.referee.bid(zone.seat, token.action, token.value, time)
 
     def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:

@@ -73,7 +73,20 @@ from dataclasses import dataclass, field
 
 from engine.cards import Card, format_cards, parse_cards
 from engine.classify import classify
-from engine.events import Bid, Correction, Deal, End, Event, Kitty, Landlord, OpenHand, Pass, Play, Shown
+from engine.events import (
+    Bid,
+    Correction,
+    Deal,
+    Double,
+    End,
+    Event,
+    Kitty,
+    Landlord,
+    OpenHand,
+    Pass,
+    Play,
+    Shown,
+)
 from engine.hand import Hand
 from engine.showdown import deck_audit, losers
 from engine.violations import Violation
@@ -159,6 +172,9 @@ class Referee:
     #: next deal's, when the camera missed the play that ended that hand. Replayed into the
     #: new hand once a new kitty shows the table dealt again; a play stored meanwhile drops them.
     _early_bids: list[Bid] = field(default_factory=list, init=False)
+    #: Doubles (加倍) read from tokens while bidding was still on record (a 加倍 token settled
+    #: before the last bid's): stored once the landlord is known.
+    _pending_doubles: list[Double] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         self.state = TableState.load(self.store, self.match_id)
@@ -177,6 +193,7 @@ class Referee:
         self.refresh()
         self._pending_kitty = None
         self._early_bids = []
+        self._pending_doubles = []
         rules = self.state.info.rules
         deal = Deal(counts=(rules.hand_size,) * rules.players, first_bidder=self.state.match.next_first_bidder(),
                     time=time)
@@ -281,7 +298,20 @@ class Referee:
         if self.hand is not None and self.hand.phase == "play" and self.hand.check(bid) is not None:
             self._early_bids.append(bid)  # maybe the next deal's (see _early_bids)
         out += self._store_or_alert(bid, None)
-        return out + self._flush_kitty()
+        return out + self._flush_kitty() + self._flush_doubles()
+
+    def double(self, seat: int, time: float | None = None) -> list[Record]:
+        """A seat doubles (加倍, read from a token): a :class:`Double` once the landlord is known
+        and before the first play; held while bidding is still on record; else an alert (a
+        second double, after the first play, a table that does not double)."""
+        self.refresh()
+        if self.hand is None:
+            return [self._append(Alert("not_started", seat=seat, time=time))]
+        double = Double(seat, time=time)
+        if self.hand.phase == "bidding" and self.hand.rules.player_double:
+            self._pending_doubles.append(double)
+            return []
+        return self._store_or_alert(double, None)
 
     def open_hand(self, seat: int, time: float | None = None) -> list[Record]:
         """The landlord shows his hand (明牌, read from a token): an :class:`OpenHand`, or an
@@ -329,6 +359,15 @@ class Referee:
         cards, t = self._pending_kitty
         self._pending_kitty = None
         return self._store_or_alert(Kitty(cards, time=t), format_cards(cards))
+
+    def _flush_doubles(self) -> list[Record]:
+        """The doubles read during bidding, stored once the landlord is known."""
+        if not self._pending_doubles or self.hand is None or self.hand.phase == "bidding":
+            return []
+        held, self._pending_doubles = self._pending_doubles, []
+        if self.hand.phase != "play":  # a redeal: those doubles were for a hand not played
+            return []
+        return [r for double in held for r in self._store_or_alert(double, None)]
 
     def _announce_reminder(self, seat: int, time: float | None) -> list[Record]:
         """A seat down to 1 or 2 cards (the preset's limit) must say so (报单/报双); the camera

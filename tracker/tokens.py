@@ -1,15 +1,17 @@
 """Bid tokens (叫分牌): printed cards a seat lays in its zone to bid, read by the camera.
 
 The camera cannot hear bids, so each seat gets a set of small cards, one per thing it may
-say: 叫1分 / 叫2分 / 叫3分 / 不叫 (score bidding), 叫地主 / 抢地主 / 不抢 (call and grab) and
-明牌 (open hand). Each meaning has its own ArUco marker in ``DICT_5X5_50`` (ids 20-27), a
+say: 叫1分 / 叫2分 / 叫3分 / 不叫 (score bidding), 叫地主 / 抢地主 / 不抢 (call and grab),
+明牌 (open hand) and, where the table plays doubling (the ``player_double`` rule: each player
+may double once before the first play, x2 each), 加倍 / 不加倍. Each meaning has its own ArUco
+marker in ``DICT_5X5_50`` (ids 20-29), a
 dictionary other than the mat's (``DICT_4X4_50``, ids 0-3), so a token is never taken for the
 mat. Measured on rendered crops (a 40 mm marker, blurred, noisy, JPEG, read back at 2.5 px/mm),
 the 5x5 dictionary read more of them than the 4x4 one at low resolution (0.6 px/mm in the
 frame: 211 of 240 against 182; a 30 mm marker at 0.8 px/mm: 209 against 179) and both read
 every one from 0.9 px/mm up (a 1280x720 camera over an A2 mat gives about 1.5); neither found
-a marker on 216 card faces of four decks. The engine has no double (加倍) event, so there is
-no 加倍 / 不加倍 token; a preset with ``max_bid`` over 3 gets tokens up to 3.
+a marker on 216 card faces of four decks. A preset with ``max_bid`` over 3 gets tokens up to 3;
+the five-player game, whose landlord is the marker card's holder, gets no bid tokens.
 
 A token card is 60 x 90 mm: the marker (40 mm) at the top, the meaning in large Chinese below
 it and small English under that (:func:`render_token`; Chinese needs Pillow and a Chinese
@@ -70,7 +72,8 @@ class Token:
     """One meaning: its marker id, its words, and what it says as a bid.
 
     ``action`` is an :class:`engine.events.Bid` action (``bid`` with ``value``, ``pass``,
-    ``call``, ``grab``) or ``open`` (明牌, :class:`engine.events.OpenHand`)."""
+    ``call``, ``grab``), ``open`` (明牌, :class:`engine.events.OpenHand`), ``double`` (加倍,
+    :class:`engine.events.Double`) or ``no_double`` (不加倍: said at the table, nothing to record)."""
 
     name: str
     marker: int
@@ -89,6 +92,8 @@ TOKENS: tuple[Token, ...] = (
     Token("grab", 25, "抢地主", "grab landlord", "grab"),
     Token("no_grab", 26, "不抢", "no grab", "pass"),
     Token("open", 27, "明牌", "open hand", "open"),
+    Token("double", 28, "加倍", "double", "double"),
+    Token("no_double", 29, "不加倍", "no double", "no_double"),
 )
 _BY_MARKER = {t.marker: t for t in TOKENS}
 _BY_NAME = {t.name: t for t in TOKENS}
@@ -108,10 +113,14 @@ def tokens_for(rules: RuleSet | str) -> tuple[Token, ...]:
         names = [f"bid{v}" for v in range(1, min(rules.max_bid, 3) + 1)] + ["no_bid"]
     elif rules.bidding == "grab":
         names = ["call", "no_bid", "grab", "no_grab"]
+    elif rules.bidding == "marker":  # five players: the marker card's holder is landlord
+        names = []
     else:  # "call": the first to call is landlord
         names = ["call", "no_bid"]
     if rules.open_hand_multiplier > 1:
         names.append("open")
+    if rules.player_double:
+        names += ["double", "no_double"]
     return tuple(_BY_NAME[n] for n in names)
 
 

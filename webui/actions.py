@@ -223,6 +223,8 @@ class RefereeDesk:
             value = int_field(fields, name, required=False, low=1, high=100000)
             if value is not None and value != getattr(rules, name):
                 changes[name] = value
+        if bool_field(fields, "player_double") and not rules.player_double:
+            changes["player_double"] = True  # 加倍: each player once before the first play, x2
         if changes:
             rules = rules.replace(**changes)
         players = players_field(fields)
@@ -309,7 +311,7 @@ class RefereeDesk:
         return self._hand_event(mid, Reveal(self._seat(fields, mid), time=time.time()), source)
 
     def double(self, fields: dict[str, Any], source: str) -> int:
-        """Five-player: a seat doubles (加倍), once, before the first play."""
+        """A seat doubles (加倍), once, before the first play (five players, or a table started with doubling)."""
         mid = self.match_id(fields)
         return self._hand_event(mid, Double(self._seat(fields, mid), time=time.time()), source)
 

@@ -36,6 +36,7 @@ _ZH: dict[str, str] = {
     "pin_locked": "这个地址输错密码太多次，请 {s} 秒后再试",
     "start_match": "开始比赛", "players": "玩家（按座位顺序）", "match_name": "比赛名称", "scoring": "计分方式",
     "time_limit": "时间限制（分钟，0 为不限）", "chips_start": "起始筹码", "chips_base": "每局筹码底数",
+    "player_double": "允许加倍（地主定后、出牌前每人可加倍一次，每次 ×2；五人斗地主总是允许）",
     "new_hand": "发新一局", "bids": "叫分", "bid": "叫分", "bid_n": "叫{n}分", "bid_pass": "不叫", "call": "叫地主", "set_landlord": "指定地主",
     "seat": "座位", "value": "分数", "mark_pass": "记为不出", "enter_play": "记录出牌", "correct": "更正",
     "undo": "撤销上一步", "penalty": "罚分", "reason": "原因", "concede": "认输", "end_match": "结束比赛",
@@ -169,6 +170,8 @@ _EN: dict[str, str] = {
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
     "players": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
     "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
+    "player_double": "Players may double (加倍): once each, after the landlord is known and before the first play, "
+                     "x2 each (always on for five players)",
     "new_hand": "Deal a new hand", "bids": "Bids", "bid": "Bid", "bid_n": "Bid {n}", "bid_pass": "No bid", "call": "Call",
     "set_landlord": "Set landlord", "seat": "Seat", "value": "Value", "mark_pass": "Mark a pass",
     "enter_play": "Enter a play", "correct": "Correct", "undo": "Undo last event", "penalty": "Penalty",

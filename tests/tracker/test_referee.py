@@ -268,6 +268,39 @@ def test_kitty_seen_before_the_landlord_is_stored_once_he_is_known(store):
     assert ref.hand.kitty is not None and sum(ref.hand.kitty_unplayed.values()) == 2  # BJ and 7c still held
 
 
+def test_a_double_read_while_bidding_is_stored_once_the_landlord_is_known(store):
+    rules = get_rules("classic").replace(player_double=True)
+    ref = referee(store, rules)
+    ref.new_hand()
+    assert ref.bid(0, "bid", 2) and ref.bid(1, "pass")
+    assert ref.double(2, 5.0) == []  # seat 2's 加倍 settled before seat 2's own last bid
+    out = ref.bid(2, "pass")
+    assert kinds(out) == ["bid", "double"]
+    assert (ref.hand.landlord, ref.hand.base, ref.hand.multiplier) == (0, 2, 2)
+    assert kinds(ref.double(0)) == ["double"] and ref.hand.multiplier == 4
+    assert kinds(ref.double(0)) == ["wrong_phase"]  # once a hand
+    ref.play(P(0, "3s"))
+    assert kinds(ref.double(1)) == ["wrong_phase"] and ref.hand.multiplier == 4  # after the first play
+
+
+def test_a_double_where_the_table_does_not_double_is_an_alert(store):
+    ref = referee(store)
+    ref.new_hand()
+    ref.bid(0, "bid", 3)
+    out = ref.double(1)
+    assert kinds(out) == ["wrong_phase"] and out[0].fields.get("reason") == "no_doubling_game"
+    assert ref.hand.multiplier == 1
+
+
+def test_doubles_held_for_a_hand_nobody_bid_are_dropped(store):
+    ref = referee(store, get_rules("classic").replace(player_double=True))
+    ref.new_hand()
+    assert ref.double(1) == []
+    for seat in (0, 1, 2):
+        out = ref.bid(seat, "pass")
+    assert "double" not in kinds(out) and ref.hand.redeal
+
+
 def test_new_hand_starts_when_a_play_follows_a_finished_hand(store):
     ref = referee(store)
     store.append(ref.match_id, 1, Deal(counts=(1, 17, 17)), source="referee")

@@ -11,7 +11,7 @@ import pytest
 
 from cli.main import main as cli_main
 from engine.cards import parse_cards
-from engine.events import Bid, Deal, Kitty, OpenHand, Pass, Play
+from engine.events import Bid, Deal, Double, Kitty, OpenHand, Pass, Play
 from engine.hand import Hand
 from engine.rules import get_rules
 from engine.scoring import settle
@@ -135,6 +135,7 @@ def test_the_chinese_words_are_drawn_and_a_missing_font_is_a_clear_error():
     ("four", ["bid1", "bid2", "bid3", "no_bid", "open"]),
     ("grab", ["call", "no_bid", "grab", "no_grab", "open"]),
     ("two", ["call", "no_bid", "open"]),
+    ("five", ["open", "double", "no_double"]),  # the marker card names the landlord: no bids
 ])
 def test_tokens_for_each_preset(preset, names):
     assert [t.name for t in tokens_for(preset)] == names
@@ -143,6 +144,13 @@ def test_tokens_for_each_preset(preset, names):
 def test_tokens_follow_the_rules_options():
     auction = get_rules("classic").replace(bidding="auction", max_bid=2, open_hand_multiplier=1)
     assert [t.name for t in tokens_for(auction)] == ["bid1", "bid2", "no_bid"]
+
+
+def test_a_table_that_doubles_gets_double_tokens():
+    doubling = get_rules("classic").replace(player_double=True)
+    names = [t.name for t in tokens_for(doubling)]
+    assert names == ["bid1", "bid2", "bid3", "no_bid", "open", "double", "no_double"]
+    assert [token_named(n).zh for n in names[-2:]] == ["加倍", "不加倍"]
 
 
 def test_the_token_for_each_bid():
@@ -301,6 +309,26 @@ def test_a_token_out_of_turn_is_an_alert_and_open_hand_doubles():
     assert alerts == [("out_of_turn", 1, 0, None), ("wrong_phase", 2, None, "only_landlord_opens")]
 
 
+@pytest.mark.heavy  # films a short hand through the pipeline: seconds
+def test_double_tokens_reach_the_multiplier_and_no_double_changes_nothing():
+    table = TokenTable(seed=3)
+    store = EventStore(":memory:")
+    mid = store.create_match(("甲", "乙", "丙"), get_rules("classic").replace(player_double=True))
+    store.append(mid, 1, Deal(counts=(17, 17, 17)), source="referee")
+    frames = [*table.lay(0, "bid2"), *table.lay(1, "no_bid", angle=-100),
+              *table.lay(2, "double", angle=75),  # laid before its last bid: held until the landlord is known
+              *table.lay(2, "no_bid", angle=60),
+              *table.lay(0, "double"), *table.lay(1, "no_double", angle=-80)]
+    referee_on(table, store, mid, frames)
+    state = TableState.load(store, mid)
+    hand = state.hand
+    assert bids_of(hand) == [(0, "bid", 2), (1, "pass", 0), (2, "pass", 0)]
+    assert sorted(e.seat for e in hand.events if isinstance(e, Double)) == [0, 2]
+    assert (hand.landlord, hand.base, hand.multiplier) == (0, 2, 4)
+    assert [a.alert for a in state.alerts] == []
+    assert [e.source for e in store.events(mid) if e.event.kind == "double"] == ["camera"] * 2
+
+
 class MarkerReadingDetector(ToyDetector):
     """Also reads an ace in the middle of every token's marker, as the card finder might."""
 
@@ -348,6 +376,15 @@ def test_tokens_command_writes_a_page_per_nine_cards(tmp_path, capsys, rules, pl
     assert "Print at 100%" in capsys.readouterr().out
 
 
+def test_tokens_command_adds_the_double_tokens_for_a_doubling_table(tmp_path, capsys):
+    assert cli_main(["tokens", "--out", str(tmp_path / "t.png"), "--rules", "classic", "--double", "--players", "1",
+                     "--dpi", "100"]) == 0
+    (page,) = tmp_path.glob("t*.png")  # seven tokens: one page
+    read = sorted(f.token.name for f in find_tokens(cv2.imread(str(page))))
+    assert read == sorted(["bid1", "bid2", "bid3", "no_bid", "open", "double", "no_double"])
+    assert "加倍 不加倍" in capsys.readouterr().out
+
+
 def test_tokens_command_writes_png_pages_that_read_back(tmp_path):
     assert cli_main(["tokens", "--out", str(tmp_path / "t.png"), "--rules", "classic", "--dpi", "100"]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
@@ -388,6 +425,32 @@ def test_the_simulator_lays_each_bid_token_in_the_bidders_zone():
             read += [(seat, f.token.name) for f in find_tokens(table.calibration.crop(image, f"seat{seat}").image)]
     called = [any(b.action == "call" for b in bids[:i]) for i in range(len(bids))]
     assert read == [(b.seat, bid_token(b.action, b.value, c).name) for b, c in zip(bids, called, strict=True)]
+
+
+@pytest.mark.heavy  # renders the bidding and doubling of a short hand: seconds
+def test_a_doubling_table_lays_double_or_no_double_for_every_seat_from_the_landlord_on():
+    from cli.simulate import parse_spec
+    from sim.simulate import SimTable
+
+    config = parse_spec("synthetic:seed=4,style=toy,cards=3,size=640x360,tokens=1,double=1")
+    table = SimTable(config)
+    hand = table.engine_hands[0]
+    assert hand.rules.player_double and {e.seat for e in hand.events if isinstance(e, Double)} == {2}
+    laid: list[tuple[int, str]] = []
+    lay = table._lay_token
+
+    def recording(seat, token):
+        laid.append((seat, token.name))
+        return (yield from lay(seat, token))
+
+    table._lay_token = recording
+    bids = [e for e in hand.events if isinstance(e, Bid)]
+    frames = table.frames()
+    while len(laid) < len(bids) + 3:
+        next(frames)
+    doubled = {e.seat for e in hand.events if isinstance(e, Double)}
+    order = [hand.landlord, hand.next_seat(hand.landlord), hand.next_seat(hand.next_seat(hand.landlord))]
+    assert laid[len(bids):] == [(s, "double" if s in doubled else "no_double") for s in order]
 
 
 @pytest.mark.slow  # renders a short film and reads it: a minute on two cores

@@ -6,6 +6,7 @@ from engine.cards import parse_cards
 from engine.events import Bid, Correction, Deal, Play
 from tests.webui.webui_site import PIN, PLAYERS, act, new_match
 from tracker.records import MatchEnd
+from tracker.state import TableState
 
 
 def api(c, action, body, pin=PIN):
@@ -56,6 +57,25 @@ def test_start_match_new_hand_bids_and_plays_are_referee_events(referee, store):
     assert rows[1].event == Bid(0, "bid", 3, time=rows[1].event.time)
     page = referee.get("/referee").get_data(as_text=True)
     assert "3s 3h" in page  # listed for correction
+
+
+def test_a_classic_match_started_with_doubling_takes_the_referees_doubles(referee, store):
+    page = referee.get("/referee").get_data(as_text=True)
+    assert 'name="player_double"' in page and "允许加倍" in page
+    assert act(referee, "start_match", players="\n".join(PLAYERS), preset="classic", player_double="1").status_code == 303
+    mid = store.matches()[-1].id
+    assert store.match(mid).rules.player_double
+    act(referee, "new_hand")
+    act(referee, "bid", seat=0, bid="3")
+    page = referee.get("/referee").get_data(as_text=True)
+    assert 'id="double-form"' in page  # offered once the landlord is known, before the first play
+    assert act(referee, "double", seat=1).status_code == 303
+    state = TableState.load(store, mid)
+    assert (state.hand.base, state.hand.multiplier) == (3, 2)
+    assert act(referee, "double", seat=1).status_code == 409  # once a hand
+    # without the box ticked a classic table does not double
+    act(referee, "start_match", players="\n".join(PLAYERS), preset="classic")
+    assert not store.match(store.matches()[-1].id).rules.player_double
 
 
 def test_an_illegal_play_is_refused_with_a_message_and_not_stored(referee, store):
