@@ -360,7 +360,7 @@ class CardDetector:
             dets = Detections(boxes, finder_scores, cards, finder_scores,
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
             return self._without_nested(dets[dets.scores >= conf])
-        probs = self.read(image, boxes)
+        probs = raw = self.read(image, boxes)
         if self.profile is not None:
             probs = self.profile.blend(probs, s.profile_weight, s.profile_temperature)
         card_probs = probs[:, self._card_columns]
@@ -368,6 +368,10 @@ class CardDetector:
         order = np.argsort(-card_probs, axis=1)[:, : s.top_k + 1]
         ranked = np.take_along_axis(card_probs, order, axis=1)
         best = ranked[:, 0] if len(boxes) else np.zeros(0, np.float32)
+        # The joker floors ask how sure the reader itself is of a joker: a profile's blend
+        # softens every read a little, which would drop the faint jokers those floors keep.
+        sure = best if raw is probs or not len(boxes) else \
+            np.maximum(best, np.take_along_axis(raw[:, self._card_columns], order[:, :1], axis=1)[:, 0])
         dets = Detections(
             boxes,
             finder_scores * best,
@@ -379,9 +383,9 @@ class CardDetector:
         keep = dets.scores >= conf
         joker = np.isin(dets.class_ids, JOKER_IDS)
         if single is not None:
-            keep |= joker & (best >= s.joker_sure) & (finder_scores >= single)
+            keep |= joker & (sure >= s.joker_sure) & (finder_scores >= single)
         if pair is not None:
-            weak = joker & ~keep & (best >= s.joker_pair_sure) & (finder_scores >= pair)
+            weak = joker & ~keep & (sure >= s.joker_pair_sure) & (finder_scores >= pair)
             keep |= weak & joker_pairs(dets, keep | weak)
         return self._without_nested(dets[keep])
 
