@@ -104,6 +104,21 @@ PHANTOM_CONFIDENCE = 0.3
 SHOWN_SLACK = 1
 
 
+def beyond_the_plays(hand: Hand, seat: int, cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """``cards`` that ``seat`` shows after the hand, less the copies of cards it played this
+    hand that the deck cannot hold beside them: its last play still lies in its zone and is read
+    again with the cards laid beside it. (A card some other seat played is left in: a misread
+    the deck audit names as seen too often.)"""
+    room = Counter({card: hand.rules.decks for card in set(cards)})
+    room.subtract(c for play in hand.plays if play.seat == seat for c in play.cards)
+    kept = []
+    for card in cards:
+        if room[card] > 0:
+            kept.append(card)
+            room[card] -= 1
+    return tuple(kept)
+
+
 def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
     """The ``deck_audit`` alert once every seat left holding cards has shown them and the cards
     played and shown are not the deck (a card missing or seen too often); else ``None``."""
@@ -338,7 +353,7 @@ class Referee:
             return None
         left = hand.cards_left[candidate.seat]
         before = hand.shown.get(candidate.seat, ())
-        cards = before + candidate.engine_cards()
+        cards = beyond_the_plays(hand, candidate.seat, before + candidate.engine_cards())
         fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK
         if not fits:
             return None

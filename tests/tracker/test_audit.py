@@ -200,3 +200,29 @@ def test_a_short_deal_leaves_the_undealt_cards_out_of_the_audit():
     assert audit.ok and audit.extra == () and len(audit.missing) == audit.set_aside == 54 - 9
     twice = Hand.from_events("classic", events[:-1] + [Shown(2, c("9d 3s"))])
     assert not deck_audit(twice).ok  # a card seen twice is still caught
+
+
+def test_the_last_play_still_lying_in_the_zone_is_not_taken_for_a_card_shown(store):
+    """The seat's last play lies in its zone when it lays its cards beside it: read with them, it
+    is set aside (one deck holds it once), and the starting hands and the audit come out right."""
+    rules = get_rules("classic")
+    ref = Referee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    hands, kitty = deal(rules, 3)
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    lead = sorted(hands[0] + kitty, key=lambda c: c.rank)
+    low, top = lead[0], lead[-1]
+    # seat 1 answers the landlord's lowest single; the landlord's highest takes the trick, then
+    # it leads its other cards one at a time and goes out
+    answer = min((c for c in hands[1] if low.rank < c.rank < top.rank), key=lambda c: c.rank)
+    ref.play(PlayCandidate(0, (str(low),), time=2.0))
+    assert kinds(ref.play(PlayCandidate(1, (str(answer),), time=3.0)))[-1] == "play"
+    for i, card in enumerate([top, *lead[1:-1]]):
+        assert kinds(ref.play(PlayCandidate(0, (str(card),), time=4.0 + i)))[-1] == "play"
+    assert ref.hand.finished
+    rest1 = [c for c in hands[1] if c != answer]
+    assert kinds(show(ref, 1, [*rest1, answer])) == ["shown"]  # its played card read with the rest
+    assert ref.hand.shown[1] == tuple(rest1)
+    assert kinds(show(ref, 2, hands[2])) == ["shown"]  # and no audit alert
+    assert [list(h) for h in starting_hands(ref.hand)] == hands and deck_audit(ref.hand).ok
