@@ -292,13 +292,36 @@ def latency_one(args) -> None:
     detector.detect(frame)
     wide = [_time(lambda: detector.detect(frame, conf=PHOTO.conf)) for _ in range(args.runs)]
     scenes = _time_scenes(detector, args) if args.data else {}
-    print(json.dumps({**scenes, "backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
+    extras = _time_extras(detector, image, args)
+    print(json.dumps({**scenes, **extras, "backend": args.backend, "runtime": detector.finder.name, "median_ms": _median(times),
                       "p90_ms": round(float(np.percentile(times, 90)), 1), "finder_only_ms": _median(finder),
                       "reader_ms": _median(reader), "boxes_read": len(boxes), "indices_read": found,
                       "frame_16x9_ms": _median(wide), "frame_16x9_input": list(detector.input_size(*frame.shape[:2])),
                       "input": list(detector.input_size(*image.shape[:2])),
                       "threads": args.threads, "turns": args.turns, "load_avg_1m": round(os.getloadavg()[0], 2),
                       "image": args.image or "rendered", "shape": list(image.shape)}))
+
+
+def _time_extras(detector: CardDetector, image: np.ndarray, args) -> dict:
+    """What issue 31's readers add on one image: detect() then group() with the suit read from
+    the card's face and without it, and detect() with a deck profile (``--deck``)."""
+    out: dict = {}
+    dets = detector.detect(image, conf=PHOTO.conf)
+    plain = detector.settings
+    detector.settings = plain.replace(face_suit=False)
+    out["group_no_face_ms"] = _median([_time(lambda: detector.group(image, dets)) for _ in range(args.runs)])
+    detector.settings = plain
+    if detector.face is not None:
+        out["group_face_ms"] = _median([_time(lambda: detector.group(image, dets)) for _ in range(args.runs)])
+    if args.deck:
+        from vision.profile import DeckProfile
+
+        profiled = CardDetector(args.finder, args.reader, backend=args.backend, threads=args.threads,
+                                turns=args.turns, imgsz=args.imgsz, zoom=not args.no_zoom,
+                                profile=DeckProfile.load(args.deck))
+        profiled.detect(image)
+        out["profile_ms"] = _median([_time(lambda: profiled.detect(image, conf=PHOTO.conf)) for _ in range(args.runs)])
+    return out
 
 
 def _time_scenes(detector: CardDetector, args) -> dict:
@@ -368,6 +391,8 @@ def latency(args) -> None:
             cmd += ["--imgsz", str(args.imgsz)]
         if args.no_zoom:
             cmd += ["--no-zoom"]
+        if args.deck:
+            cmd += ["--deck", args.deck]
         done = subprocess.run(cmd, capture_output=True, text=True)
         line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
         if done.returncode == 0 and line.startswith("{"):
@@ -384,6 +409,10 @@ def latency(args) -> None:
             print(f"{r['backend']:>9} {r['median_ms']:>10} {r['p90_ms']:>7} {r['finder_only_ms']:>7} "
                   f"{r['reader_ms']:>7} {r['indices_read']:>7} {r['frame_16x9_ms']:>8} "
                   f"{'x'.join(map(str, r['frame_16x9_input'][::-1])):>8} {r['load_avg_1m']:>5}")
+        print(f"\n{'backend':>9} {'group, no face ms':>18} {'group, face ms':>15} {'detect, profile ms':>19}")
+        for r in results:
+            print(f"{r['backend']:>9} {r['group_no_face_ms']:>18} {r.get('group_face_ms', '-'):>15} "
+                  f"{r.get('profile_ms', '-'):>19}")
         if args.data:
             print(f"\n{args.data} {args.split}: detect() once on each scene")
             print(f"{'backend':>9} {'scenes':>7} {'median ms':>10} {'p90':>7} {'indices mean':>13} {'max':>5}")
@@ -730,6 +759,8 @@ def main() -> None:
                            help="also time detect() once on each of the first --runs scenes of this dataset's --split")
             p.add_argument("--split", default="test_unseen", choices=SPLITS)
             p.add_argument("--imgsz", type=int, default=None, help="finder input size (default: the model's own)")
+            p.add_argument("--deck", default=None, metavar="PROFILE",
+                           help="also time detect() with this deck profile (bench/detector.py profile --save)")
             if name == "latency":
                 p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"],
                                choices=BACKEND_CHOICES)
