@@ -26,9 +26,10 @@ frame is kept (``latest_frame()``) but nothing is refereed; on ``resume()`` ever
 afresh, as after a restart. ``detector_lock`` is held while the loop's detector reads, so another
 thread may read with the same detector, or change its deck profile, between two reads.
 
-Bid tokens (叫分牌, :mod:`tracker.tokens`): each seat zone's crop is also searched for the
-printed tokens; one laid there that stays put (the cards' k-of-n and settle rule) becomes that
-seat's bid (or 明牌, 加倍) through the referee, once; card reads lying on a token are dropped.
+Bid tokens (叫分牌, :mod:`tracker.tokens`): each seat zone's crop (or the centre pile's) is
+also searched for the printed tokens; one laid there that stays put (the cards' k-of-n and settle
+rule) becomes that seat's bid (or 明牌, 加倍) through the referee, once; on the pile a token is
+the seat's it faces. Card reads lying on a token are dropped.
 
 The detector is anything with ``detect(image) -> vision.detections.Detections``; one that also
 has ``group(image, detections, decks, span)`` (``vision.detector.CardDetector``) groups the
@@ -115,10 +116,12 @@ class _Zone:
     read_at: np.ndarray | None = None  # small grey crop when the detector last ran
     seen: list[Seen] = field(default_factory=list)
     tokens: list[FoundToken] = field(default_factory=list)  # bid tokens in the last read
-    watch: TokenWatch | None = None  # seat zones, when tokens are read
-    #: (hand number, token name) read here: the same token lifted and laid again in that hand
-    #: is not a second bid (unless it is the seat's turn again: an auction's second round).
-    read: set[tuple[int, str]] = field(default_factory=set)
+    #: When tokens are read: a seat zone's watch, or the centre pile's, one for each seat (a
+    #: token there is the seat's it faces).
+    watches: dict[int, TokenWatch] = field(default_factory=dict)
+    #: (hand number, token name, seat) read here: the same token lifted and laid again in that
+    #: hand is not a second bid (unless it is the seat's turn again: an auction's second round).
+    read: set[tuple[int, str, int]] = field(default_factory=set)
 
 
 class Pipeline:
@@ -185,8 +188,10 @@ class Pipeline:
         zones = [_Zone(name, _seat_of(name), ZoneTracker(_seat_of(name), c.k, c.n, c.settle_s, decks=rules.decks))
                  for name in names]
         for zone in zones:
-            if zone.seat is not None and c.read_tokens:
-                zone.watch = TokenWatch(c.k, c.n, c.settle_s)
+            if c.read_tokens and zone.seat is not None:
+                zone.watches = {zone.seat: TokenWatch(c.k, c.n, c.settle_s)}
+            elif c.read_tokens and zone.name == "pile":
+                zone.watches = {seat: TokenWatch(c.k, c.n, c.settle_s) for seat in range(rules.players)}
         for zone in zones:
             # After a restart (or a move to another match) no card the store has as put down in
             # the hand under way is played again; other cards lying there mid-hand were put down
@@ -254,7 +259,7 @@ class Pipeline:
             since = frame.time - changed_at if changed_at is not None else float("inf")
             if zone.read_at is None or since < 2 * self.config.settle_s or self._changed(zone.read_at, small):
                 view = self.calibration.crop(frame.image, zone.name, self.config.px_per_mm)
-                zone.tokens = find_tokens(view.image) if zone.watch is not None else []
+                zone.tokens = find_tokens(view.image) if zone.watches else []
                 zone.seen = self._read(view, zone.tokens)
                 zone.read_at = small
             out += self._tokens_laid(zone, frame.time, moving=False)
@@ -345,33 +350,43 @@ class Pipeline:
         return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)
 
     def _tokens_laid(self, zone: _Zone, time: float, moving: bool) -> list[Record]:
-        """The bids (and 明牌, 加倍) of tokens newly laid in a seat's zone, through the referee."""
-        if zone.watch is None or zone.seat is None:
-            return []
+        """The bids (and 明牌, 加倍) of tokens newly laid in a seat's zone, or on the centre pile
+        facing a seat, through the referee."""
         out: list[Record] = []
-        for token in zone.watch.update(time, None if moving else [t.token for t in zone.tokens]):
-            out += self._token_event(zone, token, time)
+        for seat, watch in zone.watches.items():
+            lying = None if moving else [t.token for t in zone.tokens
+                                         if zone.seat is not None or self._facing(t) == seat]
+            for token in watch.update(time, lying):
+                out += self._token_event(zone, seat, token, time)
         if out:
             self._follow_hand()
         return out
 
-    def _token_event(self, zone: _Zone, token: Token, time: float) -> list[Record]:
+    def _facing(self, token: FoundToken) -> int | None:
+        """The seat a token on the pile faces: whose edge of the mat its words point to (a player
+        lays a token the right way up for himself, as the simulator does)."""
+        down = token.corners[2:].mean(axis=0) - token.corners[:2].mean(axis=0)  # marker top -> words
+        edges = self.calibration.layout.edge_seats()
+        ways = {"bottom": (0, 1), "top": (0, -1), "right": (1, 0), "left": (-1, 0)}
+        best = max((e for e in edges if e in ways), key=lambda e: float(np.dot(down, ways[e])), default=None)
+        return None if best is None else edges[best]
+
+    def _token_event(self, zone: _Zone, seat: int, token: Token, time: float) -> list[Record]:
         state = self.referee.refresh()
         hand = state.hand
         under_way = hand is not None and not hand.finished
-        key = (state.hand_number if under_way else state.hand_number + 1, token.name)
+        key = (state.hand_number if under_way else state.hand_number + 1, token.name, seat)
         to_act = hand.bidding.to_act if under_way and hand.bidding is not None else None  # type: ignore[union-attr]
-        if key in zone.read and to_act != zone.seat:
+        if key in zone.read and to_act != seat:
             return []  # laid again in the same hand: picked up and put back, not a new bid
         zone.read.add(key)
-        assert zone.seat is not None
         if token.action == "open":
-            return self.referee.open_hand(zone.seat, time)
+            return self.referee.open_hand(seat, time)
         if token.action == "double":
-            return self.referee.double(zone.seat, time)
+            return self.referee.double(seat, time)
         if token.action == "no_double":
             return []  # declining to double changes nothing on record
-        return self.referee.bid(zone.seat, token.action, token.value, time)
+        return self.referee.bid(seat, token.action, token.value, time)
 
     def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:
         if before.shape != after.shape:

@@ -16,7 +16,7 @@ from engine.hand import Hand
 from engine.rules import get_rules
 from engine.scoring import settle
 from sim.toy_table import ToyDetector, ToyTable
-from tracker.pipeline import Pipeline
+from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
 from tracker.store import EventStore
 from tracker.tokens import (
@@ -191,8 +191,8 @@ def test_a_watch_takes_what_lies_there_at_the_start_as_laid_before():
 class TokenTable:
     """The toy table with token cards pasted into its frames where seats lay them."""
 
-    def __init__(self, seed: int = 0) -> None:
-        self.table = ToyTable(seed=seed)
+    def __init__(self, seed: int = 0, pile: bool = False) -> None:
+        self.table = ToyTable(seed=seed, pile=pile)
         self.lying: dict[tuple[str, str], np.ndarray] = {}  # (zone, token) -> 3x3 card px -> frame px
         self._cards: dict[str, np.ndarray] = {}
 
@@ -217,21 +217,23 @@ class TokenTable:
     def still(self, count: int):
         yield from self.stream(self.table.frames(count))
 
-    def where(self, zone: str, name: str, angle: float) -> np.ndarray:
-        """Where a token lies: at the far end of the zone from where the toy table puts cards."""
+    def where(self, zone: str, name: str, angle: float, at: tuple[float, float] | None = None) -> np.ndarray:
+        """Where a token lies: at the far end of the zone from where the toy table puts cards,
+        or centred on ``at`` (table mm)."""
         poly = self.table.layout.zones[zone]
         (x1, y1), (x2, y2) = poly.min(axis=0), poly.max(axis=0)
-        centre = (x2 - 55, (y1 + y2) / 2) if x2 - x1 > y2 - y1 else ((x1 + x2) / 2, y2 - 58)
+        centre = at if at is not None else (x2 - 55, (y1 + y2) / 2) if x2 - x1 > y2 - y1 else ((x1 + x2) / 2, y2 - 58)
         a = np.radians(angle)
         r = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) / 8.0
         t = np.array(centre) - r @ np.array([TOKEN_MM[0] * 4, TOKEN_MM[1] * 4])
         return self.table.h_true @ np.vstack([np.column_stack([r, t]), [0, 0, 1]])
 
-    def lay(self, seat: int, name: str, angle: float = 12.0, still: int = 12):
-        zone = f"seat{seat}"
+    def lay(self, seat: int, name: str, angle: float = 12.0, still: int = 12, zone: str | None = None,
+            at: tuple[float, float] | None = None):
+        zone = zone or f"seat{seat}"
         self.table.hands_over = {zone}
         yield from self.still(3)
-        self.lying[(zone, name)] = self.where(zone, name, angle)
+        self.lying[(f"{zone}@{seat}", name)] = self.where(zone, name, angle, at)
         self.table.hands_over = set()
         yield from self.still(still)
 
@@ -239,7 +241,7 @@ class TokenTable:
         zone = f"seat{seat}"
         self.table.hands_over = {zone}
         yield from self.still(3)
-        del self.lying[(zone, name)]
+        del self.lying[(f"{zone}@{seat}", name)]
         self.table.hands_over = set()
         yield from self.still(still)
 
@@ -327,6 +329,30 @@ def test_double_tokens_reach_the_multiplier_and_no_double_changes_nothing():
     assert (hand.landlord, hand.base, hand.multiplier) == (0, 2, 4)
     assert [a.alert for a in state.alerts] == []
     assert [e.source for e in store.events(mid) if e.event.kind == "double"] == ["camera"] * 2
+
+
+@pytest.mark.heavy  # films a short bidding through the pipeline: seconds
+def test_on_the_centre_pile_a_token_is_the_bid_of_the_seat_it_faces():
+    """The centre-pile mat has no seat zones: each seat lays its token on the pile the right way
+    up for itself, and two seats' 不叫 lying there together are two bids."""
+    table = TokenTable(seed=4, pile=True)
+    store = EventStore(":memory:")
+    mid = store.create_match(("甲", "乙", "丙"))
+    store.append(mid, 1, Deal(counts=(17, 17, 17)), source="referee")
+    pile = table.table.layout.zones["pile"]
+    (x1, y1), (x2, y2) = pile.min(axis=0), pile.max(axis=0)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    # seat 0 sits at the bottom edge (words down), seat 1 on the right, seat 2 on the left
+    frames = [*table.lay(0, "bid1", angle=5, zone="pile", at=(cx, cy + 40)),
+              *table.lay(1, "no_bid", angle=-95, zone="pile", at=(x2 - 70, cy)),
+              *table.lay(2, "no_bid", angle=85, zone="pile", at=(x1 + 70, cy))]
+    pipeline = Pipeline(None, table.table.calibration(), ToyDetector(), store, mid,
+                        PipelineConfig(protocol="pile"))
+    for image, t in frames:
+        pipeline.process(Frame(image, t, 0))
+    hand = TableState.load(store, mid).hand
+    assert bids_of(hand) == [(0, "bid", 1), (1, "pass", 0), (2, "pass", 0)]
+    assert (hand.landlord, hand.base) == (0, 1)
 
 
 class MarkerReadingDetector(ToyDetector):
