@@ -44,7 +44,7 @@ from tracker.zones import LABEL_INSIDE, LABEL_SURE, zone_label
 from vision.cards import CARD_IDS
 from vision.detections import Detections
 from vision.grouping import group_corners
-from vision.profile import NAME_PATTERN, SUFFIX, DeckProfile, ProfileError, fit_profile
+from vision.profile import NAME_PATTERN, SUFFIX, DeckProfile, ProfileError, fit_profile, saved_profiles
 
 #: The cards a deck is enrolled with, in the order batches ask for them (3♠ 3♥ 3♦ 3♣ 4♠ ... 小王 大王).
 DECK_CARDS: tuple[str, ...] = CARD_IDS
@@ -391,15 +391,44 @@ class DeckEnroller:
             self._resume()
             return path
 
-    def use(self, profile: DeckProfile, pipeline: Any = None) -> None:
-        """Make the running detector read with ``profile`` from its next read on. The swap is one
-        attribute, made while the pipeline's detector is idle: a read sees the old profile or
-        the new one, never a mix."""
+    def use(self, profile: DeckProfile | None, pipeline: Any = None) -> None:
+        """Make the running detector read with ``profile`` (None: the reader alone) from its next
+        read on. The swap is one attribute, made while the pipeline's detector is idle: a read
+        sees the old profile or the new one, never a mix."""
         pipeline = pipeline if pipeline is not None else self._ready()
         detector = pipeline.detector
-        profile.check_reader(detector.reader_classes)
+        if profile is not None:
+            profile.check_reader(detector.reader_classes)
         with self._detector_lock(pipeline):
             detector.profile = profile
+
+    # ------------------------------------------------------------------ switching decks
+    def profiles(self) -> list[str]:
+        """The names of the decks saved in :meth:`saved_folder`, to switch between."""
+        return [p.name[: -len(SUFFIX)] for p in saved_profiles(self.saved_folder())]
+
+    def in_use(self) -> str | None:
+        """The name of the profile the running detector reads with, or None."""
+        profile = getattr(getattr(self.pipeline, "detector", None), "profile", None)
+        return None if profile is None else profile.name
+
+    def switch(self, name: str) -> str | None:
+        """Read with the saved deck ``name`` from the next read on (``""``: with none, the reader
+        alone): a table that changes decks between matches. Returns the name now in use."""
+        with self._lock:
+            pipeline = self._ready()
+            if not name:
+                self.use(None, pipeline)
+                return None
+            name = check_name(name)
+            path = Path(self.saved_folder()) / f"{name}{SUFFIX}"
+            if not path.is_file():
+                raise EnrollError(f"没有保存过牌组 {name}", f"no saved deck {name}")
+            try:
+                self.use(DeckProfile.load(path), pipeline)
+            except ProfileError as exc:
+                raise EnrollError(f"牌组档案 {name} 用不了：请重新录入", f"the deck profile {name} cannot be used: {exc}") from None
+            return name
 
 
 @dataclass

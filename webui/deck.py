@@ -86,7 +86,9 @@ def _page(refusal: str | None = None, status: int = 200, entered: dict | None = 
         rows=rows, cells=cells, columns=columns, batch_count=batch_count, choices=choices, saved=saved, refusal=refusal,
         entered=entered or {}, read_id=e.last.number if e is not None and e.last is not None else 0,
         defaults={"batch": BATCH_SIZE, "per_row": PER_ROW}, not_a_card=NOT_A_CARD,
-        cards_enrolled=sum(len(b.card_ids) for b in e.confirmed) if e is not None else 0), status
+        cards_enrolled=sum(len(b.card_ids) for b in e.confirmed) if e is not None else 0,
+        decks=e.profiles() if e is not None and not no_camera else [],
+        in_use=e.in_use() if e is not None and not no_camera else None), status
 
 
 def _step(action):
@@ -178,6 +180,18 @@ def save():
             raise EnrollError("还有没确认的批次", "some batches are not confirmed yet")
         e.finish()
         return ""  # the page itself now says the deck is saved, and how to keep it
+    return _step(act)
+
+
+@bp.post("/use")
+@referee_required
+def use():
+    def act(e: DeckEnroller, fields: dict) -> str:
+        name = fields.get("deck", "")
+        if not isinstance(name, str):
+            raise ActionError("deck must be a deck's name", zh="牌组名不对")
+        now = e.switch(name.strip())
+        return t("deck_using", lang(), name=now) if now else t("deck_using_none", lang())
     return _step(act)
 
 

@@ -104,6 +104,9 @@ _ZH: dict[str, str] = {
     "sheet_match_n": "第 {n} 场比赛", "sheet_winner_none": "无",
     # deck enrollment (referee page)
     "deck_title": "录入牌组", "deck_link": "录入本俱乐部的牌组",
+    "deck_switch": "换一副牌", "deck_in_use": "现在按牌组「{name}」识别。", "deck_in_use_none": "现在没有用录入的牌组（通用识别）。",
+    "deck_none": "不用录入的牌组", "deck_use": "改用这副", "deck_using": "已改用牌组「{name}」", "deck_using_none": "已改回通用识别",
+    "deck_switch_note": "换牌时（比如换了一副新牌）在两局之间改；重启后仍按设置文件里的 [model] deck。",
     "deck_intro": "教本机认识俱乐部自己的牌：分几批把牌正面朝上摆在桌垫上，读取、核对、确认，最后保存。54 张牌约三分钟。",
     "deck_no_camera": "录入牌组要用摄像头：请用 ddz-table run 启动本机（现在没有摄像头，例如 ddz-table serve）。",
     "deck_cli_way": "也可以在电脑上用命令录入：拍一张全副牌摊开的照片，用 YOLO 格式标出每个牌角，然后运行：",
@@ -239,6 +242,12 @@ _EN: dict[str, str] = {
     "sheet_no_hands": "No hands played yet", "sheet_match_n": "Match {n}", "sheet_winner_none": "none",
     # deck enrollment (referee page)
     "deck_title": "Enroll the club's deck", "deck_link": "Enroll the club's own deck",
+    "deck_switch": "Switch decks", "deck_in_use": "Reading with the deck profile {name}.",
+    "deck_in_use_none": "Reading without a deck profile (any deck).", "deck_none": "No deck profile",
+    "deck_use": "Use this one", "deck_using": "Now reading with the deck {name}",
+    "deck_using_none": "Now reading without a deck profile",
+    "deck_switch_note": "Switch between hands when the table changes decks; after a restart the box reads with "
+                        "[model] deck of its settings file.",
     "deck_intro": "Teach the box your club's own cards: lay the deck out face up on the mat a batch at a time, "
                   "read, check, confirm, then save. About three minutes for 54 cards.",
     "deck_no_camera": "Enrolling a deck needs the camera: start the box with ddz-table run (this site has no camera, "

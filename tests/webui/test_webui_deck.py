@@ -16,7 +16,7 @@ from tests.tracker.enroll_frames import FramePipeline, true_labels
 from tests.webui.webui_site import PIN, LiveSite
 from tracker.detection import build_detector
 from tracker.enroll import DeckEnroller
-from vision.profile import DeckProfile
+from vision.profile import DeckProfile, fit
 from webui import create_app
 
 art = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
@@ -244,3 +244,24 @@ def test_run_hands_its_pipeline_to_the_deck_page_saving_in_the_boxs_data_folder(
     finally:
         server.close()
         made[0].extensions["ddz"].watcher.stop()
+
+
+def test_the_referee_switches_the_table_between_saved_decks_and_none(site_with, detector, tmp_path):
+    classes = detector.reader_classes
+    probs = np.random.default_rng(3).dirichlet(np.full(len(classes), 0.3), size=6).astype(np.float32)
+    fit("club", classes, probs, ["7c", "7s", "Qh", "7c", "7s", "Qh"]).save(tmp_path / "club.npz")
+    (tmp_path / "broken.npz").write_bytes(b"not a profile")
+    pipeline = FramePipeline(detector)
+    c = site_with(DeckEnroller(pipeline, tmp_path))
+    page = text(c.get("/referee/deck"))
+    assert 'id="deck-switch"' in page and "现在没有用录入的牌组" in page
+    assert '<option value="club">club</option>' in page and '<option value="broken">' in page
+    response = post(c, "use", deck="club")
+    assert response.status_code == 303 and pipeline.detector.profile.name == "club"
+    assert "已改用牌组「club」" in text(c.get("/referee/deck"))  # said once, as the page comes back
+    for deck, words in (("broken", "用不了"), ("nosuch", "没有保存过牌组 nosuch"), ("../x", "牌组名只能用")):
+        response = post(c, "use", deck=deck)
+        assert response.status_code == 400 and words in text(response), deck
+        assert pipeline.detector.profile.name == "club"  # a refused switch changes nothing
+    assert "Reading with the deck profile club." in text(c.get("/referee/deck", query_string={"lang": "en"}))
+    assert post(c, "use", deck="").status_code == 303 and pipeline.detector.profile is None
