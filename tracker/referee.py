@@ -119,6 +119,21 @@ def beyond_the_plays(hand: Hand, seat: int, cards: tuple[Card, ...]) -> tuple[Ca
     return tuple(kept)
 
 
+def twice_read(cards: tuple[Card, ...], left: int) -> tuple[Card, ...]:
+    """``cards`` shown, read as more than the ``left`` the seat holds, less the second reads of a
+    card read twice (a joker's two corners, or the two halves of its long index, taken for two
+    cards): with two decks two copies may lie there, but one card more than the seat holds and a
+    card twice is the likelier account."""
+    extra = len(cards) - left
+    kept: list[Card] = []
+    for card in cards:
+        if extra > 0 and card in kept:
+            extra -= 1
+            continue
+        kept.append(card)
+    return tuple(kept)
+
+
 def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
     """The ``deck_audit`` alert once every seat left holding cards has shown them and the cards
     played and shown are not the deck (a card missing or seen too often); else ``None``."""
@@ -354,6 +369,7 @@ class Referee:
         left = hand.cards_left[candidate.seat]
         before = hand.shown.get(candidate.seat, ())
         cards = beyond_the_plays(hand, candidate.seat, before + candidate.engine_cards())
+        cards = twice_read(cards, left)
         fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK
         if not fits:
             return None

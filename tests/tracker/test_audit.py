@@ -226,3 +226,14 @@ def test_the_last_play_still_lying_in_the_zone_is_not_taken_for_a_card_shown(sto
     assert ref.hand.shown[1] == tuple(rest1)
     assert kinds(show(ref, 2, hands[2])) == ["shown"]  # and no audit alert
     assert [list(h) for h in starting_hands(ref.hand)] == hands and deck_audit(ref.hand).ok
+
+
+def test_a_card_read_twice_among_the_cards_shown_counts_once_unless_the_seat_holds_two(store):
+    """Two decks: a joker among the cards shown is read twice (its two corners taken for two
+    cards) and the seat seems to show one card more than it holds: the second read goes. A seat
+    that holds both copies and shows as many cards as it holds keeps both."""
+    ref, hands, kitty = play_out(store, "four", landlord=1, seed=3)
+    shown0 = [*hands[0], hands[0][4]]  # one card read twice: one more than seat 1 holds
+    assert kinds(show(ref, 0, shown0)) == ["shown"] and ref.hand.shown[0] == tuple(hands[0])
+    pair = min(c for c in hands[2] if hands[2].count(c) == 2)  # this deal gives seat 3 both copies of four cards
+    assert kinds(show(ref, 2, hands[2])) == ["shown"] and ref.hand.shown[2].count(pair) == 2
