@@ -48,8 +48,12 @@ log (bids and corrections from the page arrive there), then:
   next deal, are a :class:`~engine.events.Shown` when they number within one of the cards it
   has left (one dropped, or one too many); a seat that has shown too few may add the rest, up
   to the number it has left. Anything else (or anything after a deal) is the next hand's play.
+  The seat's own last play, still lying there, is not counted among them (:func:`beyond_the_plays`),
+  nor the second read of a card read twice when that makes one card too many (:func:`twice_read`).
   Once every such seat has shown, the deck is audited (``engine.showdown``): a card missing or
   seen too often is a ``deck_audit`` alert.
+- **Doubling** (加倍, a table whose rules let players double): a 加倍 token becomes a
+  :class:`~engine.events.Double`; one read before the last bid settled waits for the landlord.
 - **Announcing** (报单/报双): the camera cannot hear it, so a seat down to the preset's limit
   gets a ``not_announced`` reminder on the page (once per count) unless an ``Announce``
   event was entered.
