@@ -60,5 +60,18 @@ def test_the_director_draws_and_starts_the_clock_and_the_hall_shows_every_table(
         hall.click("#lang-switch")
         hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\") !== null")
         assert "Hand 1" in hall.inner_text(".tcard[data-table='1']")
+
+        # A player's own page (the QR code on the table card) and the director's, on a phone:
+        # nothing wider than the screen.
+        phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        first = min(server.app.extensions["club"].live.state.players.values(), key=lambda pl: pl.player_no)
+        phone.goto(f"{server.url}/p/{first.code}?lang=zh")
+        assert first.name in phone.inner_text("body") and "我的桌次" in phone.inner_text("body")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        phone.goto(f"{server.url}/director")
+        phone.fill("input[name=pin]", PIN)
+        phone.click("button[type=submit]")
+        assert phone.inner_text("#event-title") == "周五俱乐部赛"
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
         browser.close()
     storage.close()
