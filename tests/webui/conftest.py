@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.webui.webui_site import PIN
+from tests.webui.webui_site import PIN, referee_client
 from tracker.store import EventStore
 from webui import create_app
 
@@ -31,12 +31,4 @@ def client(app):
 @pytest.fixture
 def referee(app):
     """A test client logged in as the referee; ``referee.csrf`` is its form token."""
-    c = app.test_client()
-    c.get("/referee/login")
-    with c.session_transaction() as s:
-        token = s["csrf"]
-    response = c.post("/referee/login", data={"pin": PIN, "csrf": token})
-    assert response.status_code == 302
-    with c.session_transaction() as s:
-        c.csrf = s["csrf"]  # a new token from the login on
-    return c
+    return referee_client(app)

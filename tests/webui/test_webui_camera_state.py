@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.webui.webui_site import PIN, LiveSite, new_match, next_sse_data
+from tests.webui.webui_site import PIN, LiveSite, new_match, next_sse_data, referee_client
 from webui import create_app, live
 from webui.sse import Watcher, stream
 from webui.view import camera_state
@@ -61,15 +61,6 @@ def _app(store, status):
     return create_app({"REFEREE_PIN": PIN, "TESTING": True}, store=store, pipeline_status=hook)
 
 
-def _referee(app):
-    c = app.test_client()
-    c.get("/referee/login")
-    with c.session_transaction() as s:
-        token = s["csrf"]
-    assert c.post("/referee/login", data={"pin": PIN, "csrf": token}).status_code == 302
-    return c
-
-
 @pytest.mark.parametrize(("status", "state", "zh", "en"), CASES, ids=[c[1] for c in CASES])
 def test_each_state_is_on_the_live_and_referee_pages(store, status, state, zh, en):
     new_match(store)
@@ -81,7 +72,7 @@ def test_each_state_is_on_the_live_and_referee_pages(store, status, state, zh, e
         assert en in c.get("/?lang=en").get_data(as_text=True)
         fragment = c.get("/live/fragment?lang=zh").get_json()
         assert f'data-state="{state}"' in fragment["html"] and zh in fragment["camera"]
-        panel = _referee(app).get("/referee").get_data(as_text=True)
+        panel = referee_client(app).get("/referee").get_data(as_text=True)
         assert f'data-state="{state}"' in panel and zh in panel and "data-refresh=" in panel
         assert c.get("/healthz").get_json()["camera"]["state"] == state
     finally:

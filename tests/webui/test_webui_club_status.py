@@ -16,7 +16,7 @@ from club.sqlite import SqliteStorage
 from sim.scripted import random_hand
 from sim.toy_table import ToyDetector, ToyTable
 from tests.club.clubkit import KEY, ThreadServer
-from tests.webui.webui_site import PIN
+from tests.webui.webui_site import PIN, referee_client
 from tracker.pipeline import Pipeline
 from tracker.replicate import Replicator
 from tracker.store import EventStore
@@ -26,15 +26,6 @@ from webui import create_app
 def play(store: EventStore, match_id: int, hand: int, seed: int, count: int | None = None) -> None:
     for event in random_hand("chips", seed).log[:count]:
         store.append(match_id, hand, event)
-
-
-def logged_in(app):
-    client = app.test_client()
-    client.get("/referee/login")
-    with client.session_transaction() as s:
-        token = s["csrf"]
-    assert client.post("/referee/login", data={"pin": PIN, "csrf": token}).status_code == 302
-    return client
 
 
 @pytest.fixture
@@ -47,7 +38,7 @@ def box():
 
 def site_with(store, replicator):
     app = create_app({"REFEREE_PIN": PIN, "TESTING": True}, store=store, replicator=replicator)
-    return app, logged_in(app)
+    return app, referee_client(app)
 
 
 def line(client, lang: str = "zh") -> str:

@@ -13,7 +13,7 @@ import pytest
 from sim.synth import decks
 from sim.toy import ToyDetector
 from tests.tracker.enroll_frames import FramePipeline, true_labels
-from tests.webui.webui_site import PIN, LiveSite
+from tests.webui.webui_site import PIN, LiveSite, referee_client
 from tracker.detection import build_detector
 from tracker.enroll import DeckEnroller
 from vision.profile import DeckProfile, fit
@@ -27,17 +27,6 @@ def detector():
     return build_detector("onnx")
 
 
-def login(app):
-    c = app.test_client()
-    c.get("/referee/login")
-    with c.session_transaction() as s:
-        token = s["csrf"]
-    assert c.post("/referee/login", data={"pin": PIN, "csrf": token}).status_code == 302
-    with c.session_transaction() as s:
-        c.csrf = s["csrf"]
-    return c
-
-
 @pytest.fixture
 def site_with(store):
     """``site_with(enroller)``: a logged-in referee's client of an app with that enroller."""
@@ -46,7 +35,7 @@ def site_with(store):
     def make(enroller):
         app = create_app({"REFEREE_PIN": PIN, "TESTING": True}, store=store, enroller=enroller)
         apps.append(app)
-        return login(app)
+        return referee_client(app)
 
     yield make
     for app in apps:
@@ -239,7 +228,7 @@ def test_run_hands_its_pipeline_to_the_deck_page_saving_in_the_boxs_data_folder(
     try:
         enroller = made[0].extensions["ddz"].enroller
         assert enroller.pipeline is pipeline and enroller.saved_folder() == tmp_path / "decks"
-        page = text(login(made[0]).get("/referee/deck", query_string={"lang": "en"}))
+        page = text(referee_client(made[0]).get("/referee/deck", query_string={"lang": "en"}))
         assert "no index reader" in page  # the toy detector: the page says why, not a 5xx
     finally:
         server.close()

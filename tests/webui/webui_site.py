@@ -20,6 +20,18 @@ PIN = "246810"
 PLAYERS = ("张三", "李四", "王五")
 
 
+def referee_client(app):
+    """A test client of ``app`` logged in as the referee; ``client.csrf`` is its form token."""
+    c = app.test_client()
+    c.get("/referee/login")
+    with c.session_transaction() as s:
+        token = s["csrf"]
+    assert c.post("/referee/login", data={"pin": PIN, "csrf": token}).status_code == 302
+    with c.session_transaction() as s:
+        c.csrf = s["csrf"]  # a new token from the login on
+    return c
+
+
 def act(client, action: str, **fields):
     """The referee's form post for ``action`` on a logged-in test client (``client.csrf`` set)."""
     return client.post(f"/referee/act/{action}", data={"csrf": client.csrf, **{k: str(v) for k, v in fields.items()}})
