@@ -297,6 +297,11 @@ class RefereeDesk:
         mid = self.match_id(fields)
         return self._hand_event(mid, Kitty(cards_field(fields), time=time.time()), source)
 
+    def _seat_event(self, event: Callable[..., Event], fields: dict[str, Any], source: str) -> int:
+        """Store ``event(seat, time=now)`` for the seat ``fields`` names, in the hand under way."""
+        mid = self.match_id(fields)
+        return self._hand_event(mid, event(self._seat(fields, mid), time=time.time()), source)
+
     def marker(self, fields: dict[str, Any], source: str) -> int:
         """Five-player: the face-up marker card (明牌) and the seat it fell to (the open landlord)."""
         mid = self.match_id(fields)
@@ -307,13 +312,11 @@ class RefereeDesk:
 
     def reveal(self, fields: dict[str, Any], source: str) -> int:
         """Five-player: the hidden landlord (暗地主) shows himself, or is named after the hand."""
-        mid = self.match_id(fields)
-        return self._hand_event(mid, Reveal(self._seat(fields, mid), time=time.time()), source)
+        return self._seat_event(Reveal, fields, source)
 
     def double(self, fields: dict[str, Any], source: str) -> int:
         """A seat doubles (加倍), once, before the first play (five players, or a table started with doubling)."""
-        mid = self.match_id(fields)
-        return self._hand_event(mid, Double(self._seat(fields, mid), time=time.time()), source)
+        return self._seat_event(Double, fields, source)
 
     def kitty_pick(self, fields: dict[str, Any], source: str) -> int:
         """斗帝主: the cards of the kitty the landlord takes (empty: none)."""
@@ -442,12 +445,10 @@ class RefereeDesk:
 
     def escape(self, fields: dict[str, Any], source: str) -> int:
         """A seat leaves mid-hand (逃跑): the hand ends with the escape penalty."""
-        mid = self.match_id(fields)
-        return self._hand_event(mid, Escape(self._seat(fields, mid), time=time.time()), source)
+        return self._seat_event(Escape, fields, source)
 
     def concede(self, fields: dict[str, Any], source: str) -> int:
-        mid = self.match_id(fields)
-        return self._hand_event(mid, Concede(self._seat(fields, mid), time=time.time()), source)
+        return self._seat_event(Concede, fields, source)
 
     def shown(self, fields: dict[str, Any], source: str) -> int:
         """A seat's cards left, laid face up after the hand (亮牌); once every seat left holding
