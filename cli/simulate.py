@@ -85,15 +85,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sim.set_defaults(func=run_simulate)
 
 
-def bot_stats(seed: int, seats: int, hands: int, rules: str | None = None) -> dict[str, Any]:
-    """How the simulator's bots play over ``hands`` hands (redeals included)."""
+def bot_stats(seed: int, seats: int, hands: int, rules: str | None = None, double: bool = False) -> dict[str, Any]:
+    """How the simulator's bots play over ``hands`` hands (redeals included); ``double``: players
+    may double (加倍), and the share of hands doubled is counted too."""
     import random
+
+    from engine.events import Double
 
     if not 1 <= hands <= 100_000:
         raise SimError(f"--stats takes 1..100000 hands, not {hands}")
     preset = SimConfig(seats=seats, rules=rules).check().preset
+    ruleset = get_rules(preset).replace(player_double=True) if double else get_rules(preset)
     rng = random.Random(seed)
-    return {"rules": preset, "seed": seed} | rates(play_hand(preset, rng, i % seats) for i in range(hands))
+    played = [play_hand(ruleset, rng, i % seats) for i in range(hands)]
+    out = {"rules": preset, "seed": seed} | rates(played)
+    if ruleset.player_double:
+        dealt = [h for h in played if not h.redeal]
+        out["doubled_hand_share"] = round(sum(any(isinstance(e, Double) for e in h.events) for h in dealt)
+                                          / max(1, len(dealt)), 4)
+    return out
 
 
 def _seats(args: argparse.Namespace) -> int:
@@ -112,7 +122,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     try:
         seats = _seats(args)
         if args.stats is not None:
-            print(json.dumps(bot_stats(args.seed, seats, args.stats, args.rules)))
+            print(json.dumps(bot_stats(args.seed, seats, args.stats, args.rules, args.double)))
             return 0
         if args.out is None:
             raise SimError("give --out FOLDER for the video (or --stats HANDS)")

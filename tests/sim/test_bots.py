@@ -94,5 +94,8 @@ def test_simulate_stats_prints_the_rates(capsys):
     assert main(["simulate", "--stats", "30", "--seed", "2"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hands"] + out["redeals"] == 30 and out["rules"] == "classic"
+    assert "doubled_hand_share" not in out
+    assert main(["simulate", "--stats", "30", "--seed", "2", "--double"]) == 0
+    assert 0 < json.loads(capsys.readouterr().out)["doubled_hand_share"] <= 1  # the bots double some hands
     assert main(["simulate", "--stats", "0"]) == 2
     assert "1..100000" in capsys.readouterr().err

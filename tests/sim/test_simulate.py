@@ -175,6 +175,8 @@ def test_bad_source_spec_is_a_clear_error():
         parse_spec("synthetic:seats=7")
     with pytest.raises(SimError, match="bad value for seed"):
         parse_spec("synthetic:seed=x")
+    with pytest.raises(SimError, match="double is 0 or 1"):
+        parse_spec("synthetic:double=2")
 
 
 @pytest.mark.parametrize("argv, message", [
