@@ -199,6 +199,18 @@ def test_the_walk_through_on_a_phone(tmp_path):
         page.wait_for_selector("#deck-saved")
         assert "phone" in page.inner_text("#deck-saved")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # switching decks on the phone: back to none, then the saved one again
+        assert "「phone」" in page.inner_text("#deck-switch")
+        page.select_option("#deck-use-form select", "")
+        page.click("#deck-use")
+        page.wait_for_selector("#deck-switch")
+        assert pipeline.detector.profile is None and "没有用录入的牌组" in page.inner_text("#deck-switch")
+        page.select_option("#deck-use-form select", "phone")
+        page.click("#deck-use")
+        page.wait_for_selector("#deck-switch")
+        assert pipeline.detector.profile.name == "phone"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(tmp_path / "deck-switch.png"), full_page=True)
         browser.close()
     assert DeckProfile.load(tmp_path / "phone.npz").name == "phone"
 
