@@ -366,10 +366,7 @@ class Pipeline:
         """The seat a token on the pile faces: whose edge of the mat its words point to (a player
         lays a token the right way up for himself, as the simulator does)."""
         down = token.corners[2:].mean(axis=0) - token.corners[:2].mean(axis=0)  # marker top -> words
-        edges = self.calibration.layout.edge_seats()
-        ways = {"bottom": (0, 1), "top": (0, -1), "right": (1, 0), "left": (-1, 0)}
-        best = max((e for e in edges if e in ways), key=lambda e: float(np.dot(down, ways[e])), default=None)
-        return None if best is None else edges[best]
+        return self.calibration.layout.seat_towards(down)
 
     def _token_event(self, zone: _Zone, seat: int, token: Token, time: float) -> list[Record]:
         state = self.referee.refresh()

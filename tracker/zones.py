@@ -121,6 +121,14 @@ class MatLayout:
                 4: {"bottom": 0, "right": 1, "top": 2, "left": 3},
                 5: {"bottom": 0, "right": 1, "top_right": 2, "top_left": 3, "left": 4}}[self.seats]
 
+    def seat_towards(self, direction: np.ndarray) -> int | None:
+        """The seat at the edge ``direction`` (mat mm, x right, y down) points to most nearly:
+        a token on the pile whose words point down the mat faces seat 0. None without edges."""
+        outward = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "right": (1.0, 0.0), "left": (-1.0, 0.0)}
+        edges = {edge: seat for edge, seat in self.edge_seats().items() if edge in outward}
+        best = max(edges, key=lambda e: float(np.dot(direction, outward[e])), default=None)
+        return None if best is None else edges[best]
+
     def marker_corners(self) -> dict[int, np.ndarray]:
         """Each marker's four corners (mm) in ArUco order: top-left, top-right, bottom-right, bottom-left."""
         w, h, m, s = self.width_mm, self.height_mm, self.margin_mm, self.marker_mm

@@ -192,3 +192,9 @@ def test_the_five_seat_mat_has_five_zones_apart_and_the_two_top_seats_share_the_
             assert (hi <= lo2).any() or (hi2 <= lo).any(), "zones overlap"
     assert layout.edge_seats() == {"bottom": 0, "right": 1, "top_right": 2, "top_left": 3, "left": 4}
     assert layout.zones["seat2"][:, 0].min() > layout.zones["seat3"][:, 0].max()  # counter-clockwise
+
+
+def test_the_seat_a_direction_on_the_mat_points_to():
+    three, four = MatLayout.standard(3), MatLayout.standard(4)
+    assert [three.seat_towards(np.array(v)) for v in [(0, 1), (1, 0.3), (-1, -0.2)]] == [0, 1, 2]
+    assert [four.seat_towards(np.array(v)) for v in [(0.2, 1), (1, 0), (0, -1), (-1, 0)]] == [0, 1, 2, 3]
