@@ -89,10 +89,12 @@ class OnnxBackend:
 
     name = "onnx"
 
-    def __init__(self, path: str | os.PathLike, threads: int | None = None, providers: list[str] | None = None):
+    def __init__(self, path: str | os.PathLike, threads: int | None = None, providers: list[str] | None = None,
+                 data: bytes | None = None):
+        """``data``: the model's bytes (a deck profile's reader), ``path`` then only names it."""
         import onnxruntime as ort
 
-        self.path = _check_file(Path(path))
+        self.path = Path(path) if data is not None else _check_file(Path(path))
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -102,7 +104,7 @@ class OnnxBackend:
         # here on 2 cores, bench/detector.py latency).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            self.session = ort.InferenceSession(str(self.path), options,
+            self.session = ort.InferenceSession(data if data is not None else str(self.path), options,
                                                 providers=providers or ["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
             raise ModelFileError(f"cannot load ONNX model {self.path}: {exc}") from exc

@@ -33,7 +33,7 @@ from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 from vision.face_suit import DEFAULT_PIPS, FaceSuitReader
 from vision.grouping import PAIR_RANGE, Grouping, card_distance, group_corners
-from vision.profile import DeckProfile
+from vision.profile import DeckProfile, ProfileError
 from vision.settings import PHOTO, DetectorSettings
 
 DEFAULT_FINDER = MODELS_DIR / "finder.onnx"
@@ -166,10 +166,10 @@ class CardDetector:
             self.read_size = self.reader.imgsz[0] if self.reader.imgsz else 96
             if shape[2] is not None and shape[2] != shape[3]:
                 raise ModelFileError(f"{reader} must take square crops, input shape is {shape}")
-        if profile is not None:
-            if self.reader is None:
-                raise ValueError("a deck profile needs the two-stage detector (finder + reader)")
-            profile.check_reader(self.reader_classes)
+        self._threads = threads
+        self._profile: DeckProfile | None = None
+        #: The reader crops go through: the deck profile's own reader when it has one, else :attr:`reader`.
+        self.active_reader = self.reader
         self.profile = profile
         #: The face's pip classifier (:mod:`vision.face_suit`), or None: the indices alone.
         self.face: FaceSuitReader | None = None
@@ -178,6 +178,27 @@ class CardDetector:
                 self.face = FaceSuitReader(pips, threads)
             except ModelFileError as exc:
                 warnings.warn(f"reading suits from the indices alone, not the card faces: {exc}", stacklevel=2)
+
+    @property
+    def profile(self) -> DeckProfile | None:
+        """The deck profile read with (None: the base reader alone). Setting it checks it fits this
+        reader and loads its own reader (a :class:`vision.profile.ProfileError` if it does not);
+        a read sees the old profile and reader or the new ones."""
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: DeckProfile | None) -> None:
+        if profile is None:
+            self._profile, self.active_reader = None, self.reader
+            return
+        if self.reader is None:
+            raise ValueError("a deck profile needs the two-stage detector (finder + reader)")
+        profile.check_reader(self.reader_classes)
+        own = profile.reader_backend(self._threads)
+        if own is not None and own.imgsz and self.reader.imgsz and tuple(own.imgsz) != tuple(self.reader.imgsz):
+            raise ProfileError(f"deck profile {profile.name!r}: its reader takes {own.imgsz[0]} px crops, "
+                               f"this detector's {self.reader.imgsz[0]} px")
+        self._profile, self.active_reader = profile, own if own is not None else self.reader
 
     @staticmethod
     def _reader_classes(names: dict[int, str], path) -> np.ndarray:
@@ -337,10 +358,11 @@ class CardDetector:
         return probs
 
     def _read_crops(self, crops: np.ndarray) -> np.ndarray:
-        if self.reader.input_shape[0] is None:
-            probs = self.reader(to_blob(crops))
+        reader = self.active_reader
+        if reader.input_shape[0] is None:
+            probs = reader(to_blob(crops))
         else:  # a fixed-batch export reads one crop at a time
-            probs = np.concatenate([self.reader(to_blob(c)) for c in crops])
+            probs = np.concatenate([reader(to_blob(c)) for c in crops])
         return np.asarray(probs, np.float32).reshape(len(crops), -1)
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:

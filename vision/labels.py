@@ -226,6 +226,15 @@ def _card_map(yaml: Path, skip_unknown: bool) -> tuple[dict[int, str], dict[int,
     return names, cards
 
 
+def _image_label_dirs(folder: Path) -> list[tuple[Path, Path]]:
+    """Where a folder keeps its images and labels: ``images/`` and ``labels/``, or, as a Roboflow
+    export has them, ``train/images`` and ``train/labels`` (and ``valid``, ``test``) side by side."""
+    if (folder / "images").is_dir():
+        return [(folder / "images", folder / "labels")]
+    return [(sub / "images", sub / "labels") for sub in sorted(folder.iterdir())
+            if sub.is_dir() and (sub / "images").is_dir()]
+
+
 def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unknown: bool = False,
                       load: Callable[[Path], np.ndarray] | None = None) -> LabelledFolder:
     """Read a YOLO folder (see the module's text): its names mapped to card ids and, for each of
@@ -252,17 +261,18 @@ def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unkn
     if not yaml.is_file():
         raise LabelError(f"{folder} 里没有 data.yaml / no data.yaml in {folder}")
     names, cards = _card_map(yaml, skip_unknown)
-    image_dir, label_dir = folder / "images", folder / "labels"
-    paths = sorted(p for p in image_dir.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES) \
-        if image_dir.is_dir() else []
+    pairs = _image_label_dirs(folder)
+    paths = sorted((p, image_dir, label_dir) for image_dir, label_dir in pairs for p in image_dir.rglob("*")
+                   if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
     if not paths:
-        raise LabelError(f"{image_dir} 里没有图片 / no images in {image_dir}")
-    label_files = {path: (label_dir / path.relative_to(image_dir)).with_suffix(".txt") for path in paths[:limit]}
+        raise LabelError(f"{folder / 'images'} 里没有图片 / no images in {folder / 'images'}")
+    label_files = {path: (label_dir / path.relative_to(image_dir)).with_suffix(".txt")
+                   for path, image_dir, label_dir in paths[:limit]}
     missing = [str(path.relative_to(folder)) for path, label in label_files.items() if not label.is_file()]
     if missing:
         more = f" ... (+{len(missing) - 5})" if len(missing) > 5 else ""
         raise LabelError(f"{len(missing)} 张图片没有标注文件 / {len(missing)} image(s) without a label file in "
-                         f"{label_dir}: {', '.join(missing[:5])}{more}")
+                         f"{label_files[next(iter(label_files))].parent}: {', '.join(missing[:5])}{more}")
     ignored: Counter = Counter()
     images = []
     for path, label in label_files.items():
@@ -284,3 +294,118 @@ def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unkn
                               (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], axis=1)
         images.append(LabelledImage(path, boxes, [cards[int(c)] for c in rows[:, 0]]))
     return LabelledFolder(images, names, cards, dict(ignored))
+
+
+@dataclass
+class CornerCounts:
+    """What :func:`corner_labels` made of an image's boxes: boxes already on a corner index, boxes
+    on whole cards, corners found inside them and given their card, whole cards with no corner
+    found, and corners inside two or more cards that the reader's rank could not settle."""
+
+    corner_boxes: int = 0
+    card_boxes: int = 0
+    corners_found: int = 0
+    cards_without_corner: int = 0
+    ambiguous: int = 0
+
+    def add(self, other: CornerCounts) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+#: A labelled box the finder's box overlaps this much is a corner label; a finder box is inside a
+#: labelled card when this share of its area lies in it.
+CORNER_IOU = 0.3
+INSIDE_SHARE = 0.8
+#: Finder boxes at this score or more are taken as corners inside labelled cards.
+CORNER_FLOOR = 0.25
+
+
+def _rank(card: str) -> str:
+    return card if card in ("BJ", "RJ") else card[:-1]
+
+
+def corner_labels(detector, image: np.ndarray, boxes: np.ndarray, cards: list[str],
+                  floor: float = CORNER_FLOOR) -> tuple[np.ndarray, list[str], CornerCounts]:
+    """The corner-index boxes and cards of one labelled image whose boxes may be corners or whole
+    cards (a photo labelled card by card). A box that a finder box (``detector.find``) overlaps at
+    IoU :data:`CORNER_IOU` or more is a corner label and kept as it is; where at least half the
+    boxes are, all are (an index the finder misses is still a corner). Any other box is a whole
+    card: the finder boxes lying inside it (:data:`INSIDE_SHARE` of their area) are its corners
+    and take its card. A finder box inside two or more cards (a fan) takes the one whose rank the
+    reader finds likeliest (``detector.read``, summed over suits, so a suit the reader mistakes
+    does not decide it); two candidates of one rank leave it out."""
+    from vision.boxes import iou_matrix
+
+    counts = CornerCounts()
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    found, scores, _ = detector.find(image, floor)
+    if not len(boxes):
+        return boxes, [], counts
+    overlap = iou_matrix(boxes, found).max(axis=1) if len(found) else np.zeros(len(boxes))
+    is_corner = overlap >= CORNER_IOU
+    if is_corner.mean() >= 0.5:  # a photo labelled by corners: those the finder missed are corners too
+        is_corner[:] = True
+    counts.corner_boxes, counts.card_boxes = int(is_corner.sum()), int((~is_corner).sum())
+    out_boxes, out_cards = [boxes[is_corner]], [c for c, k in zip(cards, is_corner, strict=True) if k]
+    whole = np.flatnonzero(~is_corner)
+    if not len(whole) or not len(found):
+        counts.cards_without_corner = len(whole)
+        return np.concatenate(out_boxes), out_cards, counts
+    taken = iou_matrix(found, boxes[is_corner]).max(axis=1) >= CORNER_IOU if is_corner.any() else \
+        np.zeros(len(found), bool)
+    lo = np.maximum(found[:, None, :2], boxes[None, whole, :2])
+    hi = np.minimum(found[:, None, 2:], boxes[None, whole, 2:])
+    inter = np.clip(hi - lo, 0, None).prod(axis=2)
+    area = np.maximum((found[:, 2:] - found[:, :2]).prod(axis=1), 1e-9)
+    inside = (inter / area[:, None] >= INSIDE_SHARE) & ~taken[:, None]
+    several = np.flatnonzero(inside.sum(axis=1) > 1)
+    rank_probs: dict[str, np.ndarray] = {}
+    if len(several):
+        classes = list(detector.reader_classes)
+        probs = detector.read(image, found[several])
+        for name in {_rank(cards[j]) for j in whole}:
+            cols = [i for i, c in enumerate(classes) if c != "none" and _rank(c) == name]
+            rank_probs[name] = probs[:, cols].sum(axis=1)
+    given = np.zeros(len(whole), bool)
+    for i in np.flatnonzero(inside.any(axis=1)):
+        options = np.flatnonzero(inside[i])
+        if len(options) > 1:
+            row = int(np.flatnonzero(several == i)[0])
+            ranks = [_rank(cards[whole[j]]) for j in options]
+            if len(set(ranks)) < len(ranks):
+                counts.ambiguous += 1
+                continue
+            options = options[[int(np.argmax([rank_probs[r][row] for r in ranks]))]]
+        j = int(options[0])
+        out_boxes.append(found[i:i + 1])
+        out_cards.append(cards[whole[j]])
+        given[j] = True
+        counts.corners_found += 1
+    counts.cards_without_corner = int((~given).sum())
+    return np.concatenate(out_boxes), out_cards, counts
+
+
+def photos_named_by_card(folder: str | Path) -> list[tuple[Path, str]]:
+    """A folder of photos each named after the one card it shows (``10c.jpg``, ``queen of
+    hearts.png``, ``BJ-2.jpg``: the name before a ``-`` or ``_`` and a number), in name order;
+    ``[]`` when any image's name spells no card."""
+    folder = Path(folder)
+    paths = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES) \
+        if folder.is_dir() else []
+    named = []
+    for path in paths:
+        card = card_from_name(path.stem) or card_from_name(re.sub(r"[\s_\-]*\(?\d+\)?$", "", path.stem))
+        if card is None:
+            return []
+        named.append((path, card))
+    return named
+
+
+def corners_in_photo(detector, image: np.ndarray, card: str, floor: float = 0.4,
+                     most: int = 4) -> tuple[np.ndarray, list[str]]:
+    """The corner indices of a photo of one card: the finder's ``most`` best boxes at ``floor``
+    or more (a card has two to four indices; its pips and court art score lower)."""
+    found, scores, _ = detector.find(image, floor)
+    keep = np.argsort(-scores)[:most]
+    return found[keep], [card] * len(keep)

@@ -30,11 +30,12 @@ version; anything else is a :class:`ProfileError`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import zipfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -44,7 +45,9 @@ from vision.cards import CARD_IDS, CARD_INDEX, JOKERS, RANKS, SUITS
 
 #: The file's format name and version: a file without them, or of another version, is refused.
 FORMAT = "ddz-table-deck-profile"
-VERSION = 1
+VERSION = 2
+#: Versions this program reads: 1 (prototypes and bias only) and 2 (with a fine-tuned reader).
+READABLE_VERSIONS = (1, 2)
 #: Reader probabilities under this count as this: the differences among the tiniest ones are
 #: noise, not evidence, and would dominate distances between log-probabilities.
 LOG_FLOOR = 1e-4
@@ -83,6 +86,15 @@ class DeckProfile:
     counts: np.ndarray
     bias: np.ndarray
     log_floor: float = LOG_FLOOR
+    #: The deck's own reader: an ONNX model (bytes) fine-tuned from the base reader on this deck's
+    #: crops (``ddz-table enroll``), with the base reader's classes; None: read with the base reader.
+    reader_model: bytes | None = None
+    #: Whether :meth:`blend` moves the reads (prototypes and bias): kept on only where enrollment
+    #: measured it to add to the deck's own reader on held-out crops.
+    blend_reads: bool = True
+    #: What enrollment measured on crops it held out from fitting: ``{"crops", "before", "after",
+    #: "seconds", ...}`` (before: the base reader's share read right; after: this profile's).
+    report: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         k, c = len(self.cards), len(self.reader_classes)
@@ -99,6 +111,29 @@ class DeckProfile:
                                f"{self.bias.shape}; expected ({k}, {c}), ({k},) and ({k},)")
         if not np.isfinite(self.prototypes).all() or not np.isfinite(self.bias).all() or (self.counts < 1).any() or not 0 < self.log_floor < 1:
             raise ProfileError("profile prototypes must be finite, counts positive and the floor in (0, 1)")
+        if self.reader_model is not None and not isinstance(self.reader_model, bytes | bytearray):
+            raise ProfileError("a profile's reader must be the ONNX model's bytes")
+
+    def reader_backend(self, threads: int | None = None):
+        """The deck's own reader, loaded once (ONNX Runtime), or None when the profile has none. A
+        model that does not load, or whose classes differ from :attr:`reader_classes`, is a
+        :class:`ProfileError`."""
+        if self.reader_model is None:
+            return None
+        cached = self.__dict__.get("_reader")
+        if cached is not None:
+            return cached
+        from vision.backends import ModelFileError, OnnxBackend
+
+        try:
+            backend = OnnxBackend(f"<deck profile {self.name}>", threads, data=bytes(self.reader_model))
+        except ModelFileError as exc:
+            raise ProfileError(f"deck profile {self.name!r}: its reader does not load ({exc})") from None
+        names = tuple(backend.names[i] for i in sorted(backend.names))
+        if names != self.reader_classes:
+            raise ProfileError(f"deck profile {self.name!r}: its reader's classes differ from the profile's")
+        object.__setattr__(self, "_reader", backend)
+        return backend
 
     @property
     def columns(self) -> np.ndarray:
@@ -142,6 +177,8 @@ class DeckProfile:
         if not 0 <= weight <= 1:
             raise ValueError(f"weight must be in [0, 1], got {weight}")
         probs = np.asarray(probs, np.float32)
+        if not self.blend_reads:
+            return probs
         if probs.ndim != 2 or probs.shape[1] != len(self.reader_classes):
             raise ValueError(f"expected reader probabilities (N, {len(self.reader_classes)}), got {probs.shape}")
         if not len(probs):
@@ -167,7 +204,10 @@ class DeckProfile:
                 np.savez(f, format=np.array(FORMAT), version=np.array(VERSION), name=np.array(self.name),
                          reader_classes=np.array(self.reader_classes), cards=np.array(self.cards),
                          prototypes=self.prototypes.astype(np.float32), counts=self.counts.astype(np.int64),
-                         bias=self.bias.astype(np.float32), log_floor=np.array(self.log_floor))
+                         bias=self.bias.astype(np.float32), log_floor=np.array(self.log_floor),
+                         reader_model=np.frombuffer(bytes(self.reader_model or b""), np.uint8),
+                         blend_reads=np.array(self.blend_reads),
+                         report=np.array(json.dumps(self.report, sort_keys=True)))
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -190,14 +230,21 @@ class DeckProfile:
             version = int(fields["version"])
         except (KeyError, TypeError, ValueError):
             raise ProfileError(f"{path}: deck profile without a version") from None
-        if version != VERSION:
-            raise ProfileError(f"{path}: deck profile version {version}; this program reads version {VERSION} "
-                               "(enroll the deck again)")
+        if version not in READABLE_VERSIONS:
+            raise ProfileError(f"{path}: deck profile version {version}; this program reads versions "
+                               f"{', '.join(map(str, READABLE_VERSIONS))} (enroll the deck again)")
         try:
+            extra = {}
+            if version >= 2:
+                model = np.asarray(fields["reader_model"], np.uint8).tobytes()
+                report = json.loads(str(fields["report"]))
+                if not isinstance(report, dict):
+                    raise ValueError("its report is not a table")
+                extra = {"reader_model": model or None, "blend_reads": bool(fields["blend_reads"]), "report": report}
             return cls(str(fields["name"]), tuple(str(c) for c in fields["reader_classes"]),
                        tuple(str(c) for c in fields["cards"]), np.asarray(fields["prototypes"], np.float32),
                        np.asarray(fields["counts"], np.int64), np.asarray(fields["bias"], np.float32),
-                       float(fields["log_floor"]))
+                       float(fields["log_floor"]), **extra)
         except KeyError as exc:
             raise ProfileError(f"{path}: deck profile lacks {exc.args[0]!r}") from None
         except ProfileError as exc:

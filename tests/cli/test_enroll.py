@@ -37,17 +37,21 @@ def data_home(tmp_path, monkeypatch):
 @pytest.mark.heavy  # the shipped reader on every crop of a rendered layout
 def test_enroll_from_labels_then_detect_with_the_deck(tmp_path, data_home, layout, capsys):
     folder = write_yolo(tmp_path / "orell", *layout)
-    assert main(["enroll", "--from-labels", str(folder), "--deck", "club"]) == 0
-    out = capsys.readouterr().out
+    # one pass over the crops: the deck's own reader, trained and checked as in a full run
+    assert main(["enroll", "--from-labels", str(folder), "--deck", "club", "--epochs", "1"]) == 0
+    captured = capsys.readouterr()
+    out = captured.out
     saved = data_home / "ddz-table" / "decks" / "club.npz"
     assert saved.is_file() and str(saved) in out
     profile = DeckProfile.load(saved)
     assert profile.name == "club" and profile.cards == CARD_IDS
-    assert "7c " in out and "all " in out  # a line per card, then the total
+    assert profile.reader_model and profile.report["crops"] > 0 and profile.report["after"] >= profile.report["before"]
+    assert "corners held out" in out and "read right" in out
+    assert "100%" in captured.err and "training" in captured.err  # the progress bar
 
     assert main(["enroll", "--list"]) == 0
     listed = capsys.readouterr().out
-    assert "club" in listed and "54" in listed
+    assert "club" in listed and "54" in listed and "own reader" in listed
 
     image = tmp_path / "orell" / "images" / "layout.png"
     assert main(["detect", str(image), "--json", "--deck", "club"]) == 0
@@ -72,8 +76,10 @@ def test_enroll_reads_other_spellings_into_the_same_cards(tmp_path, data_home, l
     folder = write_yolo(tmp_path / "shouted", *layout, spell=shout)
     assert "TC" in (folder / "data.yaml").read_text() and "BLACK JOKER" in (folder / "data.yaml").read_text()
     out = tmp_path / "mine.npz"
-    assert main(["enroll", "--from-labels", str(folder), "--deck", "club", "--out", str(out)]) == 0
+    assert main(["enroll", "--from-labels", str(folder), "--deck", "club", "--out", str(out), "--no-tune"]) == 0
+    assert "7c " in capsys.readouterr().out  # without the reader: a line per card of what the profile changes
     assert DeckProfile.load(out).cards == CARD_IDS
+    assert DeckProfile.load(out).reader_model is None
     assert not (data_home / "ddz-table" / "decks").exists()  # --out, not the data folder
 
 
@@ -88,10 +94,17 @@ def _fails(argv, capsys, *words) -> str:
 def test_bad_folders_are_clear_errors(tmp_path, data_home, layout, capsys):
     image, corners = layout
     few = corners[:6]
-    # unknown names, every one listed
-    folder = write_yolo(tmp_path / "unknown", image, few, spell=lambda c: {"7c": "seven", "BJ": "joker"}.get(c, c))
-    _fails(["enroll", "--from-labels", str(folder), "--deck", "x"], capsys, "'seven'", "'joker'", "no card",
-           "这些名称不是牌")
+    # names that are no card: skipped and counted (a Roboflow export's BACK), not refused
+    folder = write_yolo(tmp_path / "unknown", image, corners, spell=lambda c: {"7c": "seven", "BJ": "BACK"}.get(c, c))
+    assert main(["enroll", "--from-labels", str(folder), "--deck", "x", "--no-tune", "--out",
+                 str(tmp_path / "x.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "classes that are no card, skipped: 'BACK' 2, 'seven' 2" in out
+    assert "7c" not in DeckProfile.load(tmp_path / "x.npz").cards
+    # no name that is a card at all
+    folder = write_yolo(tmp_path / "nocard", image, few, spell=lambda c: "card")
+    _fails(["enroll", "--from-labels", str(folder), "--deck", "x"], capsys, "no name spells a card")
+    (tmp_path / "x.npz").unlink()
     # an image without its label file
     folder = write_yolo(tmp_path / "unlabelled", image, few)
     (folder / "labels" / "layout.txt").unlink()
