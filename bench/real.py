@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--finder", default=str(DEFAULT_FINDER))
     parser.add_argument("--reader", default=str(DEFAULT_READER))
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--deck", default=None, help="read with this deck profile file (ddz-table enroll)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
@@ -198,7 +199,12 @@ def main(argv: list[str] | None = None) -> None:
     except LabelError as exc:
         raise SystemExit(str(exc)) from None
     corners = not args.whole_cards
-    detector = CardDetector(args.finder, args.reader, threads=args.threads, settings=PHOTO)
+    profile = None
+    if args.deck:
+        from vision.profile import DeckProfile
+
+        profile = DeckProfile.load(args.deck)
+    detector = CardDetector(args.finder, args.reader, threads=args.threads, settings=PHOTO, profile=profile)
     conf = PHOTO.conf
     what = "corner indices" if corners else "whole cards"
     n_boxes = sum(len(p.cards) for p in folder.images)

@@ -1,4 +1,4 @@
-"""``ddz-table dataset synth``, ``ddz-table dataset mine`` and ``ddz-table dataset contact-sheet``."""
+"""``ddz-table dataset synth``, ``mine``, ``contact-sheet`` and ``real``."""
 
 from __future__ import annotations
 
@@ -56,6 +56,18 @@ def _mine(args: argparse.Namespace) -> int:
     return 0
 
 
+def _real(args: argparse.Namespace) -> int:
+    from sim.real_sets import RealSetError, convert
+
+    try:
+        summary = convert(args.set, args.git, args.out, commit=args.commit, seed=args.seed, test_share=args.test_share)
+    except RealSetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=1, ensure_ascii=False))
+    return 0
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser("dataset", help="synthetic card-table datasets / 合成训练数据")
     sub = parser.add_subparsers(dest="dataset_command", metavar="ACTION")
@@ -96,4 +108,12 @@ def register(subparsers) -> None:
     contact.add_argument("--card-width", type=int, default=72, help="tile width in pixels")
     contact.add_argument("--whole", action="store_true", help="whole faces, not just the index corners")
     contact.set_defaults(func=_contact)
+    real = sub.add_parser("real", help="convert a public real card-photo set from its git mirror (sim.real_sets)")
+    real.add_argument("set", metavar="SET", help="poker-cards, bidly or ece395")
+    real.add_argument("--git", required=True, help="the mirror's git directory (nothing is downloaded)")
+    real.add_argument("--out", required=True, help="folder for SET/, SET-train/ and SET-test/")
+    real.add_argument("--commit", default=None, help="commit to read (default: the one the set was checked at)")
+    real.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    real.add_argument("--test-share", type=float, default=0.5, help="share of source photos held out")
+    real.set_defaults(func=_real)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)

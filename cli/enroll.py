@@ -23,80 +23,18 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from vision.cards import CARD_IDS, CARD_INDEX
-from vision.labels import CornerCounts, LabelError, LabelledImage, read_label_folder
+from vision.labels import LabelError, Samples, enrollment_samples
 
 
 class EnrollError(LabelError):
     """A folder or deck name that cannot be enrolled; the message is Chinese, then English.
     Faults of the folder itself are :class:`vision.labels.LabelError`, its base."""
-
-
-@dataclass
-class Samples:
-    """A folder made ready to enroll: ``(image, corner boxes, cards)`` per photo with a box, and
-    what was left out: boxes of classes that name no card (by name) and what became of boxes on
-    whole cards (:class:`vision.labels.CornerCounts`)."""
-
-    items: list[tuple[np.ndarray, np.ndarray, list[str]]]
-    photos: int
-    skipped: dict[str, int] = field(default_factory=dict)
-    corners: CornerCounts = field(default_factory=CornerCounts)
-
-
-def labelled_images(folder: str | Path) -> tuple[list[LabelledImage], dict[str, int]]:
-    """The images of a YOLO folder (:func:`vision.labels.read_label_folder`) that have a box of a
-    card, and the boxes of classes naming no card, counted by name; a folder with no card box at
-    all is an error."""
-    read = read_label_folder(folder, skip_unknown=True)
-    images = [item for item in read.images if item.cards]
-    if not images:
-        raise EnrollError(f"{folder} 里没有任何标注框 / no labelled box in {folder}")
-    return images, read.ignored
-
-
-def enrollment_samples(folder: str | Path, detector) -> Samples:
-    """``folder`` (a YOLO folder or photos named by card, see the module's text) as samples to
-    enroll, corner boxes found where the labels are whole cards."""
-    from vision.detector import ImageError, read_image
-    from vision.labels import corner_labels, corners_in_photo, photos_named_by_card
-
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise EnrollError(f"{folder} 是文件，不是文件夹 / {folder} is a file, not a folder")
-    named = photos_named_by_card(folder) if folder.is_dir() and not (folder / "data.yaml").is_file() else []
-    items: list[tuple[np.ndarray, np.ndarray, list[str]]] = []
-    if named:
-        for path, card in named:
-            try:
-                image = read_image(path)
-            except ImageError as exc:
-                raise EnrollError(f"读不了图片 / unreadable image: {exc}") from None
-            boxes, cards = corners_in_photo(detector, image, card)
-            if len(boxes):
-                items.append((image, boxes, cards))
-        if not items:
-            raise EnrollError(f"{folder} 的照片里找不到牌角 / no corner index found in the photos of {folder}")
-        return Samples(items, len(named))
-    images, skipped = labelled_images(folder)
-    counts = CornerCounts()
-    for item in images:
-        try:
-            image = read_image(item.path)
-        except ImageError as exc:
-            raise EnrollError(f"读不了图片 / unreadable image: {exc}") from None
-        boxes, cards, found = corner_labels(detector, image, item.boxes, item.cards)
-        counts.add(found)
-        if len(boxes):
-            items.append((image, boxes, cards))
-    if not items:
-        raise EnrollError(f"{folder} 的标注框里找不到牌角 / no corner index found in the labelled boxes of {folder}")
-    return Samples(items, len(images), skipped, counts)
 
 
 @dataclass

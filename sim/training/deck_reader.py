@@ -63,6 +63,9 @@ class TuneSettings:
     finder-like box shift and size change of the second crop of each box."""
 
     epochs: int = 8
+    #: At most this many steps, whatever the number of crops: a folder of hundreds of photos
+    #: trains as long as a few decks' worth would.
+    max_steps: int = 600
     batch: int = 64
     lr: float = 1e-3
     weight_decay: float = 1e-4
@@ -221,7 +224,7 @@ def tune_reader(detector, samples: Sequence[tuple[np.ndarray, np.ndarray, Sequen
     keep_y = _probs(model, keep_x) if len(keep_x) else np.zeros((0, len(classes)), np.float32)
     x, y = data.crops[train], data.labels[train]
     rng = np.random.default_rng(seed)
-    steps = settings.epochs * max(1, math.ceil(len(x) / settings.batch))
+    steps = min(settings.max_steps, settings.epochs * max(1, math.ceil(len(x) / settings.batch)))
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
     for step in range(steps):
         for group in optimiser.param_groups:  # cosine from lr to 5% of it
