@@ -311,13 +311,36 @@ def source_failure(source: Any) -> str | None:
     return None
 
 
+def deck_trainer(epochs: int | None = None) -> Any:
+    """The deck page's trainer (``tracker.enroll.Trainer``): fine-tunes a copy of the reader on the
+    walk-through's batches (:func:`sim.training.deck_reader.tune_reader`), or None where this
+    computer cannot (no torch, :func:`cli.enroll.can_tune`; or no base checkpoint beside the
+    shipped models): the page then saves the labelled photos for a computer that can.
+    ``epochs``: passes over the crops (default: ``TuneSettings``'s)."""
+    from cli.enroll import can_tune
+    from models import MODELS_DIR
+
+    if not can_tune() or not (MODELS_DIR / "reader.pt").is_file():  # sim.training's BASE_CHECKPOINT
+        return None
+
+    def train(detector: Any, samples: list, name: str, progress: Any) -> Any:
+        # torch is imported on the first training, not when the box starts
+        from sim.training.deck_reader import TuneSettings, tune_reader
+
+        settings = TuneSettings() if epochs is None else TuneSettings(epochs=epochs)
+        return tune_reader(detector, samples, name, settings=settings, progress=progress).profile
+
+    return train
+
+
 def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Config | None = None,
            replicator: Any = None) -> Any:
     """The site on a waitress thread; ``None`` (with a note) if the web package is not there.
     With ``replicator`` (``--club``) the referee page shows where the copy to the club stands.
     The referee's deck walk-through enrolls on ``pipeline`` and saves the profile where ``run``
     looks for ``--deck NAME``: ``decks/`` of the box's data folder with a settings file
-    (``[model] deck``), else of the user's (:func:`tracker.paths.decks_dir`)."""
+    (``[model] deck``), else of the user's (:func:`tracker.paths.decks_dir`); it trains the
+    deck's own reader where this computer can (:func:`deck_trainer`)."""
     try:
         from cli.site import make_server
         from webui import create_app
@@ -331,8 +354,8 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Conf
     if args.pin:
         config["REFEREE_PIN"] = args.pin
     folder = Path(run_config.data_dir) / DECKS_NAME if run_config is not None else None
-    app = create_app(config, store=store, pipeline_status=pipeline, enroller=DeckEnroller(pipeline, folder),
-                     replicator=replicator)
+    enroller = DeckEnroller(pipeline, folder, trainer=deck_trainer())
+    app = create_app(config, store=store, pipeline_status=pipeline, enroller=enroller, replicator=replicator)
     server = make_server(app, host=args.host, port=args.port, threads=32)
     if server is not None:
         threading.Thread(target=server.run, name="web", daemon=True).start()

@@ -8,30 +8,44 @@ does (:func:`vision.grouping.group_corners`) and returns them in reading order, 
 bottom and each row left to right, with each card's read, its alternatives, its corner boxes and
 its place in the layout (:mod:`tracker.deck_layout`).
 The referee fixes what was misread; :meth:`DeckEnroller.confirm` (over :meth:`add_batch`) keeps
-the frame, the boxes and the true cards. :meth:`DeckEnroller.finish` fits the deck profile from
-every batch (:func:`vision.profile.fit_profile`, numpy only: no torch on the box), saves it as
-``NAME.npz`` in the decks folder (:func:`tracker.paths.decks_dir`, or the box's own) and makes
-the running detector read with it from its next frame on.
+the frame, the boxes and the true cards. :meth:`DeckEnroller.finish` then makes the deck's profile
+from every batch, saves it as ``NAME.npz`` in the decks folder (:func:`tracker.paths.decks_dir`,
+or the box's own) and makes the running detector read with it from its next frame on:
+
+- with a ``trainer`` (a :data:`Trainer`; ``ddz-table run`` passes one where torch is installed,
+  the tracker itself never imports the lab) it fine-tunes a copy of the reader on the batches'
+  corners in a thread of its own, about a minute, while :attr:`DeckEnroller.training` says how
+  far it is; a trainer that refuses (a :class:`vision.profile.ProfileError`: the tuned reader read
+  the corners it held out worse than the base reader) saves nothing, and the walk-through stays
+  for another try or to be given up;
+- without one it fits the numpy profile there and then (:func:`vision.profile.fit_profile`) and
+  also writes the batches as a labelled photo folder ``NAME-photos/`` beside it
+  (:mod:`tracker.deck_photos`), from which a computer with the train extra trains the deck's
+  reader (``ddz-table enroll --from-labels``).
 
 While a walk-through is under way the pipeline is paused (:meth:`tracker.pipeline.Pipeline.pause`):
 a deck laid out on the mat is no play. It referees again, starting afresh, once the profile is
-saved or the walk-through is given up, or by itself :data:`PAUSE_S` after the last step.
+saved or the walk-through is given up, or by itself :data:`PAUSE_S` after the last step (a
+training renews the pause at each step it reports).
 
 Every refusal is an :class:`EnrollError` whose message is Chinese, then English.
 
 >>> enroller = DeckEnroller(pipeline)                         # doctest: +SKIP
 >>> plan = enroller.begin("club")                             # doctest: +SKIP
 >>> layout = enroller.read(); enroller.confirm([c.card for c in layout.cards])   # doctest: +SKIP
->>> enroller.finish()                                         # doctest: +SKIP
-PosixPath('/home/pi/.local/share/ddz-table/decks/club.npz')
+>>> job = enroller.finish(); job.wait(); job.state, job.path   # doctest: +SKIP
+('saved', PosixPath('/home/pi/.local/share/ddz-table/decks/club.npz'))
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from tracker.deck_layout import ReadCard, layout_cards
+from tracker.deck_photos import photos_folder, write_photos
 from tracker.paths import decks_dir
 from tracker.zones import LABEL_INSIDE, LABEL_SURE, zone_label
 from vision.cards import CARD_IDS
@@ -58,6 +73,19 @@ AREAS = ("auto", "mat", "frame")
 #: A walk-through pauses refereeing for this long after each step: one left half done gives the
 #: table back to the pipeline by itself.
 PAUSE_S = 600.0
+#: ``progress(fraction 0-1, what it is doing in Chinese, in English)``, as a trainer reports.
+Progress = Callable[[float, str, str], None]
+#: ``trainer(detector, samples, name, progress) -> DeckProfile``: fine-tunes the deck's own reader
+#: on ``samples`` (``(image, corner boxes (n, 4) in image px, card of each box)``) and returns the
+#: profile carrying it, its ``report`` holding what it measured on the corners it held out
+#: (``{"crops", "before", "after", ...}``); a :class:`vision.profile.ProfileError` when it
+#: refuses (words Chinese, then English, as ``"zh / en"``). ``detector`` reads under the
+#: pipeline's detector lock. Injected by the command (``cli.table``), never imported here.
+Trainer = Callable[[Any, list, str, Progress], DeckProfile]
+#: Where a finish stands (:class:`Training`): under way, saved, refused (nothing saved), given up.
+TRAINING_STATES = ("training", "saved", "refused", "cancelled")
+
+log = logging.getLogger(__name__)
 
 
 class EnrollError(ValueError):
@@ -125,6 +153,82 @@ class Batch:
         return list(dict.fromkeys(self.cards))
 
 
+@dataclass(eq=False)
+class Training:
+    """One finish of a walk-through (:meth:`DeckEnroller.finish`) and where it stands, as the page
+    shows it: ``state`` (one of :data:`TRAINING_STATES`), how far (``fraction``, 0-1, and what it
+    is doing, ``zh`` and ``en``), since when (``started``, epoch seconds), and once done the
+    profile file written (``path``), the labelled photo folder written without a trainer
+    (``photos``), what the trainer measured (``report``), or why it was refused (``zh``, ``en``).
+    ``trained``: whether a trainer made the profile (the deck's own reader)."""
+
+    name: str
+    trained: bool
+    started: float = field(default_factory=time.time)
+    state: str = "training"
+    fraction: float = 0.0
+    zh: str = "正在准备"
+    en: str = "getting ready"
+    ended: float | None = None
+    path: Path | None = None
+    photos: Path | None = None
+    report: dict = field(default_factory=dict)
+    _done: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _stop: bool = field(default=False, init=False, repr=False)
+
+    @property
+    def running(self) -> bool:
+        return self.state == "training"
+
+    @property
+    def seconds(self) -> float:
+        """How long it has run (or ran)."""
+        return (self.ended if self.ended is not None else time.time()) - self.started
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until it is done (saved, refused or given up); False if ``timeout`` ran out first."""
+        return self._done.wait(timeout)
+
+    @property
+    def given_up(self) -> bool:
+        return self._stop
+
+    def give_up(self) -> None:
+        """End it as given up: a trainer still running stops at its next report, saving nothing."""
+        self._stop = True
+        if self.running:
+            self._end("cancelled", "已放弃录入", "enrollment given up")
+
+    def report_progress(self, fraction: float, zh: str, en: str) -> None:
+        """A trainer's :data:`Progress`; raises :class:`_Stopped` once the walk-through is given up,
+        which ends the trainer at its next report."""
+        if self._stop:
+            raise _Stopped
+        self.fraction, self.zh, self.en = min(max(float(fraction), 0.0), 1.0), str(zh), str(en)
+
+    def _end(self, state: str, zh: str = "", en: str = "") -> None:
+        self.state, self.ended = state, time.time()
+        if state == "saved":
+            self.fraction = 1.0
+        if zh or en:
+            self.zh, self.en = zh, en
+        self._done.set()
+
+
+class _Stopped(Exception):
+    """The walk-through was given up while its reader trained."""
+
+
+def _words(exc: Exception) -> tuple[str, str]:
+    """A refusal's words, Chinese and English: a message written ``"zh / en"`` split at its first
+    `` / `` (its Chinese half holds Chinese), else the same words in each, introduced."""
+    text = str(exc)
+    zh, sep, en = text.partition(" / ")
+    if sep and re.search("[\u4e00-\u9fff]", zh):
+        return zh.strip(), en.strip()
+    return f"没能生成牌组档案：{text}", f"the deck profile could not be made: {text}"
+
+
 def check_name(name: Any) -> str:
     """``name`` if it can name a deck profile (:data:`vision.profile.NAME_PATTERN`)."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -142,15 +246,20 @@ class DeckEnroller:
     the one running now (the demo starts a new one per rendered table), or None (no camera).
     ``folder``: where profiles are saved (default :func:`tracker.paths.decks_dir`).
     ``area``: ``mat`` reads the calibrated mat rectified, ``frame`` the whole frame, ``auto``
-    the mat when the pipeline is calibrated. ``pause``: pause the pipeline while enrolling."""
+    the mat when the pipeline is calibrated. ``pause``: pause the pipeline while enrolling.
+    ``trainer``: fine-tunes the deck's own reader on finishing (a :data:`Trainer`); None (no
+    torch on this box): the numpy profile and the labelled photos instead."""
 
     def __init__(self, pipeline: Any = None, folder: str | os.PathLike | None = None, area: str = "auto",
-                 pause: bool = True) -> None:
+                 pause: bool = True, trainer: Trainer | None = None) -> None:
         if area not in AREAS:
             raise ValueError(f"area must be one of {', '.join(AREAS)}, not {area!r}")
         self._pipeline = pipeline
         self.folder = Path(folder) if folder is not None else None
         self.area, self.pause = area, pause
+        self.trainer = trainer
+        #: The last finish (under way, or how it ended), for the page; None before any.
+        self.training: Training | None = None
         self.plan: EnrollPlan | None = None
         #: One per batch of the plan done so far: confirmed, or None when skipped.
         self.batches: list[Batch | None] = []
@@ -182,6 +291,9 @@ class DeckEnroller:
         why = self.unavailable()
         if why is not None:
             raise why
+        if self.training is not None and self.training.running:
+            raise EnrollError("正在训练本牌组的识别模型，请等它完成（或放弃录入）",
+                              "the deck's reader is training: wait for it to finish (or give the enrollment up)")
         return self.pipeline
 
     def _detector_lock(self, pipeline: Any):
@@ -199,13 +311,16 @@ class DeckEnroller:
             pipeline = self._ready()
             plan = EnrollPlan(name, batch_size, per_row)
             self.plan, self.batches, self.last = plan, [], None
-            self.saved = self.saved_name = None
+            self.saved = self.saved_name = self.training = None
             self._pause(pipeline)
             return plan
 
     def cancel(self) -> None:
-        """Give the walk-through up; the pipeline referees again."""
+        """Give the walk-through up (a reader training stops at its next step and nothing is
+        saved); the pipeline referees again."""
         with self._lock:
+            if self.training is not None and self.training.running:
+                self.training.give_up()
             self.plan, self.batches, self.last = None, [], None
             self._resume()
 
@@ -365,31 +480,97 @@ class DeckEnroller:
         return [b for b in self.batches if b is not None]
 
     # ------------------------------------------------------------------ finishing
-    def finish(self, name: str | None = None, folder: str | os.PathLike | None = None) -> Path:
-        """Fit the profile on every confirmed batch, save it as ``NAME.npz`` in ``folder`` (default:
-        :attr:`folder`, else :func:`tracker.paths.decks_dir`) and make the running detector read
-        with it. ``name`` defaults to the plan's. Returns the file written."""
+    def finish(self, name: str | None = None, folder: str | os.PathLike | None = None) -> Training:
+        """Make the deck's profile from every confirmed batch (see the module's text), save it as
+        ``NAME.npz`` in ``folder`` (default: :attr:`folder`, else :func:`tracker.paths.decks_dir`)
+        and make the running detector read with it. ``name`` defaults to the plan's. Returns the
+        :class:`Training` (also :attr:`training`): with a trainer still under way in its thread
+        (:meth:`Training.wait`), without one already saved. A refusal before anything starts (no
+        batch, a name that names no deck, a training under way) is an :class:`EnrollError`."""
         with self._lock:
             pipeline = self._ready()
             name = check_name(name if name is not None else (self.plan.name if self.plan else None))
             if not self.confirmed:
                 raise EnrollError("还没有确认任何一批牌", "no batch confirmed yet")
-            detector = pipeline.detector
+            detector = _LockedReads(pipeline.detector, self._detector_lock(pipeline))
             samples = [(b.image, b.boxes, b.cards) for b in self.confirmed]
-            try:
-                profile, _, _ = fit_profile(_LockedReads(detector, self._detector_lock(pipeline)), samples, name)
-            except ProfileError as exc:
-                raise EnrollError("无法生成牌组档案", f"cannot fit the deck profile: {exc}") from None
             path = Path(folder if folder is not None else self.saved_folder()) / f"{name}{SUFFIX}"
-            try:
-                profile.save(path)
-            except OSError as exc:
-                raise EnrollError(f"写不了牌组档案 {path}", f"cannot write the profile {path}: {exc.strerror or exc}") from None
-            self.use(profile, pipeline)
+            if self.trainer is None:
+                return self._fit(pipeline, detector, samples, name, path)
+            training = self.training = Training(name, trained=True)
+            self._pause(pipeline)
+            threading.Thread(target=self._train, args=(training, pipeline, detector, samples, path),
+                             name=f"enroll-{name}", daemon=True).start()
+            return training
+
+    def _fit(self, pipeline: Any, detector: Any, samples: list, name: str, path: Path) -> Training:
+        """The finish without a trainer: the numpy profile, saved and read with, and the batches
+        as labelled photos beside it for a computer that can train the deck's reader."""
+        try:
+            profile, _, _ = fit_profile(detector, samples, name)
+        except ProfileError as exc:
+            raise EnrollError("无法生成牌组档案", f"cannot fit the deck profile: {exc}") from None
+        photos = photos_folder(path.parent, name)
+        try:
+            write_photos(photos, name, samples)
+        except OSError as exc:
+            raise EnrollError(f"写不了标注照片文件夹 {photos}",
+                              f"cannot write the labelled photos {photos}: {exc.strerror or exc}") from None
+        self._save(profile, path, pipeline)
+        training = self.training = Training(name, trained=False, photos=photos)
+        self._saved(pipeline, training, path)
+        return training
+
+    def _train(self, training: Training, pipeline: Any, detector: Any, samples: list, path: Path) -> None:
+        """The trainer's thread: train, then (unless refused or given up) save and switch on."""
+        def progress(fraction: float, zh: str, en: str) -> None:
+            training.report_progress(fraction, zh, en)
+            with self._lock:
+                self._pause(pipeline)  # the walk-through is not left half done while it trains
+
+        try:
+            profile = self.trainer(detector, samples, training.name, progress)
+            with self._lock:
+                if training.given_up:
+                    raise _Stopped
+                self._save(profile, path, pipeline)
+                training.report = dict(getattr(profile, "report", None) or {})
+                self._saved(pipeline, training, path)
+        except _Stopped:
+            pass
+        except (ProfileError, EnrollError) as exc:
+            zh, en = (exc.zh, exc.en) if isinstance(exc, EnrollError) else _words(exc)
+            self._refused(pipeline, training, zh, en)
+        except Exception as exc:  # a trainer's fault must not leave the page training for ever
+            log.exception("training the deck's reader failed")
+            self._refused(pipeline, training, f"训练出错：{exc}", f"training failed: {exc!r}")
+
+    def _save(self, profile: DeckProfile, path: Path, pipeline: Any) -> None:
+        """Switch ``profile`` on, then save it; a profile the detector cannot read with (a
+        :class:`vision.profile.ProfileError`) is not saved, and one that cannot be saved (an
+        :class:`EnrollError`) is switched off again: saved and read with, or neither."""
+        before = pipeline.detector.profile
+        self.use(profile, pipeline)
+        try:
+            profile.save(path)
+        except OSError as exc:
+            self.use(before, pipeline)
+            raise EnrollError(f"写不了牌组档案 {path}", f"cannot write the profile {path}: {exc.strerror or exc}") from None
+
+    def _saved(self, pipeline: Any, training: Training, path: Path) -> None:
+        with self._lock:
             self.plan, self.batches, self.last = None, [], None
-            self.saved, self.saved_name = path, name
+            self.saved, self.saved_name = path, training.name
+            training.path = path
+            training._end("saved", "已启用", "switched on")
             self._resume()
-            return path
+
+    def _refused(self, pipeline: Any, training: Training, zh: str, en: str) -> None:
+        """Nothing saved; the walk-through stays (its batches kept, to train again or give up)."""
+        with self._lock:
+            if training.running:
+                training._end("refused", zh, en)
+                self._pause(pipeline)
 
     def use(self, profile: DeckProfile | None, pipeline: Any = None) -> None:
         """Make the running detector read with ``profile`` (None: the reader alone) from its next
@@ -433,8 +614,9 @@ class DeckEnroller:
 
 @dataclass
 class _LockedReads:
-    """The detector as :func:`vision.profile.fit_profile` uses it, each read taken under the
-    pipeline's detector lock, so the live loop goes on reading between the fit's reads."""
+    """The detector as :func:`vision.profile.fit_profile` and a :data:`Trainer` use it, each read
+    (and each search for indices) taken under the pipeline's detector lock, so the live loop goes
+    on reading between theirs."""
 
     detector: Any
     lock: Any
@@ -451,7 +633,15 @@ class _LockedReads:
     def settings(self) -> Any:
         return self.detector.settings
 
+    @property
+    def read_size(self) -> int:
+        return self.detector.read_size
+
     def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         with self.lock:
             return self.detector.read(image, boxes)
+
+    def find(self, image: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        with self.lock:
+            return self.detector.find(image, floor)
 

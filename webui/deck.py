@@ -7,16 +7,23 @@ Every step is a form posting to this blueprint; a refused step shows the page ag
 (a 400), and what is under way stays with the enroller, on the box, so a reloaded page or another
 phone picks the walk-through up where it is. Without a camera (plain ``serve``) the page says
 how to enroll from the command line instead.
+
+Saving trains the deck's own reader where the box can (the enroller has a trainer): the page
+shows how far it is and follows it by itself (``GET /referee/deck/status``, JSON, polled by
+``deck.js``; a page without scripts refreshes itself), then what the reader reads right on the
+corners held out, before and after, and that it is switched on; or why it was refused. A box
+that cannot train saves the score profile and says, step by step, how a computer trains the
+reader from the labelled photos it wrote.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 
 from engine.cards import Card
-from tracker.enroll import BATCH_SIZE, DECK_CARDS, NOT_A_CARD, PER_ROW, DeckEnroller, EnrollError
+from tracker.enroll import BATCH_SIZE, DECK_CARDS, NOT_A_CARD, PER_ROW, DeckEnroller, EnrollError, Training
 from tracker.paths import decks_dir
 from webui.app import lang, site
 from webui.auth import referee_required
@@ -28,6 +35,8 @@ bp = Blueprint("referee_deck", __name__, url_prefix="/referee/deck")
 
 #: The longest a deck's name may be (``vision.profile.NAME_PATTERN`` says the rest).
 MAX_NAME = 64
+#: How often a page without scripts reloads itself while the reader trains, in seconds.
+REFRESH_S = 3
 
 
 def enroller() -> DeckEnroller | None:
@@ -64,6 +73,28 @@ def _cells(e: DeckEnroller, language: str) -> list[dict[str, Any]]:
     return cells
 
 
+def _percent(value: Any) -> int | None:
+    return round(100 * float(value)) if isinstance(value, int | float) else None
+
+
+def training_view(training: Training | None, language: str) -> dict[str, Any] | None:
+    """The last finish as the page and the status endpoint show it: its state, how far (per
+    cent), the line saying so, seconds since it started; when saved, the share of held-out
+    corners read right before and after (per cent) and how many; when refused, why."""
+    if training is None:
+        return None
+    words = training.zh if language == "zh" else training.en
+    percent = round(100 * training.fraction)
+    view = {"state": training.state, "name": training.name, "trained": training.trained, "percent": percent,
+            "seconds": round(training.seconds), "words": words,
+            "line": t("deck_training_line", language, percent=percent, doing=words)}
+    if training.state == "saved":
+        report = training.report
+        view.update(before=_percent(report.get("before")), after=_percent(report.get("after")),
+                    crops=report.get("crops"))
+    return view
+
+
 def _page(refusal: str | None = None, status: int = 200, entered: dict | None = None):
     e, language = enroller(), lang()
     why = e.unavailable() if e is not None else None
@@ -78,10 +109,15 @@ def _page(refusal: str | None = None, status: int = 200, entered: dict | None = 
     saved = None
     if e is not None and e.saved is not None and plan is None:
         arg = e.saved_name if e.saved.parent == decks_dir() else str(e.saved)
-        saved = {"name": e.saved_name, "path": str(e.saved), "arg": arg}
+        saved = {"name": e.saved_name, "path": str(e.saved), "arg": arg, "folder": str(e.saved.parent)}
+        photos = e.training.photos if e.training is not None and e.training.state == "saved" else None
+        if photos is not None:
+            saved["photos"] = {"path": str(photos), "dir": photos.name}
+    training = training_view(e.training, language) if e is not None and not no_camera else None
     choices = [face(c, language) for c in DECK_CARDS]
     return render_template(
-        "deck.html", e=e, plan=plan, no_camera=no_camera,
+        "deck.html", e=e, plan=plan, no_camera=no_camera, training=training, refresh_s=REFRESH_S,
+        can_train=e is not None and e.trainer is not None,
         why=(why.zh if language == "zh" else why.en) if why is not None else None,
         rows=rows, cells=cells, columns=columns, batch_count=batch_count, choices=choices, saved=saved, refusal=refusal,
         entered=entered or {}, read_id=e.last.number if e is not None and e.last is not None else 0,
@@ -111,6 +147,15 @@ def _step(action):
 @referee_required
 def page():
     return _page()
+
+
+@bp.get("/status")
+@referee_required
+def status():
+    """Where the last finish stands (:func:`training_view`), for the page to follow a training."""
+    e = enroller()
+    view = training_view(e.training if e is not None else None, lang())
+    return jsonify(view or {"state": None})
 
 
 @bp.post("/start")
@@ -179,7 +224,7 @@ def save():
         if e.expected() is not None:
             raise EnrollError("还有没确认的批次", "some batches are not confirmed yet")
         e.finish()
-        return ""  # the page itself now says the deck is saved, and how to keep it
+        return ""  # the page itself now says how the training goes, or that the deck is saved
     return _step(act)
 
 

@@ -174,7 +174,7 @@ def enrolled(plastic, tmp_path_factory):
             enroller.confirm(true_labels(layout, corners))
         except EnrollError:
             enroller.skip()
-    path = enroller.finish()
+    path = enroller.finish().path
     return pipeline, enroller, path
 
 

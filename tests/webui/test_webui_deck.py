@@ -1,6 +1,9 @@
 """The referee's deck walk-through (``/referee/deck``): PIN-only, explains itself without a camera,
 and steps through read, fix, confirm and save on a live pipeline whose frame is a rendered layout
-of a held-out deck; bad input is a 400 with a message, never a 5xx."""
+of a held-out deck; bad input is a 400 with a message, never a 5xx. Saving trains the deck's
+reader where the box can: the page follows the training (its status as JSON), then shows the
+reads before and after and that it is switched on, or why nothing was saved; a box that cannot
+train says how to train on a computer. An unfamiliar-deck alert offers the walk-through."""
 
 from __future__ import annotations
 
@@ -12,10 +15,10 @@ import pytest
 
 from sim.synth import decks
 from sim.toy import ToyDetector
-from tests.tracker.enroll_frames import FramePipeline, true_labels
+from tests.tracker.enroll_frames import FramePipeline, GatedTrainer, StubDetector, batch, true_labels
 from tests.webui.webui_site import PIN, LiveSite, referee_client
 from tracker.detection import build_detector
-from tracker.enroll import DeckEnroller
+from tracker.enroll import Batch, DeckEnroller
 from vision.profile import DeckProfile, fit
 from webui import create_app
 
@@ -150,6 +153,12 @@ def test_read_fix_a_cell_confirm_and_save(site_with, tmp_path):
     assert post(c, "save").status_code == 303
     page = text(c.get("/referee/deck", query_string={"lang": "en"}))
     assert "Deck club saved" in page and 'deck = "club"' in page and f"--deck {tmp_path / 'club.npz'}" in page
+    # No trainer on this box: the photos it saved, and how a computer trains the reader from them.
+    assert 'id="deck-photos"' in page and str(tmp_path / "club-photos") in page
+    assert "ddz-table enroll --from-labels club-photos --deck club --out club.npz" in page
+    assert str(tmp_path) in page.split('id="deck-photos"')[1]  # where the .npz goes back to
+    zh = text(c.get("/referee/deck", query_string={"lang": "zh"}))
+    assert "在电脑上训练识别模型" in zh and "已启用" in zh and "保存并训练" not in zh
     profile = DeckProfile.load(tmp_path / "club.npz")
     assert set(profile.cards) == set(batch) and pipeline.detector.profile is not None
     assert not pipeline.paused
@@ -266,3 +275,89 @@ def test_the_referee_switches_the_table_between_saved_decks_and_none(site_with, 
         assert pipeline.detector.profile.name == "club"  # a refused switch changes nothing
     assert "Reading with the deck profile club." in text(c.get("/referee/deck", query_string={"lang": "en"}))
     assert post(c, "use", deck="").status_code == 303 and pipeline.detector.profile is None
+
+
+def laid_out(c, enroller) -> None:
+    """Start a walk-through of one batch (all 54 cards a batch) and keep a batch of three cards as
+    confirmed, as the grid's confirm does: the page is at its last step, save."""
+    assert post(c, "start", name="club", batch="54", per_row="9").status_code == 303
+    image, boxes, labels = batch(["3s", "4h", "BJ"])
+    enroller.batches.append(Batch(image, boxes, tuple(labels)))
+
+
+def test_saving_trains_the_reader_and_the_page_follows_it_to_switched_on(site_with, tmp_path):
+    trainer = GatedTrainer()
+    pipeline = FramePipeline(StubDetector())
+    enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
+    c = site_with(enroller)
+    laid_out(c, enroller)
+    page = text(c.get("/referee/deck"))
+    assert "保存并训练识别模型" in page and "训练本牌组自己的识别模型" in page
+    assert c.get("/referee/deck/status").get_json() == {"state": None}
+    assert post(c, "save").status_code == 303
+    assert trainer.reported[0].wait(5)
+    page = text(c.get("/referee/deck"))
+    assert 'id="deck-training"' in page and "正在训练本牌组的识别模型 25% · 正在训练 1/4" in page
+    assert 'aria-valuenow="25"' in page and '<meta http-equiv="refresh"' in page  # a page without scripts reloads
+    assert 'id="deck-grid"' not in page and 'id="deck-save"' not in page and 'id="deck-cancel"' in page
+    status = c.get("/referee/deck/status", query_string={"lang": "en"}).get_json()
+    assert status["state"] == "training" and status["percent"] == 25
+    assert status["line"] == "Training the deck's reader 25% · training 1/4" and status["seconds"] >= 0
+    for step, fields in (("start", {"name": "other"}), ("use", {"deck": ""}), ("save", {})):
+        response = post(c, step, **fields)
+        assert response.status_code == 400 and "正在训练本牌组的识别模型，请等它完成" in text(response), step
+    trainer.go()
+    assert enroller.training.wait(5)
+    assert c.get("/referee/deck/status").get_json()["state"] == "saved"
+    page = text(c.get("/referee/deck"))
+    assert 'id="deck-training"' not in page and "http-equiv" not in page
+    assert "已保存牌组 club" in page and 'id="deck-on">已启用' in page
+    assert "留出检验的牌角读对：训练前 80% → 训练后 95%（20 个牌角）" in page
+    assert 'id="deck-photos"' not in page  # trained here: nothing to carry to a computer
+    english = text(c.get("/referee/deck", query_string={"lang": "en"}))
+    assert "Held-out corners read right: 80% before → 95% after (20 corners)." in english and "switched on" in english
+    assert pipeline.detector.profile.name == "club" and (tmp_path / "club.npz").is_file()
+
+
+def test_a_refused_training_says_why_saves_nothing_and_offers_another_try(site_with, tmp_path):
+    trainer = GatedTrainer(refuse="训练后留出的牌角读得更差（50.0% 对 75.0%），未保存 / the deck's reader read the "
+                                  "held-out corners worse than the base reader (50.0% against 75.0%): not saved")
+    trainer.go()
+    pipeline = FramePipeline(StubDetector())
+    enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
+    c = site_with(enroller)
+    laid_out(c, enroller)
+    assert post(c, "save").status_code == 303
+    assert enroller.training.wait(5)
+    page = text(c.get("/referee/deck"))
+    assert 'id="deck-train-refused"' in page and "没有保存: 训练后留出的牌角读得更差（50.0% 对 75.0%），未保存" in page
+    assert "再训练一次" in page and 'id="deck-cancel"' in page and 'id="deck-saved"' not in page
+    status = c.get("/referee/deck/status", query_string={"lang": "en"}).get_json()
+    assert status["state"] == "refused" and "worse than the base reader" in status["words"]
+    assert "Train again" in text(c.get("/referee/deck", query_string={"lang": "en"}))
+    assert not (tmp_path / "club.npz").exists() and pipeline.detector.profile is None
+    assert post(c, "cancel").status_code == 303 and not pipeline.paused
+    assert 'id="deck-start-form"' in text(c.get("/referee/deck"))
+
+
+def test_the_training_status_is_the_referees_only(client):
+    response = client.get("/referee/deck/status")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/referee/login")
+
+
+def test_an_unfamiliar_deck_alert_offers_the_walk_through(referee, client, store):
+    from engine.events import Bid, Deal
+    from tests.webui.webui_site import fragment_html, new_match
+    from tracker.records import Alert
+
+    mid = new_match(store)
+    for event in (Deal(counts=(17, 17, 17)), Bid(0, "bid", 3),
+                  Alert("unfamiliar_deck", data={"read": 400, "unsure": 90})):
+        store.append(mid, 1, event)
+    page = text(referee.get("/referee"))
+    alert = page.split('id="ref-alerts"')[1].split("</ul>")[0]
+    assert "不熟悉的牌组" in alert and '<a class="button enroll-deck" href="/referee/deck">录入这副牌</a>' in alert
+    english = text(referee.get("/referee", query_string={"lang": "en"}))
+    assert 'href="/referee/deck">Enroll this deck</a>' in english
+    # The live page's fragment is one for every viewer (rendered once, sent to all): no referee's link there.
+    assert "不熟悉的牌组" in fragment_html(client) and "enroll-deck" not in fragment_html(referee)
