@@ -2,7 +2,8 @@
 
     python bench/real.py FOLDER [--whole-cards] [--limit N] [--scale S] [--json FILE]
 
-``FOLDER`` is in YOLO format: ``data.yaml`` whose ``names`` spell cards (``10c``, ``QS``, ``TC``,
+``FOLDER`` is a folder of photos each named after the one card it shows (``10c.png``: scored
+as whole cards, the whole photo the card's box), or in YOLO format: ``data.yaml`` whose ``names`` spell cards (``10c``, ``QS``, ``TC``,
 ``10 of clubs``, ``ace_of_spades``, ``black joker`` ...; :func:`vision.labels.card_from_name`),
 ``images/`` (subfolders allowed, such as ``images/test``) and ``labels/`` with one ``class cx cy w h``
 line per box at the same place; :func:`vision.labels.read_label_folder` reads it. Classes that
@@ -52,7 +53,13 @@ from sim.training.evaluate import (  # noqa: E402
 )
 from vision.cards import CARD_IDS, CARD_INDEX, SUITS  # noqa: E402
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image  # noqa: E402
-from vision.labels import LabelError, read_label_folder  # noqa: E402
+from vision.labels import (  # noqa: E402
+    LabelError,
+    LabelledFolder,
+    LabelledImage,
+    photos_named_by_card,
+    read_label_folder,
+)
 from vision.settings import PHOTO  # noqa: E402
 
 #: Index size bins (longer side of the labelled box, px): under the working scale, the sizes
@@ -194,10 +201,20 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("--limit must be 1 or more")
     if not 0 < args.scale <= 1:
         raise SystemExit("--scale must lie in (0, 1]")
-    try:
-        folder = read_label_folder(args.folder, limit=args.limit, skip_unknown=True)
-    except LabelError as exc:
-        raise SystemExit(str(exc)) from None
+    named = photos_named_by_card(args.folder) if not (Path(args.folder) / "data.yaml").is_file() else []
+    if named:
+        # One photo per card, named after it: each photo is one whole-card box, the whole image.
+        images = []
+        for path, card in named[:args.limit]:
+            h, w = read_image(path).shape[:2]
+            images.append(LabelledImage(path, np.array([[0, 0, w, h]], np.float64), [card]))
+        folder = LabelledFolder(images, {}, {})
+        args.whole_cards = True
+    else:
+        try:
+            folder = read_label_folder(args.folder, limit=args.limit, skip_unknown=True)
+        except LabelError as exc:
+            raise SystemExit(str(exc)) from None
     corners = not args.whole_cards
     profile = None
     if args.deck:
