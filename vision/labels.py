@@ -300,13 +300,15 @@ def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unkn
 class CornerCounts:
     """What :func:`corner_labels` made of an image's boxes: boxes already on a corner index, boxes
     on whole cards, corners found inside them and given their card, whole cards with no corner
-    found, and corners inside two or more cards that the reader's rank could not settle."""
+    found, corners inside two or more cards that the reader's rank could not settle, and boxes
+    inside a card that the reader calls no index (a big pip, a court figure), left out."""
 
     corner_boxes: int = 0
     card_boxes: int = 0
     corners_found: int = 0
     cards_without_corner: int = 0
     ambiguous: int = 0
+    not_an_index: int = 0
 
     def add(self, other: CornerCounts) -> None:
         for name in self.__dataclass_fields__:
@@ -332,7 +334,8 @@ def corner_labels(detector, image: np.ndarray, boxes: np.ndarray, cards: list[st
     IoU :data:`CORNER_IOU` or more is a corner label and kept as it is; where at least half the
     boxes are, all are (an index the finder misses is still a corner). Any other box is a whole
     card: the finder boxes lying inside it (:data:`INSIDE_SHARE` of their area) are its corners
-    and take its card. A finder box inside two or more cards (a fan) takes the one whose rank the
+    and take its card, except those the reader (``detector.read``) calls no index at all (big
+    pips, court figures). A finder box inside two or more cards (a fan) takes the one whose rank the
     reader finds likeliest (``detector.read``, summed over suits, so a suit the reader mistakes
     does not decide it); two candidates of one rank leave it out."""
     from vision.boxes import iou_matrix
@@ -359,11 +362,16 @@ def corner_labels(detector, image: np.ndarray, boxes: np.ndarray, cards: list[st
     inter = np.clip(hi - lo, 0, None).prod(axis=2)
     area = np.maximum((found[:, 2:] - found[:, :2]).prod(axis=1), 1e-9)
     inside = (inter / area[:, None] >= INSIDE_SHARE) & ~taken[:, None]
-    several = np.flatnonzero(inside.sum(axis=1) > 1)
+    candidates = np.flatnonzero(inside.any(axis=1))
     rank_probs: dict[str, np.ndarray] = {}
-    if len(several):
+    if len(candidates):
         classes = list(detector.reader_classes)
-        probs = detector.read(image, found[several])
+        probs = detector.read(image, found[candidates])
+        # A big pip or a court figure the finder boxed inside the card: the reader says no index.
+        if "none" in classes:
+            no_index = probs.argmax(axis=1) == classes.index("none")
+            counts.not_an_index += int(no_index.sum())
+            inside[candidates[no_index]] = False
         for name in {_rank(cards[j]) for j in whole}:
             cols = [i for i, c in enumerate(classes) if c != "none" and _rank(c) == name]
             rank_probs[name] = probs[:, cols].sum(axis=1)
@@ -371,7 +379,7 @@ def corner_labels(detector, image: np.ndarray, boxes: np.ndarray, cards: list[st
     for i in np.flatnonzero(inside.any(axis=1)):
         options = np.flatnonzero(inside[i])
         if len(options) > 1:
-            row = int(np.flatnonzero(several == i)[0])
+            row = int(np.flatnonzero(candidates == i)[0])
             ranks = [_rank(cards[whole[j]]) for j in options]
             if len(set(ranks)) < len(ranks):
                 counts.ambiguous += 1
@@ -405,8 +413,14 @@ def photos_named_by_card(folder: str | Path) -> list[tuple[Path, str]]:
 def corners_in_photo(detector, image: np.ndarray, card: str, floor: float = 0.4,
                      most: int = 4) -> tuple[np.ndarray, list[str]]:
     """The corner indices of a photo of one card: the finder's ``most`` best boxes at ``floor``
-    or more (a card has two to four indices; its pips and court art score lower)."""
+    or more that the reader does not call no index (a card has two to four indices; its big pips
+    and court art, when boxed, read as none)."""
     found, scores, _ = detector.find(image, floor)
+    if len(found) and "none" in detector.reader_classes:
+        # Big pips and court figures the finder boxed: the reader calls them no index.
+        probs = detector.read(image, found)
+        index = probs.argmax(axis=1) != list(detector.reader_classes).index("none")
+        found, scores = found[index], scores[index]
     keep = np.argsort(-scores)[:most]
     return found[keep], [card] * len(keep)
 

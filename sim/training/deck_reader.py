@@ -76,6 +76,8 @@ class TuneSettings:
     degrade_p: float = 0.5
     keep_weight: float = 0.5
     keep_floor: float = 0.1
+    #: torch's threads while it trains (None: as many as the machine has, the fastest on an idle
+    #: box: 62 s against 93 s with one on this 2-core PC); restored afterwards.
     threads: int | None = None
 
 
@@ -205,10 +207,19 @@ def tune_reader(detector, samples: Sequence[tuple[np.ndarray, np.ndarray, Sequen
     ``detector``: the :class:`vision.detector.CardDetector` whose finder and crop recipe the
     deck is read with. A :class:`EnrollRefused` when the tuned reader reads the held-out corners
     worse than the base reader (``refuse_worse``)."""
-    started = time.perf_counter()
-    say = progress or (lambda *_: None)
+    threads = torch.get_num_threads()
     if settings.threads:
         torch.set_num_threads(settings.threads)
+    try:
+        return _tune(detector, samples, name, settings, seed, Path(checkpoint), progress, refuse_worse)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _tune(detector, samples, name: str, settings: TuneSettings, seed: int, checkpoint: Path,
+          progress: Progress | None, refuse_worse: bool) -> TuneResult:
+    started = time.perf_counter()
+    say = progress or (lambda *_: None)
     torch.manual_seed(seed)
     classes = list(detector.reader_classes)
     unknown = {c for _, _, cards in samples for c in cards if c not in CARD_INDEX}
@@ -218,7 +229,7 @@ def tune_reader(detector, samples: Sequence[tuple[np.ndarray, np.ndarray, Sequen
     data = cut_crops(detector, samples, settings, seed)
     held = split_held_out(data, settings.held_out, settings.min_photos_to_split, seed)
     train = ~held
-    model, ckpt = _base_model(Path(checkpoint), classes)
+    model, ckpt = _base_model(checkpoint, classes)
     base_held = _probs(model, data.crops[held & data.plain])
     keep_x = data.others
     keep_y = _probs(model, keep_x) if len(keep_x) else np.zeros((0, len(classes)), np.float32)

@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         report[folder] = {"photos": samples.photos, "corners": sum(len(b) for _, b, _ in samples.items),
                           "crops": sum(written.values()), "skipped_classes": samples.skipped,
                           "whole_card_boxes": c.card_boxes, "corners_found_in_cards": c.corners_found,
-                          "cards_without_corner": c.cards_without_corner, "ambiguous": c.ambiguous}
+                          "cards_without_corner": c.cards_without_corner, "ambiguous": c.ambiguous,
+                          "not_an_index": c.not_an_index}
     print(json.dumps(report, indent=1, ensure_ascii=False))
     return 0
 
