@@ -61,12 +61,13 @@ def main() -> None:
     parser.add_argument("--save", default=None, help="keep the profile here")
     parser.add_argument("--numpy", action="store_true", help="also score the numpy-only profile")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=None, help="torch's threads while training (default: all)")
     args = parser.parse_args()
 
     detector = CardDetector()
     wall, cpu = time.perf_counter(), cpu_seconds()
     samples = enrollment_samples(args.train, detector)
-    result = tune_reader(detector, samples.items, "bench", settings=TuneSettings(epochs=args.epochs), seed=args.seed)
+    result = tune_reader(detector, samples.items, "bench", settings=TuneSettings(epochs=args.epochs, threads=args.threads), seed=args.seed)
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
     corners = sum(len(b) for _, b, _ in samples.items)
     print(f"# enrolled {args.train}: {samples.photos} photos, {corners} corners; held out {result.held_out} "
