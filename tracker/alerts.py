@@ -153,10 +153,10 @@ ALERTS: dict[str, AlertKind] = {
     "unfamiliar_deck": AlertKind(
         "不熟悉的牌组", "unfamiliar deck",
         "这副牌读得不稳：最近 {read} 个牌角有 {unsure} 个拿不准，可能是没录入过的牌组。"
-        "录入这副牌（ddz-table enroll，见裁判指南）后能读得更准",
+        "在裁判页「录入牌组」里录入这副牌（两局之间，约三分钟），本机会用它训练自己的识别模型，读得更准",
         "this deck reads unsure: {unsure} of the last {read} corner indices were in doubt, so it is "
-        "probably a deck the detector has not learnt; enroll it (ddz-table enroll, see the referee "
-        "guide) and it reads better", "notice"),
+        "probably a deck the detector has not learnt; enroll it on the referee's deck page (between "
+        "hands, about three minutes) and the box trains its reader on it", "notice"),
     "deck_audit": AlertKind(
         "查牌不符", "deck audit failed",
         "查牌不符：缺少 {missing}，多出 {extra}（出过的牌加亮出的牌应是整副牌每张 {decks} 张）：请找找掉落的牌，"
