@@ -345,6 +345,18 @@ def enrollment_views(image: np.ndarray, boxes: np.ndarray, seed: int = 0,
         yield view, np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
 
 
+def labelled_samples(samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[str]]]) -> Iterable[
+        tuple[int, np.ndarray, np.ndarray, list[str]]]:
+    """``(k, image, boxes (n, 4) float, cards)`` for each sample with a box, ``k`` its place in
+    ``samples``; a :class:`ProfileError` where the boxes and cards do not pair up."""
+    for k, (image, boxes, cards) in enumerate(samples):
+        boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+        if len(boxes) != len(cards):
+            raise ProfileError(f"{len(boxes)} boxes but {len(cards)} cards")
+        if len(boxes):
+            yield k, image, boxes, list(cards)
+
+
 def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[str]]], name: str,
                 seed: int = 0, views: Sequence[tuple] = VIEWS) -> tuple[
                     DeckProfile, np.ndarray, list[str]]:
@@ -359,12 +371,7 @@ def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequen
         raise ProfileError("a deck profile needs the two-stage detector (finder + reader)")
     classes = detector.reader_classes
     all_probs, all_cards, plain, plain_cards = [], [], [], []
-    for k, (image, boxes, cards) in enumerate(samples):
-        boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-        if len(boxes) != len(cards):
-            raise ProfileError(f"{len(boxes)} boxes but {len(cards)} cards")
-        if not len(boxes):
-            continue
+    for k, image, boxes, cards in labelled_samples(samples):
         for v, (view, moved) in enumerate(enrollment_views(image, boxes, seed + k, views)):
             probs = detector.read(view, moved)
             all_probs.append(probs)

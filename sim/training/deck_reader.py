@@ -44,7 +44,7 @@ from sim.synth.degrade import apply_chain, random_chain
 from sim.training.reader_net import IndexReader, augment, export_classifier, load_weights, to_tensor
 from vision.boxes import crop_squares, iou_matrix
 from vision.cards import CARD_INDEX
-from vision.profile import VIEWS, DeckProfile, ProfileError, enrollment_views, fit
+from vision.profile import VIEWS, DeckProfile, ProfileError, enrollment_views, fit, labelled_samples
 
 #: The shipped reader's training checkpoint, the start of every deck's reader.
 BASE_CHECKPOINT = MODELS_DIR / "reader.pt"
@@ -111,12 +111,7 @@ def cut_crops(detector, samples: Sequence[tuple[np.ndarray, np.ndarray, Sequence
     size, pad = detector.read_size, detector.settings.reader_pad
     crops, labels, corner, photo, plain, others = [], [], [], [], [], []
     first = 0
-    for k, (image, boxes, cards) in enumerate(samples):
-        boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-        if len(boxes) != len(cards):
-            raise ProfileError(f"{len(boxes)} boxes but {len(cards)} cards")
-        if not len(boxes):
-            continue
+    for k, image, boxes, cards in labelled_samples(samples):
         label = np.array([classes.index(c) for c in cards])
         ids = np.arange(first, first + len(boxes))
         first += len(boxes)

@@ -16,7 +16,7 @@ import pytest
 from sim.synth import decks
 from sim.toy import ToyDetector
 from tests.tracker.enroll_frames import FramePipeline, GatedTrainer, StubDetector, batch, true_labels
-from tests.webui.webui_site import PIN, LiveSite, referee_client
+from tests.webui.webui_site import PIN, LiveSite, phone_deck_walk_through, referee_client
 from tracker.detection import build_detector
 from tracker.enroll import Batch, DeckEnroller
 from vision.profile import DeckProfile, fit
@@ -173,18 +173,7 @@ def test_the_walk_through_on_a_phone(tmp_path):
     pipeline = FramePipeline(build_detector("onnx"))
     enroller = DeckEnroller(pipeline, tmp_path)
     with LiveSite({"ENROLLER": enroller}) as site, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
-        page.on("dialog", lambda dialog: dialog.accept())
-        page.goto(f"{site.url}/referee/login")
-        page.fill("input[name=pin]", PIN)
-        page.click("button[type=submit]")
-        page.goto(f"{site.url}/referee/deck")
-        page.fill("input[name=name]", "phone")
-        page.fill("input[name=batch]", "9")
-        page.fill("input[name=per_row]", "9")
-        page.click("#deck-start")
+        browser, page = phone_deck_walk_through(p, site)
         corners = pipeline.lay_out(deck, enroller.expected(), 9, seed=[5, 0])
         page.click("#deck-read")
         page.wait_for_selector("#deck-grid")

@@ -16,7 +16,7 @@ import pytest
 
 from sim.synth import decks
 from tests.tracker.enroll_frames import FramePipeline, GatedTrainer, true_labels
-from tests.webui.webui_site import PIN, LiveSite
+from tests.webui.webui_site import LiveSite, phone_deck_walk_through
 from tracker.detection import build_detector
 from tracker.enroll import DeckEnroller
 from vision.profile import DeckProfile
@@ -40,19 +40,8 @@ def test_lay_out_read_fix_a_card_confirm_train_and_switch_on_from_a_phone(tmp_pa
     trainer = GatedTrainer()
     enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
     with LiveSite({"ENROLLER": enroller}) as site, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser, page = phone_deck_walk_through(p, site)
         try:
-            page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-            page.on("dialog", lambda dialog: dialog.accept())
-            page.goto(f"{site.url}/referee/login")
-            page.fill("input[name=pin]", PIN)
-            page.click("button[type=submit]")
-            page.goto(f"{site.url}/referee/deck")
-            page.fill("input[name=name]", "phone")
-            page.fill("input[name=batch]", "9")
-            page.fill("input[name=per_row]", "9")
-            page.click("#deck-start")
             page.wait_for_selector("#deck-step")
 
             # The referee lays the first two cards the wrong way round: their cells start as the

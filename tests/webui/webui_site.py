@@ -108,3 +108,22 @@ def next_sse_data(response: http.client.HTTPResponse) -> dict:
             data = json.loads(line[6:])
         elif line == "\n" and data is not None:
             return data
+
+
+def phone_deck_walk_through(playwright, site: LiveSite, name: str = "phone", batch: int = 9, per_row: int = 9):
+    """Chromium as a 390 x 844 phone, logged in as the referee at ``site``, with the deck
+    walk-through begun (``name``, ``batch`` cards a batch, ``per_row`` a row): ``(browser, page)``.
+    The caller closes the browser."""
+    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
+    page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{site.url}/referee/login")
+    page.fill("input[name=pin]", PIN)
+    page.click("button[type=submit]")
+    page.goto(f"{site.url}/referee/deck")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=batch]", str(batch))
+    page.fill("input[name=per_row]", str(per_row))
+    page.click("#deck-start")
+    return browser, page
