@@ -45,6 +45,7 @@ def _freeze_norms(model: torch.nn.Module) -> None:
 
 def train(real: Path, rendered: Path, out: Path, val: Path | None = None, epochs: int = 3, lr: float = 5e-4,
           batch: int = 64, distil: float = 1.0, seed: int = 0, threads: int | None = None,
+          rendered_batch: int | None = None,
           init: Path = MODELS_DIR / "reader.pt", log=print) -> Path:
     if threads:
         torch.set_num_threads(threads)
@@ -82,10 +83,11 @@ def train(real: Path, rendered: Path, out: Path, val: Path | None = None, epochs
             idx = order[k * batch:(k + 1) * batch]
             loss = model.loss(to_tensor(augment(real_x[idx], rng)), torch.from_numpy(real_y[idx]))
             if distil > 0:
-                rendered_batch = to_tensor(augment(rend_x[rng.choice(len(rend_x), batch, replace=False)], rng))
+                picked = rng.choice(len(rend_x), rendered_batch or batch, replace=False)
+                rendered_batch_x = to_tensor(augment(rend_x[picked], rng))
                 with torch.no_grad():
-                    target = teacher(rendered_batch).clamp_min(1e-6)
-                log_p = model(rendered_batch)
+                    target = teacher(rendered_batch_x).clamp_min(1e-6)
+                log_p = model(rendered_batch_x)
                 loss = loss + distil * (target * (target.log() - log_p)).sum(1).mean()
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
@@ -115,11 +117,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--distil", type=float, default=1.0)
+    parser.add_argument("--batch", type=int, default=64, help="real crops a step")
+    parser.add_argument("--rendered-batch", type=int, default=None, help="rendered crops a step (default: --batch)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     train(Path(args.real), Path(args.rendered), Path(args.out), Path(args.val) if args.val else None, args.epochs,
-          args.lr, distil=args.distil, seed=args.seed, threads=args.threads)
+          args.lr, batch=args.batch, distil=args.distil, seed=args.seed, threads=args.threads,
+          rendered_batch=args.rendered_batch)
 
 
 if __name__ == "__main__":
