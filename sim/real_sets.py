@@ -45,8 +45,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards import CARD_IDS, CARD_INDEX, split_card
-from vision.labels import LabelError, card_from_name, parse_labels, read_names
+from vision.cards import CARD_IDS, split_card
+from vision.labels import LabelError, card_from_name, card_names_yaml, label_lines, parse_labels, read_names
 
 #: Scores how well a photo's detector reads agree with its labels: a tuple of numbers of fixed
 #: length, compared in order, higher is better (scores of several versions are added up).
@@ -366,15 +366,12 @@ def write_folder(folder: Path, photos: list[Photo], source: dict) -> dict:
     if labelled:
         (folder / "images").mkdir()
         (folder / "labels").mkdir()
-        names = "".join(f"  - {json.dumps(card)}\n" for card in CARD_IDS)
-        (folder / "data.yaml").write_text(f"# {source['set']}: {source['repository']} at {source['commit'][:7]}\n"
-                                          f"nc: {len(CARD_IDS)}\nnames:\n{names}", encoding="utf-8")
+        (folder / "data.yaml").write_text(
+            card_names_yaml(f"{source['set']}: {source['repository']} at {source['commit'][:7]}"), encoding="utf-8")
     for photo in photos:
         if labelled:
             (folder / "images" / (photo.stem + photo.suffix)).write_bytes(photo.data)
-            lines = "".join(f"{CARD_INDEX[card]} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n"
-                            for card, cx, cy, w, h in photo.boxes)
-            (folder / "labels" / f"{photo.stem}.txt").write_text(lines, encoding="utf-8")
+            (folder / "labels" / f"{photo.stem}.txt").write_text(label_lines(photo.boxes), encoding="utf-8")
         else:
             (folder / (photo.stem + photo.suffix)).write_bytes(photo.data)
     counts = {"photos": len(photos)}

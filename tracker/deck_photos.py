@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.cards import CARD_IDS
+from vision.labels import card_names_yaml, label_lines
 
 #: The folder's classes, in order: every card, so any batch's labels index into one list.
 CLASSES: tuple[str, ...] = CARD_IDS
@@ -44,14 +45,12 @@ def yolo_lines(boxes: np.ndarray, cards: Sequence[str], width: int, height: int)
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     x1, x2 = np.clip(boxes[:, 0], 0, width), np.clip(boxes[:, 2], 0, width)
     y1, y2 = np.clip(boxes[:, 1], 0, height), np.clip(boxes[:, 3], 0, height)
-    lines = []
+    rows = []
     for k, card in enumerate(cards):
         w, h = (x2[k] - x1[k]) / width, (y2[k] - y1[k]) / height
-        if w <= 0 or h <= 0:
-            continue
-        cx, cy = (x1[k] + x2[k]) / 2 / width, (y1[k] + y2[k]) / 2 / height
-        lines.append(f"{CLASSES.index(card)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-    return lines
+        if w > 0 and h > 0:
+            rows.append((card, (x1[k] + x2[k]) / 2 / width, (y1[k] + y2[k]) / 2 / height, w, h))
+    return label_lines(rows).splitlines()
 
 
 def write_photos(folder: str | Path, name: str,
@@ -75,10 +74,8 @@ def write_photos(folder: str | Path, name: str,
         (folder / "images" / f"{stem}.png").write_bytes(png.tobytes())
         lines = yolo_lines(boxes, cards, w, h)
         (folder / "labels" / f"{stem}.txt").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    names = "".join(f"  - {card}\n" for card in CLASSES)
-    (folder / "data.yaml").write_text(
-        f"# 牌组 {name} 在本机录入时确认过的牌角 / the corner indices of deck {name} confirmed on the box.\n"
-        f"# 在装有训练组件的电脑上 / on a computer with the train extra:\n"
-        f"#   ddz-table enroll --from-labels {folder.name} --deck {name}\n"
-        f"path: .\nimages: images\nnc: {len(CLASSES)}\nnames:\n{names}", encoding="utf-8")
+    (folder / "data.yaml").write_text(card_names_yaml(
+        f"牌组 {name} 在本机录入时确认过的牌角 / the corner indices of deck {name} confirmed on the box.",
+        "在装有训练组件的电脑上 / on a computer with the train extra:",
+        f"  ddz-table enroll --from-labels {folder.name} --deck {name}"), encoding="utf-8")
     return folder

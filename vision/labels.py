@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from vision.cards import CARD_INDEX
+from vision.cards import CARD_IDS, CARD_INDEX
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
@@ -294,6 +294,21 @@ def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unkn
                               (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], axis=1)
         images.append(LabelledImage(path, boxes, [cards[int(c)] for c in rows[:, 0]]))
     return LabelledFolder(images, names, cards, dict(ignored))
+
+
+def label_lines(rows: Iterable[tuple[str, float, float, float, float]]) -> str:
+    """The label file of ``(card, cx, cy, w, h)`` rows (0-1 of the image's size): one
+    ``class cx cy w h`` line each, the class a card's place in :data:`vision.cards.CARD_IDS`, as
+    :func:`card_names_yaml` names them."""
+    return "".join(f"{CARD_IDS.index(card)} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for card, cx, cy, w, h in rows)
+
+
+def card_names_yaml(*comments: str) -> str:
+    """A ``data.yaml`` whose ``names`` are the 54 cards in :data:`vision.cards.CARD_IDS` order (the
+    classes :func:`label_lines` writes), each comment a ``#`` line above them."""
+    head = "".join(f"# {line}\n" for line in comments)
+    names = "".join(f"  - {json.dumps(card)}\n" for card in CARD_IDS)
+    return f"{head}nc: {len(CARD_IDS)}\nnames:\n{names}"
 
 
 @dataclass
