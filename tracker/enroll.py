@@ -637,9 +637,9 @@ class _LockedReads:
     def read_size(self) -> int:
         return self.detector.read_size
 
-    def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def read(self, image: np.ndarray, boxes: np.ndarray, base: bool = False) -> np.ndarray:
         with self.lock:
-            return self.detector.read(image, boxes)
+            return self.detector.read(image, boxes, base=base)
 
     def find(self, image: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with self.lock:

@@ -339,13 +339,16 @@ class CardDetector:
         return boxes[ok], scores[keep][ok], classes[keep][ok]
 
     # -- stage 2 -------------------------------------------------------------------------
-    def read(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def read(self, image: np.ndarray, boxes: np.ndarray, base: bool = False) -> np.ndarray:
         """Reader probabilities (N, reader classes) of the index in each box: one batch, then
-        the crops read less than the settings' ``sure`` again at the other quarter-turns, averaged."""
+        the crops read less than the settings' ``sure`` again at the other quarter-turns, averaged.
+        ``base``: read with the shipped reader even where a deck profile brings its own (what a
+        profile is fitted on)."""
         crops = crop_squares(check_image(image), boxes, self.read_size, self.settings.reader_pad)
         if not len(crops):
             return np.zeros((0, len(self._reader_cards)), np.float32)
-        probs = self._read_crops(crops)
+        reader = self.reader if base else self.active_reader
+        probs = self._read_crops(crops, reader)
         turns, sure = self.settings.turns, self.settings.sure
         if turns > 1:
             best = probs[:, self._card_columns].max(axis=1)
@@ -353,12 +356,12 @@ class CardDetector:
             if unsure.any():
                 again = crops[unsure]
                 turned = np.concatenate([np.rot90(again, k, axes=(1, 2)) for k in range(1, turns)])
-                more = self._read_crops(turned).reshape(turns - 1, len(again), -1)
+                more = self._read_crops(turned, reader).reshape(turns - 1, len(again), -1)
                 probs[unsure] = (probs[unsure] + more.sum(axis=0)) / turns
         return probs
 
-    def _read_crops(self, crops: np.ndarray) -> np.ndarray:
-        reader = self.active_reader
+    @staticmethod
+    def _read_crops(crops: np.ndarray, reader) -> np.ndarray:
         if reader.input_shape[0] is None:
             probs = reader(to_blob(crops))
         else:  # a fixed-batch export reads one crop at a time

@@ -373,7 +373,7 @@ def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequen
     all_probs, all_cards, plain, plain_cards = [], [], [], []
     for k, image, boxes, cards in labelled_samples(samples):
         for v, (view, moved) in enumerate(enrollment_views(image, boxes, seed + k, views)):
-            probs = detector.read(view, moved)
+            probs = detector.read(view, moved, base=True)  # the shipped reader's space, whatever is in use
             all_probs.append(probs)
             all_cards += list(cards)
             if v == 0:

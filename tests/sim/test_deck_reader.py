@@ -14,7 +14,7 @@ from sim.synth.enroll_layout import render_layout
 from tests.vision.test_profile import write_yolo
 from vision.cards import CARD_IDS
 from vision.detector import DEFAULT_READER, CardDetector
-from vision.profile import DeckProfile, ProfileError, fit
+from vision.profile import DeckProfile, ProfileError, fit, fit_profile
 from vision.settings import PHOTO
 
 pytestmark = pytest.mark.train
@@ -106,6 +106,23 @@ def test_the_decks_own_reader_fixes_reads_on_other_tables_of_that_deck(tuned, ba
     image, corners = render_layout(np.random.default_rng(OTHER_TABLES[0][0]), deck, 15.0, CLUBS_AND_SPADES[:6])
     boxes = np.array([c["box"] for c in corners])
     np.testing.assert_array_equal(own.read(image, boxes), base.read(image, boxes))
+
+
+@pytest.mark.heavy  # shares the enrollment above
+def test_a_score_profile_is_fitted_on_the_shipped_readers_reads_whatever_reader_is_in_use(tuned, base, deck):
+    """The box fits the numpy score profile on its running detector, which may be reading with
+    another deck's reader; the profile is applied over the shipped reader, so it must be fitted
+    on the shipped reader's reads."""
+    result, _ = tuned
+    own = CardDetector(profile=result.profile)
+    image, corners = render_layout(np.random.default_rng(OTHER_TABLES[0][0]), deck, 15.0, CLUBS_AND_SPADES[:8])
+    boxes = np.array([c["box"] for c in corners])
+    assert not np.allclose(own.read(image, boxes), base.read(image, boxes), atol=1e-3)  # the readers differ here
+    np.testing.assert_array_equal(own.read(image, boxes, base=True), base.read(image, boxes))
+    sample = samples_of(image, corners)
+    a, _, _ = fit_profile(own, sample, "p")
+    b, _, _ = fit_profile(base, sample, "p")
+    np.testing.assert_allclose(a.prototypes, b.prototypes, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.heavy  # shares the enrollment above
