@@ -205,6 +205,8 @@ def run_enroll(args) -> int:
         return _list()
     if not args.deck:
         return _fail("需要 --deck NAME / --from-labels needs --deck NAME")
+    if args.epochs is not None and args.epochs < 1:
+        return _fail(f"--epochs 至少为 1 / --epochs must be 1 or more, not {args.epochs}")
     tune = not args.no_tune and can_tune()
     try:
         from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
@@ -217,7 +219,7 @@ def run_enroll(args) -> int:
         if tune:
             from sim.training.deck_reader import TuneSettings, tune_reader
 
-            settings = TuneSettings() if args.epochs is None else TuneSettings(epochs=max(1, args.epochs))
+            settings = TuneSettings() if args.epochs is None else TuneSettings(epochs=args.epochs)
             result = tune_reader(detector, samples.items, name, settings=settings, seed=args.seed,
                                  progress=ProgressBar())
             profile = result.profile

@@ -126,6 +126,8 @@ def test_bad_folders_are_clear_errors(tmp_path, data_home, layout, capsys):
     _fails(["enroll", "--from-labels", str(folder), "--deck", "x"], capsys, "没有任何标注框", "no labelled box")
     _fails(["enroll", "--from-labels", str(folder), "--deck", "../up"], capsys, "deck name")
     _fails(["enroll", "--from-labels", str(folder)], capsys, "--deck")
+    _fails(["enroll", "--from-labels", str(folder), "--deck", "x", "--epochs", "0"], capsys, "--epochs must be 1 or more")
+    _fails(["enroll", "--from-labels", str(folder / "data.yaml"), "--deck", "x"], capsys, "is a file, not a folder")
     assert not (data_home / "ddz-table" / "decks").exists()  # nothing saved by a failure
 
 
