@@ -49,6 +49,17 @@ def jittered_box(rng: np.random.Generator, quad) -> np.ndarray:
     return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
 
 
+def jittered_boxes(boxes: np.ndarray, rng: np.random.Generator, shift: float = 0.07,
+                   scale: float = 0.12) -> np.ndarray:
+    """Finder-like boxes (N, 4) for labelled boxes (N, 4) ``[x1, y1, x2, y2]``: each centre moved
+    by a normal ``shift`` of its width and height, each side scaled by up to ``exp(+-scale)``."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    wh = boxes[:, 2:] - boxes[:, :2]
+    centre = (boxes[:, :2] + boxes[:, 2:]) / 2 + rng.normal(0, shift, (len(boxes), 2)) * wh
+    wh = wh * np.exp(rng.uniform(-scale, scale, (len(boxes), 2)))
+    return np.concatenate([centre - wh / 2, centre + wh / 2], axis=1)
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over the smaller box."""
     iw = min(a[2], b[2]) - max(a[0], b[0])

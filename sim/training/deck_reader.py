@@ -40,11 +40,20 @@ import numpy as np
 import torch
 
 from models import MODELS_DIR
+from sim.synth.crops import jittered_boxes
 from sim.synth.degrade import apply_chain, random_chain
-from sim.training.reader_net import IndexReader, augment, export_classifier, load_weights, to_tensor
+from sim.training.reader_net import (
+    IndexReader,
+    augment,
+    export_classifier,
+    freeze_norms,
+    load_weights,
+    to_tensor,
+)
 from vision.boxes import crop_squares, iou_matrix
 from vision.cards import CARD_INDEX
 from vision.profile import VIEWS, DeckProfile, ProfileError, enrollment_views, fit, labelled_samples
+from vision.settings import PHOTO
 
 #: The shipped reader's training checkpoint, the start of every deck's reader.
 BASE_CHECKPOINT = MODELS_DIR / "reader.pt"
@@ -95,13 +104,6 @@ class DeckCrops:
     others: np.ndarray
 
 
-def _jittered(boxes: np.ndarray, rng: np.random.Generator, shift: float, scale: float) -> np.ndarray:
-    wh = boxes[:, 2:] - boxes[:, :2]
-    centre = (boxes[:, :2] + boxes[:, 2:]) / 2 + rng.normal(0, shift, (len(boxes), 2)) * wh
-    wh = wh * np.exp(rng.uniform(-scale, scale, (len(boxes), 2)))
-    return np.concatenate([centre - wh / 2, centre + wh / 2], axis=1)
-
-
 def cut_crops(detector, samples: Sequence[tuple[np.ndarray, np.ndarray, Sequence[str]]], settings: TuneSettings,
               seed: int = 0, views: Sequence[tuple] = VIEWS) -> DeckCrops:
     """Every labelled corner of ``samples`` cut in every view, as plain and jittered crops, and
@@ -117,7 +119,7 @@ def cut_crops(detector, samples: Sequence[tuple[np.ndarray, np.ndarray, Sequence
         first += len(boxes)
         for v, (view, moved) in enumerate(enrollment_views(image, boxes, seed + k, views)):
             for jitter in (False, True):
-                use = _jittered(moved, rng, settings.jitter_shift, settings.jitter_scale) if jitter else moved
+                use = jittered_boxes(moved, rng, settings.jitter_shift, settings.jitter_scale) if jitter else moved
                 crops.append(crop_squares(view, use, size, pad))
                 labels.append(label)
                 corner.append(ids)
@@ -169,12 +171,6 @@ def _probs(model: IndexReader, crops: np.ndarray, batch: int = 256) -> np.ndarra
             out.append(model(to_tensor(crops[i:i + batch])).numpy())
     model.softmax = False
     return np.concatenate(out) if out else np.zeros((0, len(model.rank_of)), np.float32)
-
-
-def _freeze_norms(model: IndexReader) -> None:
-    for module in model.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.eval()
 
 
 @dataclass
@@ -236,7 +232,7 @@ def _tune(detector, samples, name: str, settings: TuneSettings, seed: int, check
         for group in optimiser.param_groups:  # cosine from lr to 5% of it
             group["lr"] = settings.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * step / steps)))
         model.train()
-        _freeze_norms(model)
+        freeze_norms(model)
         idx = rng.choice(len(x), min(settings.batch, len(x)), replace=False)
         batch = augment(x[idx], rng)
         for i in np.flatnonzero(rng.random(len(batch)) < settings.degrade_p):
@@ -260,11 +256,8 @@ def _tune(detector, samples, name: str, settings: TuneSettings, seed: int, check
         raise EnrollRefused(f"训练后留出的牌角读得更差（{after:.1%} 对 {before:.1%}），未保存 / the deck's reader read "
                             f"the held-out corners worse than the base reader ({after:.1%} against {before:.1%}): "
                             "not saved")
-    fit_probs = _probs(model, data.crops[train])
-    cards = [classes[i] for i in data.labels[train]]
-    profile = fit(name, classes, fit_probs, cards)
-    from vision.settings import PHOTO
-
+    all_probs = _probs(model, data.crops)
+    profile = fit(name, classes, all_probs[train], [classes[i] for i in data.labels[train]])
     blended = profile.blend(tuned_held, PHOTO.profile_weight, PHOTO.profile_temperature)
     with_blend = _right(blended, held_labels)
     model.eval()
@@ -279,7 +272,7 @@ def _tune(detector, samples, name: str, settings: TuneSettings, seed: int, check
               "photos": int(len(np.unique(data.photo)))}
     blend_on = bool(len(held_labels)) and with_blend > after
     # The saved prototypes are fitted on every crop, the held-out ones too: every card enrolled.
-    profile = fit(name, classes, _probs(model, data.crops), [classes[i] for i in data.labels])
+    profile = fit(name, classes, all_probs, [classes[i] for i in data.labels])
     profile = DeckProfile(profile.name, profile.reader_classes, profile.cards, profile.prototypes, profile.counts,
                           profile.bias, profile.log_floor, reader_model=model_bytes, blend_reads=blend_on,
                           report=report)

@@ -197,6 +197,14 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
+def freeze_norms(model: nn.Module) -> None:
+    """Batch-norm layers to eval mode (their statistics kept) in a model otherwise training: a
+    fine-tune on a few hundred crops of one deck would drag them to that deck."""
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
+
+
 def to_tensor(batch: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
 

@@ -31,16 +31,11 @@ from sim.training.reader_net import (
     augment,
     evaluate,
     export_reader,
+    freeze_norms,
     load_split,
     load_weights,
     to_tensor,
 )
-
-
-def _freeze_norms(model: torch.nn.Module) -> None:
-    for module in model.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.eval()
 
 
 def train(real: Path, rendered: Path, out: Path, val: Path | None = None, epochs: int = 3, lr: float = 5e-4,
@@ -79,7 +74,7 @@ def train(real: Path, rendered: Path, out: Path, val: Path | None = None, epochs
             for group in optimiser.param_groups:
                 group["lr"] = lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * step / total)))
             model.train()
-            _freeze_norms(model)
+            freeze_norms(model)
             idx = order[k * batch:(k + 1) * batch]
             loss = model.loss(to_tensor(augment(real_x[idx], rng)), torch.from_numpy(real_y[idx]))
             if distil > 0:

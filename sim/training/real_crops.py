@@ -25,18 +25,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from sim.synth.crops import jittered_boxes
 from vision.boxes import crop_squares
 from vision.profile import VIEWS, enrollment_views
 
 #: The views used by default: as photographed, and the smaller, softer ones a table camera gives.
 DEFAULT_VIEWS = (0, 2, 3, 5, 7, 9, 11)
-
-
-def _jitter(boxes: np.ndarray, rng: np.random.Generator, shift: float = 0.07, scale: float = 0.12) -> np.ndarray:
-    wh = boxes[:, 2:] - boxes[:, :2]
-    centre = (boxes[:, :2] + boxes[:, 2:]) / 2 + rng.normal(0, shift, (len(boxes), 2)) * wh
-    wh = wh * np.exp(rng.uniform(-scale, scale, (len(boxes), 2)))
-    return np.concatenate([centre - wh / 2, centre + wh / 2], axis=1)
 
 
 def write_crops(samples, out: Path, prefix: str, size: int, pad: float, views=DEFAULT_VIEWS,
@@ -48,7 +42,7 @@ def write_crops(samples, out: Path, prefix: str, size: int, pad: float, views=DE
     written: Counter = Counter()
     for k, (image, boxes, cards) in enumerate(samples):
         for v, (view, moved) in enumerate(enrollment_views(image, boxes, seed + k, chosen)):
-            for j, use in enumerate((moved, _jitter(moved, rng))):
+            for j, use in enumerate((moved, jittered_boxes(moved, rng))):
                 for c, (crop, card) in enumerate(zip(crop_squares(view, use, size, pad), cards, strict=True)):
                     folder = out / card
                     folder.mkdir(parents=True, exist_ok=True)
