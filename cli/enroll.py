@@ -28,13 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from tracker.enroll import EnrollError as DeckNameError
+from tracker.enroll import check_name
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.labels import LabelError, Samples, enrollment_samples
-
-
-class EnrollError(LabelError):
-    """A folder or deck name that cannot be enrolled; the message is Chinese, then English.
-    Faults of the folder itself are :class:`vision.labels.LabelError`, its base."""
 
 
 @dataclass
@@ -47,15 +44,6 @@ class Enrollment:
     reader_wrong: Counter
     fixed: Counter
     broken: Counter
-
-
-def check_deck_name(name: str | None) -> str:
-    from vision.profile import NAME_PATTERN
-
-    if not NAME_PATTERN.fullmatch(name or ""):
-        raise EnrollError(f"牌组名只能用字母、数字、_ - . / a deck name is letters, digits, '_', '-' or '.' "
-                          f"(up to 64), not {name!r}")
-    return str(name)
 
 
 def fit_numpy_profile(samples: Samples, name: str, detector, seed: int = 0) -> Enrollment:
@@ -85,7 +73,7 @@ def enroll_folder(folder: str | Path, name: str, detector=None, seed: int = 0) -
     shipped models at the photo settings): :func:`fit_numpy_profile`."""
     from vision.detector import CardDetector
 
-    check_deck_name(name)
+    check_name(name)
     detector = detector or CardDetector()
     return fit_numpy_profile(enrollment_samples(folder, detector), name, detector, seed)
 
@@ -211,7 +199,7 @@ def run_enroll(args) -> int:
     try:
         from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 
-        name = check_deck_name(args.deck)
+        name = check_name(args.deck)
         detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER)
         samples = enrollment_samples(args.from_labels, detector)
         _print_counts(samples)
@@ -228,7 +216,7 @@ def run_enroll(args) -> int:
             enrolled = fit_numpy_profile(samples, name, detector, args.seed)
             profile = enrolled.profile
         profile.save(out)
-    except (LabelError, ProfileError, ModelFileError) as exc:
+    except (LabelError, ProfileError, ModelFileError, DeckNameError) as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"写不了牌组档案 / cannot write the profile: {exc}")
