@@ -10,6 +10,7 @@ temporary folder)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,14 @@ def test_lay_out_read_fix_a_card_confirm_train_and_switch_on_from_a_phone(tmp_pa
             assert "「phone」" in page.inner_text("#deck-switch")
             assert width(page) <= PHONE["width"]
             page.screenshot(path=str(shots / "deck-switched-on.png"), full_page=True)
+            # The same result in English, with no Chinese word left on the deck's part of the page.
+            page.goto(f"{site.url}/referee/deck?lang=en")
+            assert page.inner_text("#deck-on") == "switched on"
+            assert "80%" in page.inner_text("#deck-result") and "95%" in page.inner_text("#deck-result")
+            shown = page.inner_text("main")
+            assert not re.search("[\u4e00-\u9fff]", shown.replace("中文", "")), shown
+            assert width(page) <= PHONE["width"]
+            page.screenshot(path=str(shots / "deck-switched-on-en.png"), full_page=True)
         finally:
             browser.close()
     assert pipeline.detector.profile.name == "phone" and DeckProfile.load(tmp_path / "phone.npz").name == "phone"
