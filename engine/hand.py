@@ -7,6 +7,13 @@ card played, bombs and rockets, and the multiplier with its causes. ``apply(even
 ``Hand.from_events(rules, events)`` gives the same state as applying them one by one:
 corrections (undo, replace, insert, delete) simply refold the corrected event list.
 
+**One state.** Everything the events produce is set in one place, ``Hand._start`` (the state
+before the deal); ``apply`` changes it event by event, and a correction starts it again and
+folds the corrected events. The checks (:class:`~engine.violations.HandChecks`) and the team
+events of the five-player and 斗帝主 games (:class:`~engine.teams.TeamPlay`) work on a hand
+they are given; they declare no state of their own. ``rules`` is always a
+:class:`~engine.rules.RuleSet`: a preset name given to ``Hand(...)`` is looked up once, there.
+
 Seats are numbered 0..n-1 around the table counter-clockwise; play goes to seat + 1 under
 ``seat_order="ccw"`` (the default, 逆时针) and to seat - 1 under ``"cw"``.
 
@@ -28,13 +35,14 @@ Whether a play doubles (a bomb or rocket) is decided by that preferred reading w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from engine.bidding import Bidding, new_bidding, next_seat
 from engine.cards import Card
+from engine.classify import beats, classify
 from engine.combination import Combination
 from engine.events import (
     Announce,
@@ -47,67 +55,74 @@ from engine.events import (
     Event,
     Kitty,
     Landlord,
+    Marker,
     OpenHand,
     Pass,
     Penalty,
     Play,
-    Reveal,
     Shown,
 )
 from engine.rules import RuleSet, get_rules
 from engine.teams import TEAM_EVENTS, TeamPlay
 from engine.trick import HandResult, PlayRecord, Trick
 from engine.two_deck_kinds import ladder_doubles
-from engine.violations import HandChecks, HandViolation, Violation, identity, take
+from engine.violations import CardKey, HandChecks, HandViolation, Violation, fault, identity, preference, take
+
+__all__ = ["Hand", "HandResult", "PlayRecord", "Trick"]
 
 
-@dataclass
-class Hand(TeamPlay, HandChecks):
-    """One hand's state. Build it with ``Hand(rules)`` and ``apply`` events, or ``from_events``."""
+class Hand:
+    """One hand: its rules, every event applied (``log``, corrections included) and the state
+    the fold of its ``events`` gives. Build it with ``Hand(rules)`` and ``apply`` events, or
+    ``from_events``."""
 
-    rules: RuleSet | str = "classic"
-    phase: str = "not_started"  # not_started, bidding, play, finished
-    log: list[Event] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    first_bidder: int = 0
-    bidding: Bidding | None = None
-    landlord: int | None = None
-    base: int = 0
-    cards_left: list[int] = field(default_factory=list)
-    known: list[list[Card]] | None = None
-    kitty: tuple[Card, ...] | None = None
-    seen: Counter = field(default_factory=Counter)  # physical cards played
-    kitty_unplayed: Counter = field(default_factory=Counter)  # kitty cards the landlord still holds
-    plays: list[PlayRecord] = field(default_factory=list)
-    turn: int | None = None
-    leader: int | None = None
-    top: int | None = None  # index into plays of the play to beat; None: the leader leads
-    passes: int = 0
-    trick_start: int = 0  # index into plays where the current trick began
-    causes: list[tuple[str, int]] = field(default_factory=list)
-    bombs_by_seat: Counter = field(default_factory=Counter)
-    bids_by_seat: dict[int, int] = field(default_factory=dict)
-    announced: set[int] = field(default_factory=set)
-    out_seat: int | None = None
-    escaped: int | None = None
-    conceded: int | None = None
-    redeal: bool = False
-    abandoned: bool = False
-    open_hand: bool = False
-    penalties: list[Penalty] = field(default_factory=list)
-    #: Cards each seat laid face up after the hand (the latest ``Shown`` of the seat).
-    shown: dict[int, tuple[Card, ...]] = field(default_factory=dict)
-    # Five-player and 斗帝主 (engine.teams): the marker card, the hidden landlord once shown and
-    # how, the seats that doubled, the landlord's pick of the kitty.
-    marker: Card | None = None
-    hidden: int | None = None
-    hidden_shown: str = ""
-    marker_copies: int = 0  # copies of the marker the open landlord played (two: he was alone)
-    doubled: list[int] = field(default_factory=list)
-    picked: tuple[Card, ...] | None = None
+    def __init__(self, rules: RuleSet | str = "classic") -> None:
+        self.rules: RuleSet = get_rules(rules)
+        self.log: list[Event] = []
+        self._start()
 
-    def __post_init__(self) -> None:
-        self.rules = get_rules(self.rules)
+    def _start(self) -> None:
+        """The state before the deal: every field the fold sets. A correction starts here
+        again and folds the corrected events."""
+        #: The events the state is folded from: the log with its corrections carried out.
+        self.events: list[Event] = []
+        self.phase: str = "not_started"  # not_started, bidding, play, finished
+        self.first_bidder: int = 0
+        self.bidding: Bidding | None = None
+        self.landlord: int | None = None
+        self.base: int = 0
+        self.cards_left: list[int] = []
+        self.known: list[list[Card]] | None = None
+        self.kitty: tuple[Card, ...] | None = None
+        self.seen: Counter[CardKey] = Counter()  # physical cards played
+        self.kitty_unplayed: Counter[CardKey] = Counter()  # kitty cards the landlord still holds
+        self.plays: list[PlayRecord] = []
+        self.turn: int | None = None
+        self.leader: int | None = None
+        self.top: int | None = None  # index into plays of the play to beat; None: the leader leads
+        self.passes: int = 0
+        self.trick_start: int = 0  # index into plays where the current trick began
+        self.causes: list[tuple[str, int]] = []
+        self.bombs_by_seat: Counter[int] = Counter()
+        self.bids_by_seat: dict[int, int] = {}
+        self.announced: set[int] = set()
+        self.out_seat: int | None = None
+        self.escaped: int | None = None
+        self.conceded: int | None = None
+        self.redeal: bool = False
+        self.abandoned: bool = False
+        self.open_hand: bool = False
+        self.penalties: list[Penalty] = []
+        #: Cards each seat laid face up after the hand (the latest ``Shown`` of the seat).
+        self.shown: dict[int, tuple[Card, ...]] = {}
+        # Five-player and 斗帝主 (engine.teams): the marker card, the hidden landlord once shown
+        # and how, the seats that doubled, the landlord's pick of the kitty.
+        self.marker: Card | None = None
+        self.hidden: int | None = None
+        self.hidden_shown: str = ""
+        self.marker_copies: int = 0  # copies of the marker the open landlord played (two: he was alone)
+        self.doubled: list[int] = []
+        self.picked: tuple[Card, ...] | None = None
 
     # ------------------------------------------------------------------ public
     @classmethod
@@ -118,19 +133,20 @@ class Hand(TeamPlay, HandChecks):
         return hand
 
     @classmethod
-    def dealt(cls, rules: RuleSet | str = "classic", first_bidder: int = 0, hands: Iterable | None = None,
-              kitty: Iterable[Card] | None = None, time: float | None = None) -> Hand:
+    def dealt(cls, rules: RuleSet | str = "classic", first_bidder: int = 0,
+              hands: Iterable[Iterable[Card]] | None = None, kitty: Iterable[Card] | None = None,
+              time: float | None = None) -> Hand:
         """A hand just dealt: the usual counts for the rules (cards known only if given)."""
         hand = cls(rules)
         r = hand.rules
-        hand.apply(Deal(counts=(r.hand_size,) * r.players, first_bidder=first_bidder,  # type: ignore[union-attr]
+        hand.apply(Deal(counts=(r.hand_size,) * r.players, first_bidder=first_bidder,
                         hands=None if hands is None else tuple(tuple(h) for h in hands),
                         kitty=None if kitty is None else tuple(kitty), time=time))
         return hand
 
     @property
     def players(self) -> int:
-        return self.rules.players  # type: ignore[union-attr]
+        return self.rules.players
 
     @property
     def finished(self) -> bool:
@@ -155,11 +171,11 @@ class Hand(TeamPlay, HandChecks):
         from engine.legal import legal_plays
 
         seat = self.turn
-        if seat is None or self.known is None or not self._hand_known(seat):
+        if seat is None or self.known is None or not self.hand_known(seat):
             return None
-        found: dict[tuple, Combination] = {}
+        found: dict[tuple[object, ...], Combination] = {}
         for prev in self.current or (None,):
-            for play in legal_plays(self.known[seat], prev, self.rules):  # type: ignore[arg-type]
+            for play in legal_plays(self.known[seat], prev, self.rules):
                 found.setdefault((play.type, play.main, play.length, play.cards), play)
         return list(found.values())
 
@@ -172,7 +188,20 @@ class Hand(TeamPlay, HandChecks):
         return [p for p in self.plays if p.is_bomb]
 
     def next_seat(self, seat: int) -> int:
-        return next_seat(seat, self.players, self.rules.seat_order)  # type: ignore[union-attr]
+        return next_seat(seat, self.players, self.rules.seat_order)
+
+    def landlord_side(self) -> tuple[int, ...]:
+        """The landlord and, once shown, the hidden landlord (as the table knows them)."""
+        return TeamPlay(self).landlord_side()
+
+    def twin_holder(self) -> int | None:
+        """Five-player: who was dealt the marker's twin, when the deal's hands are known."""
+        return TeamPlay(self).twin_holder()
+
+    @property
+    def sides_known(self) -> bool:
+        """Whether the teams are settled (a five-player hidden landlord not shown: not yet)."""
+        return TeamPlay(self).sides_known
 
     def farmers(self) -> list[int]:
         """Seats not on the landlord's side as the table knows it (five-player: a hidden
@@ -182,14 +211,14 @@ class Hand(TeamPlay, HandChecks):
 
     def unannounced(self) -> list[int]:
         """Seats at or under the announce threshold that have not announced (a soft alert)."""
-        limit = self.rules.announce_at  # type: ignore[union-attr]
+        limit = self.rules.announce_at
         return [s for s, n in enumerate(self.cards_left) if 0 < n <= limit and s not in self.announced]
 
     def check(self, event: Event) -> Violation | None:
         """The fault ``event`` would be, or ``None``; the hand does not change."""
         if isinstance(event, Correction):
             try:
-                self._corrected(event)
+                Hand(self.rules)._refold(self._corrected(event))
             except HandViolation as exc:
                 return exc.violation
             return None
@@ -198,10 +227,13 @@ class Hand(TeamPlay, HandChecks):
     def apply(self, event: Event) -> None:
         """Apply ``event``; a fault raises ``HandViolation`` and leaves the hand as it was."""
         if isinstance(event, Correction):
-            fixed = self._corrected(event)
-            log = [*self.log, event]
-            self.__dict__.update(fixed.__dict__)
-            self.log = log
+            corrected, kept = self._corrected(event), self.events
+            try:
+                self._refold(corrected)
+            except HandViolation:
+                self._refold(kept)  # the events it held were folded before: they fold again
+                raise
+            self.log.append(event)
             return
         violation = self._validate(event)
         if violation is not None:
@@ -233,7 +265,7 @@ class Hand(TeamPlay, HandChecks):
 
     def snapshot(self) -> dict[str, object]:
         """Every piece of state except the raw log (what a fold must reproduce)."""
-        data = {k: v for k, v in self.__dict__.items() if k not in ("log", "bidding")}
+        data = {k: v for k, v in vars(self).items() if k not in ("log", "bidding")}
         data["bidding"] = None if self.bidding is None else self.bidding.history
         return data
 
@@ -242,8 +274,47 @@ class Hand(TeamPlay, HandChecks):
             return NotImplemented
         return self.snapshot() == other.snapshot() and self.log == other.log
 
+    def __repr__(self) -> str:
+        return f"Hand({self.rules.name!r}, phase={self.phase!r}, events={len(self.events)})"
+
+    # ------------------------------------------------------------------ what the checks and effects share
+    @property
+    def kitty_from_deal(self) -> bool:
+        """Whether the kitty's cards are known from the deal alone (no ``Kitty`` event yet)."""
+        deal = self.events[0] if self.events else None
+        return isinstance(deal, Deal) and deal.kitty is not None and not any(
+            isinstance(e, Kitty) for e in self.events)
+
+    def hand_known(self, seat: int) -> bool:
+        """Whether the seat's cards are known now: the landlord's only once he holds the kitty's
+        (斗帝主: once he has taken his pick)."""
+        if self.rules.kitty_choice:
+            return seat != self.landlord or self.picked is not None
+        return seat != self.landlord or self.kitty is not None
+
+    def landlord_played(self, cards: Iterable[Card]) -> Counter[CardKey]:
+        """Which of ``cards`` the landlord has played so far (physical cards, counted)."""
+        wanted = Counter(k for k in map(identity, cards) if k is not None)
+        played = Counter(k for p in self.plays if p.seat == self.landlord for k in map(identity, p.cards)
+                         if k is not None)
+        return wanted & played
+
+    def readings(self, play: Play) -> list[Combination]:
+        """Every reading of the play's cards under the rules, the preferred one first."""
+        return sorted(classify(list(play.cards), self.rules), key=preference)
+
+    def beating(self, readings: list[Combination]) -> list[Combination]:
+        """Those of ``readings`` that beat a candidate of the play to beat."""
+        assert self.top is not None
+        current = self.plays[self.top].readings
+        return [r for r in readings if any(beats(r, p, self.rules) for p in current)]
+
+    def _fault(self, kind: str, seat: int | None = None, **data: object) -> HandViolation:
+        return fault(self, kind, seat, **data)
+
     # ------------------------------------------------------------------ corrections
-    def _corrected(self, fix: Correction) -> Hand:
+    def _corrected(self, fix: Correction) -> list[Event]:
+        """The event list once ``fix`` is carried out (each event still to be checked)."""
         events = list(self.events)
         n = len(events)
         if fix.action == "undo":
@@ -252,44 +323,51 @@ class Hand(TeamPlay, HandChecks):
             events.pop()
         elif fix.target >= n + (fix.action == "insert"):
             raise self._fault("bad_correction", reason="no_such_event", at=fix.target, count=n)
-        elif fix.action == "replace":
-            events[fix.target] = fix.event  # type: ignore[assignment]
-        elif fix.action == "insert":
-            events.insert(fix.target, fix.event)  # type: ignore[arg-type]
-        else:
+        elif fix.action == "delete":
             del events[fix.target]
+        else:
+            assert fix.event is not None  # a replace or insert carries its event
+            if fix.action == "replace":
+                events[fix.target] = fix.event
+            else:
+                events.insert(fix.target, fix.event)
         if not events or not isinstance(events[0], Deal):
             # A hand is folded from its deal: without one it has no seats, and nothing could follow.
             raise self._fault("bad_correction", reason="needs_deal")
-        fixed = Hand(self.rules)
+        return events
+
+    def _refold(self, events: list[Event]) -> None:
+        """Start the state again and fold ``events``, checking each: the first that breaks a
+        rule raises ``bad_correction`` naming it (the state is then partly folded)."""
+        self._start()
         for i, event in enumerate(events):
-            violation = fixed._validate(event)
+            violation = self._validate(event)
             if violation is not None:
                 raise HandViolation(Violation("bad_correction", violation.seat, i, (
                     ("reason", "breaks"), ("at", i), ("event", event.kind), ("cause", violation.kind))))
-            fixed._do(event)
-            fixed.events.append(event)
-        return fixed
+            self._do(event)
+            self.events.append(event)
 
     # ------------------------------------------------------------------ effects
-    def _check(self, event: Event) -> None:
+    def _validate(self, event: Event) -> Violation | None:
         """The base checks (engine.violations), with the team events' own (engine.teams)."""
-        if isinstance(event, TEAM_EVENTS):
-            if event.seat >= self.players:  # type: ignore[attr-defined]
-                raise self._fault("bad_seat", event.seat, players=self.players)  # type: ignore[attr-defined]
-            if self.phase == "not_started":
-                raise self._fault("not_started", event.seat, event=event.kind)  # type: ignore[attr-defined]
-            if self.phase == "finished" and not isinstance(event, Reveal):
-                raise self._fault("finished", event.seat, event=event.kind)  # type: ignore[attr-defined]
-            self._check_team(event)
-            return
-        if isinstance(event, Play | Pass | OpenHand):
-            self._check_pick_first(event)
-        super()._check(event)
+        try:
+            if isinstance(event, TEAM_EVENTS):
+                TeamPlay(self).check(event)
+            else:
+                if isinstance(event, Play | Pass | OpenHand):
+                    TeamPlay(self).check_pick_first(event)
+                HandChecks(self).check(event)
+        except HandViolation as exc:
+            return exc.violation
+        return None
 
     def _do(self, event: Event) -> None:  # noqa: C901
-        if isinstance(event, TEAM_EVENTS):
-            self._do_team(event)
+        if isinstance(event, Marker):
+            self.marker = event.card
+            self._crown(event.seat, 1, [])  # its holder is the open landlord, at base 1
+        elif isinstance(event, TEAM_EVENTS):
+            TeamPlay(self).apply(event)
         elif isinstance(event, Penalty):
             self.penalties.append(event)
         elif isinstance(event, Deal):
@@ -309,17 +387,17 @@ class Hand(TeamPlay, HandChecks):
                 self.redeal = True
                 self.phase = "finished"
             elif self.bidding.landlord is not None:
-                grabs = [("grab", 2)] * self.bidding.grabs if self.rules.grab_doubles else []  # type: ignore[union-attr]
+                grabs = [("grab", 2)] * self.bidding.grabs if self.rules.grab_doubles else []
                 self._crown(self.bidding.landlord, self.bidding.base, grabs)
         elif isinstance(event, Landlord):
             self._crown(event.seat, event.base, [])
-        elif isinstance(event, Kitty) and self.rules.kitty_choice:  # type: ignore[union-attr]
+        elif isinstance(event, Kitty) and self.rules.kitty_choice:
             self.kitty = event.cards  # shown to the 帝主: he takes what KittyPick says
         elif isinstance(event, Kitty):
-            if not self._kitty_from_deal:
+            if not self.kitty_from_deal:
                 # Shown late, the kitty's cards the landlord already played are no longer held.
                 held = Counter(k for k in map(identity, event.cards) if k is not None)
-                self.kitty_unplayed = held - self._landlord_played(event.cards)
+                self.kitty_unplayed = held - self.landlord_played(event.cards)
                 if self.known is not None and self.landlord is not None:
                     self.known[self.landlord].extend(event.cards)
                     for p in self.plays:
@@ -328,7 +406,7 @@ class Hand(TeamPlay, HandChecks):
             self.kitty = event.cards
         elif isinstance(event, OpenHand):
             self.open_hand = True
-            self.causes.append(("open_hand", self.rules.open_hand_multiplier))  # type: ignore[union-attr]
+            self.causes.append(("open_hand", self.rules.open_hand_multiplier))
         elif isinstance(event, Pass):
             self._pass(event.seat)
         elif isinstance(event, Play):
@@ -339,7 +417,7 @@ class Hand(TeamPlay, HandChecks):
             self.shown[event.seat] = event.cards
             if self.hidden is None and self.marker in event.cards and event.seat != self.landlord:
                 self.hidden, self.hidden_shown = event.seat, "end"
-                self._whitewash()
+                TeamPlay(self).whitewash()
         elif isinstance(event, Concede):
             self.conceded = event.seat
             self._finish()
@@ -352,13 +430,15 @@ class Hand(TeamPlay, HandChecks):
             self._finish()
 
     def _crown(self, seat: int, base: int, causes: list[tuple[str, int]]) -> None:
+        """The landlord is known (by the bidding, the referee or the marker card): he leads,
+        and takes the kitty unless the rules let him pick from it."""
         self.landlord, self.base = seat, base
         self.causes.extend(causes)
         self.phase = "play"
         self.turn = self.leader = seat
-        if self.rules.kitty_choice:  # type: ignore[union-attr]
+        if self.rules.kitty_choice:
             return  # the 帝主 takes his pick of the kitty with KittyPick
-        self.cards_left[seat] += self.rules.kitty_size  # type: ignore[union-attr]
+        self.cards_left[seat] += self.rules.kitty_size
         if self.kitty is not None:  # known from the deal (a simulator or a referee who saw it)
             self.kitty_unplayed = Counter(k for k in map(identity, self.kitty) if k is not None)
             if self.known is not None:
@@ -367,25 +447,25 @@ class Hand(TeamPlay, HandChecks):
     def _pass(self, seat: int) -> None:
         self.passes += 1
         if self.passes >= self.players - 1:
-            self.leader = self.plays[self.top].seat  # type: ignore[index]
+            assert self.top is not None  # a pass follows a play (HandChecks)
+            self.leader = self.plays[self.top].seat
             self.top, self.passes, self.turn = None, 0, self.leader
             self.trick_start = len(self.plays)
         else:
             self.turn = self.next_seat(seat)
 
     def _play(self, play: Play) -> None:
-        readings = self._readings(play)
-        lead = self.top is None
-        if not lead:
-            readings = self._beating(readings)
-            from engine.classify import beats
-
-            beaten = self.plays[self.top]  # type: ignore[index]
+        readings = self.readings(play)
+        top = self.top
+        if top is not None:
+            readings = self.beating(readings)
+            beaten = self.plays[top]
             narrowed = tuple(p for p in beaten.readings if any(beats(r, p, self.rules) for r in readings))
-            self.plays[self.top] = _replace(beaten, readings=narrowed)  # type: ignore[index]
+            self.plays[top] = dataclasses.replace(beaten, readings=narrowed)
         chosen = readings[0]
         doubles = self._doubles(chosen)
-        record = PlayRecord(len(self.events), play.seat, play.cards, tuple(readings), lead, play.time, doubles)
+        record = PlayRecord(len(self.events), play.seat, play.cards, tuple(readings), top is None, play.time,
+                            doubles)
         self.plays.append(record)
         if chosen.is_bomb:
             self.bombs_by_seat[play.seat] += 1
@@ -396,12 +476,12 @@ class Hand(TeamPlay, HandChecks):
                 self.kitty_unplayed[key] -= 1
             self.seen[key] += 1
         self.kitty_unplayed += Counter()  # drop zero counts so folds compare equal
-        if self.known is not None and self._hand_known(play.seat):
+        if self.known is not None and self.hand_known(play.seat):
             take(self.known[play.seat], play.cards, remove=True)
         self.cards_left[play.seat] -= len(play.cards)
-        self._spot_twin(play.seat, play.cards)
+        TeamPlay(self).spot_twin(play.seat, play.cards)
         self.top, self.passes = len(self.plays) - 1, 0
-        if lead:
+        if top is None:
             self.leader = play.seat
         if self.cards_left[play.seat] == 0:
             self.out_seat = play.seat
@@ -411,34 +491,24 @@ class Hand(TeamPlay, HandChecks):
 
     def _doubles(self, reading: Combination) -> bool:
         if reading.type == "rocket":
-            return self.rules.rocket_doubles  # type: ignore[union-attr]
-        if self.rules.bomb_ladder and reading.is_bomb:  # type: ignore[union-attr]
-            return ladder_doubles(reading.type, reading.length, self.rules)  # type: ignore[arg-type]
-        return reading.type == "bomb" and reading.size >= self.rules.double_min_bomb  # type: ignore[union-attr]
-
-    def _hand_known(self, seat: int) -> bool:
-        if self.rules.kitty_choice:  # type: ignore[union-attr]
-            return seat != self.landlord or self.picked is not None
-        return super()._hand_known(seat)
+            return self.rules.rocket_doubles
+        if self.rules.bomb_ladder and reading.is_bomb:
+            return ladder_doubles(reading.type, reading.length, self.rules)
+        return reading.type == "bomb" and reading.size >= self.rules.double_min_bomb
 
     def _finish(self) -> None:
         if self.phase == "finished":
             return
         self.phase, self.turn = "finished", None
-        self._end_sides()
-        if self.rules.whitewash:  # type: ignore[union-attr]
-            self._whitewash()
+        teams = TeamPlay(self)
+        teams.end_sides()
+        if self.rules.whitewash:
+            teams.whitewash()
             return
-        if self.out_seat is None or not self.rules.spring or self.landlord is None:  # type: ignore[union-attr]
+        if self.out_seat is None or not self.rules.spring or self.landlord is None:
             return
         by_landlord = sum(1 for p in self.plays if p.seat == self.landlord)
         if self.out_seat == self.landlord and by_landlord == len(self.plays):
             self.causes.append(("spring", 2))
         elif self.out_seat != self.landlord and by_landlord == 1:
             self.causes.append(("anti_spring", 2))
-
-
-def _replace(record: PlayRecord, **changes: object) -> PlayRecord:
-    data = dict(record.__dict__)
-    data.update(changes)
-    return PlayRecord(**data)  # type: ignore[arg-type]
