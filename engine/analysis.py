@@ -32,16 +32,18 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from engine.cards import Card, rank_counts
 from engine.classify import group_by_rank, to_combination
 from engine.combination import Combination, type_name
-from engine.events import Concede, Deal, Escape, Pass, Play
+from engine.events import Concede, Deal, Escape, Event, Pass, Play
 from engine.hand import Hand
 from engine.record import RecordedHand
 from engine.record_text import cards_text, play_number
+from engine.rules import RuleSet
 from engine.showdown import starting_hands
-from engine.solver import PASS, Position, Solver, check_rules
+from engine.solver import PASS, Position, Solver, Verdict, check_rules
 
 #: Seconds for a whole hand by default (the CLI); the site uses a shorter budget (webui).
 DEFAULT_SECONDS = 30.0
@@ -140,8 +142,8 @@ class Analysis:
             out.append(w["from"].format(n=first))
         for s in self.mistakes:
             did = w["pass"] if s.play is None else w["play"].format(what=describe(s.play, lang))
-            better = w["better_pass"] if s.better == PASS or s.better is None \
-                else w["better_play"].format(what=describe(s.better, lang))  # type: ignore[arg-type]
+            better = w["better_pass"] if s.better is None or isinstance(s.better, str) \
+                else w["better_play"].format(what=describe(s.better, lang))
             out.append(w["mistake"].format(n=s.number, who=name[s.seat], did=did, better=better))
         if first is not None and not self.mistakes:
             out.append(w["none"])
@@ -167,7 +169,7 @@ def dealt_hands(hand: Hand) -> tuple[list[tuple[Card, ...]], tuple[Card, ...] | 
     hand. Raises :class:`NoStartingHands` when neither tells them."""
     deal = next((e for e in hand.events if isinstance(e, Deal)), None)
     if deal is not None and deal.hands is not None:
-        if hand.kitty is None and hand.rules.kitty_size:  # type: ignore[union-attr]
+        if hand.kitty is None and hand.rules.kitty_size:
             raise NoStartingHands("the deal lists the hands but not the kitty (底牌); enter the kitty")
         return [tuple(h) for h in deal.hands], hand.kitty
     shown = starting_hands(hand)
@@ -196,7 +198,7 @@ def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds:
     walk = _positions(hand.rules, hand.events, hand.landlord, held)
     solver = Solver(rules, hand.landlord)
     deadline = started + seconds
-    verdicts: list = [None] * len(walk)
+    verdicts: list[Verdict | None] = [None] * len(walk)
     for i in range(len(walk) - 1, -1, -1):  # the last positions are small, and fill the table for the rest
         left = deadline - time.perf_counter()
         if left <= 0:
@@ -211,7 +213,7 @@ def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds:
     as_landlord = None
     if kitty is not None or not rules.kitty_size:
         per_seat = seconds / 3 if bid_seconds is None else bid_seconds
-        results = []
+        results: list[bool | None] = []
         for seat in range(rules.players):
             if seat == hand.landlord and start is not None:
                 results.append(start)
@@ -227,10 +229,10 @@ def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds:
     return Analysis(record.players, hand.landlord, steps, start, as_landlord, time.perf_counter() - started, nodes)
 
 
-def _positions(rules, events: list, landlord: int, held: list[list[Card]]) -> list[tuple]:
+def _positions(rules: RuleSet, events: list[Event], landlord: int, held: list[list[Card]]) -> list[tuple[Any, ...]]:
     """(position, event index, seat, play reading or None, the mover's cards) before each play or pass."""
     hand = Hand(rules)
-    out = []
+    out: list[list[Any]] = []
     for i, event in enumerate(events):
         if isinstance(event, Concede | Escape):
             break
@@ -255,7 +257,8 @@ def _positions(rules, events: list, landlord: int, held: list[list[Card]]) -> li
     return [tuple(x) for x in out]
 
 
-def _steps(walk: list[tuple], verdicts: list, landlord: int, events: list) -> tuple[Step, ...]:
+def _steps(walk: list[tuple[Any, ...]], verdicts: list[Verdict | None], landlord: int,
+           events: list[Event]) -> tuple[Step, ...]:
     steps = []
     for k, (pos, index, seat, play, cards) in enumerate(walk):
         side = seat == landlord
@@ -268,6 +271,6 @@ def _steps(walk: list[tuple], verdicts: list, landlord: int, events: list) -> tu
             after = True if play is not None and sum(pos.hands[seat]) == play.size else None
         better = None
         if before is True and after is False and v is not None and v.move is not None:
-            better = PASS if v.move == PASS else to_combination(v.move, group_by_rank(cards))
+            better = PASS if isinstance(v.move, str) else to_combination(v.move, group_by_rank(cards))
         steps.append(Step(play_number(events, index) or 0, index, seat, play, before, after, better))
     return tuple(steps)

@@ -30,7 +30,7 @@ RANK_VALUE: dict[str, int] = {t: i for i, t in enumerate(RANK_TEXT)}
 SUIT_SYMBOLS: dict[str, str] = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 JOKER_NAMES: dict[str, str] = {"BJ": "小王", "RJ": "大王"}
 
-_SUIT_ORDER = {s: i for i, s in enumerate(SUITS)}
+_SUIT_ORDER: dict[str | None, int] = {s: i for i, s in enumerate(SUITS)}
 _RANK_ALIASES = {"T": "10"}
 _JOKER_WORDS = {"BJ": BJ, "RJ": RJ, "小王": BJ, "大王": RJ, "小鬼": BJ, "大鬼": RJ}
 _SUIT_SYMBOLS = {"♠": "s", "♥": "h", "♦": "d", "♣": "c", "♤": "s", "♡": "h", "♢": "d", "♧": "c"}

@@ -13,8 +13,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from typing import TypedDict
 
 from engine.cards import ACE, BJ, RJ, TWO, Card, as_cards
 from engine.combination import TYPES, Combination
@@ -40,7 +41,7 @@ def make_play(kind: str, main: int, length: int, core: dict[int, int], kickers: 
     return kind, main, length, core_spans, kicker_spans
 
 
-def play_sort_key(play: RankPlay) -> tuple:
+def play_sort_key(play: RankPlay) -> tuple[int, int, int, tuple[Span, ...], tuple[Span, ...]]:
     return _TYPE_ORDER[play[0]], play[2], play[1], play[3], play[4]
 
 
@@ -217,7 +218,8 @@ def classify_counts(counts: tuple[int, ...], rules: RuleSet) -> tuple[RankPlay, 
     return tuple(out)
 
 
-def _classify_airplanes(counts, n, trios, rules, add) -> None:
+def _classify_airplanes(counts: tuple[int, ...], n: int, trios: list[int], rules: RuleSet,
+                        add: Callable[[str, int, int, dict[int, int], dict[int, int]], None]) -> None:
     """Airplanes with wings: k consecutive trios carrying k singles or k pairs."""
     trio_set = set(trios)
     for per, kind in ((4, "airplane_single"), (5, "airplane_pair")):
@@ -250,19 +252,24 @@ def _classify_airplanes(counts, n, trios, rules, add) -> None:
 
 # --- per-rule-set caches --------------------------------------------------------------------
 
-_CACHES: dict[int, tuple[RuleSet, dict]] = {}
+class _RuleSetCache(TypedDict):
+    counts: Callable[[tuple[int, ...]], tuple[RankPlay, ...]]
+    text: dict[str, tuple[Combination, ...]]
+
+
+_CACHES: dict[int, tuple[RuleSet, _RuleSetCache]] = {}
 _TEXT_CACHE_MAX = 1 << 17
 _RULE_SETS_KEPT = 16
 
 
-def _rank_cache(rules: RuleSet):
+def _rank_cache(rules: RuleSet) -> _RuleSetCache:
     """The signature cache for ``rules`` (kept per object: hashing a RuleSet walks every field)."""
     entry = _CACHES.get(id(rules))
     if entry is None or entry[0] is not rules:
         if len(_CACHES) >= _RULE_SETS_KEPT:  # rule sets made on the fly must not pile up
             del _CACHES[next(iter(_CACHES))]
         by_counts = lru_cache(maxsize=1 << 16)(lambda counts: classify_counts(counts, rules))
-        entry = (rules, {"counts": by_counts, "text": {}})
+        entry = (rules, _RuleSetCache(counts=by_counts, text={}))
         _CACHES[id(rules)] = entry
     return entry[1]
 
@@ -301,22 +308,23 @@ def group_by_rank(cards: Iterable[Card]) -> list[list[Card]]:
 
 # Combinations are built without the dataclass __init__: the generated one sets each frozen
 # field through object.__setattr__, and building plays is most of the time legal_plays takes.
+# Each field's slot is set through its descriptor, taken from the class's namespace.
 _new = object.__new__
-_set_type = Combination.type.__set__  # type: ignore[attr-defined]
-_set_main = Combination.main.__set__  # type: ignore[attr-defined]
-_set_length = Combination.length.__set__  # type: ignore[attr-defined]
-_set_core = Combination.core.__set__  # type: ignore[attr-defined]
-_set_kickers = Combination.kickers.__set__  # type: ignore[attr-defined]
+_set_type = vars(Combination)["type"].__set__
+_set_main = vars(Combination)["main"].__set__
+_set_length = vars(Combination)["length"].__set__
+_set_core = vars(Combination)["core"].__set__
+_set_kickers = vars(Combination)["kickers"].__set__
 
 
-def to_combination(play: RankPlay, groups: list[list[Card]]) -> Combination:
+def to_combination(play: RankPlay, groups: Sequence[Sequence[Card]]) -> Combination:
     """The play on actual cards: each rank's first cards to the core, the next to the kickers."""
     return combinations((play,), groups)[0]
 
 
-def combinations(plays: Iterable[RankPlay], groups: list[list[Card]]) -> list[Combination]:
+def combinations(plays: Iterable[RankPlay], groups: Sequence[Sequence[Card]]) -> list[Combination]:
     """:func:`to_combination` over many plays, unrolled: legal_plays spends most of its time here."""
-    out = []
+    out: list[Combination] = []
     append = out.append
     for kind, main, length, core_spans, kicker_spans in plays:
         if len(core_spans) == 1:

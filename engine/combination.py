@@ -95,7 +95,7 @@ class Combination:
             return cls(
                 type=kind,
                 main=RANK_VALUE[str(data["main"])],
-                length=int(data["length"]),  # type: ignore[arg-type]
+                length=int(data["length"]),  # type: ignore[call-overload]  # int() checks the record's value
                 core=tuple(parse_cards(str(data["core"]))),
                 kickers=tuple(parse_cards(str(data.get("kickers", "")))),
             )

@@ -43,10 +43,11 @@ def judge(cards: str, after: str | None = None, rules: RuleSet = CLASSIC) -> dic
         raise JudgeError("no_cards", "no cards to judge")
     repeated = repeated_cards(played, rules.decks)
     readings = [] if repeated else classify(played, rules)
+    reading_dicts = [r.to_dict() for r in readings]
     verdict: dict[str, object] = {
         "cards": cards,
         "valid": bool(readings),
-        "readings": [r.to_dict() for r in readings],
+        "readings": reading_dicts,
     }
     if repeated:
         verdict["reason"] = "duplicate_card"
@@ -66,7 +67,7 @@ def judge(cards: str, after: str | None = None, rules: RuleSet = CLASSIC) -> dic
         if not previous:
             raise JudgeError("after_not_a_combination", f"--after {after!r} is not a combination under {rules.name} rules")
         flags = []
-        for reading, data in zip(readings, verdict["readings"], strict=True):  # type: ignore[call-overload]
+        for reading, data in zip(readings, reading_dicts, strict=True):
             data["beats"] = any(beats(reading, p, rules) for p in previous)
             flags.append(data["beats"])
         verdict["after"] = after

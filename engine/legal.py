@@ -14,7 +14,7 @@ hand holds several cards of a rank, the play uses that rank's first cards in sui
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import product
 
@@ -37,7 +37,7 @@ from engine.two_deck_kinds import second_key
 
 __all__ = ["legal_plays", "rank_legal_plays", "brute_force_plays", "clear_caches", "prev_key"]
 
-_CACHES: dict[int, tuple[RuleSet, object]] = {}
+_CACHES: dict[int, tuple[RuleSet, Callable[[tuple[int, ...], PrevKey], tuple[RankPlay, ...]]]] = {}
 
 
 def clear_caches(plays: bool = False) -> None:

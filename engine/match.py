@@ -27,9 +27,10 @@ judgement, disqualification for hiding cards (the player can no longer win).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.bidding import next_seat
+from engine.cards import Card
 from engine.events import Event, Penalty
 from engine.hand import Hand
 from engine.rules import RuleSet, get_rules
@@ -73,22 +74,29 @@ class MatchStatus:
     round_wins: tuple[int, ...] = ()
 
 
-@dataclass
+@dataclass(init=False)
 class Match:
-    """A sitting at one table. ``started`` and ``status(now)`` use the same clock (seconds)."""
+    """A sitting at one table. ``started`` and ``status(now)`` use the same clock (seconds).
 
-    rules: RuleSet | str = "classic"
-    players: tuple[str, ...] = ("East", "South", "West")
-    hands: list[HandRecord] = field(default_factory=list)
-    penalties: list[Penalty] = field(default_factory=list)
-    first_bidder: int = 0
-    started: float | None = None
-    best_of: int = 0
-    name: str = ""
+    ``rules`` may be given as a preset name; the match holds the ``RuleSet``."""
 
-    def __post_init__(self) -> None:
-        self.rules = get_rules(self.rules)
-        self.players = tuple(self.players)
+    rules: RuleSet
+    players: tuple[str, ...]
+    hands: list[HandRecord]
+    penalties: list[Penalty]
+    first_bidder: int
+    started: float | None
+    best_of: int
+    name: str
+
+    def __init__(self, rules: RuleSet | str = "classic", players: Iterable[str] = ("East", "South", "West"),
+                 hands: list[HandRecord] | None = None, penalties: list[Penalty] | None = None,
+                 first_bidder: int = 0, started: float | None = None, best_of: int = 0, name: str = "") -> None:
+        self.rules = get_rules(rules)
+        self.players = tuple(players)
+        self.hands = [] if hands is None else hands
+        self.penalties = [] if penalties is None else penalties
+        self.first_bidder, self.started, self.best_of, self.name = first_bidder, started, best_of, name
         if len(self.players) != self.rules.players:
             raise ValueError(f"{self.rules.name} is played by {self.rules.players} players, not {len(self.players)}")
         if not 0 <= self.first_bidder < self.rules.players:
@@ -110,13 +118,13 @@ class Match:
         for hand in self.folded():
             if hand.redeal:
                 seat = hand.first_bidder
-            elif self.rules.first_bidder == "previous_landlord" and hand.landlord is not None:  # type: ignore[union-attr]
+            elif self.rules.first_bidder == "previous_landlord" and hand.landlord is not None:
                 seat = hand.landlord
             else:
-                seat = next_seat(hand.first_bidder, self.n, self.rules.seat_order)  # type: ignore[union-attr]
+                seat = next_seat(hand.first_bidder, self.n, self.rules.seat_order)
         return seat
 
-    def new_hand(self, hands: Iterable[Iterable] | None = None, kitty: Iterable | None = None,
+    def new_hand(self, hands: Iterable[Iterable[Card]] | None = None, kitty: Iterable[Card] | None = None,
                  time: float | None = None) -> Hand:
         """A hand dealt for this match (known ``hands``/``kitty`` for a simulator)."""
         return Hand.dealt(self.rules, self.next_first_bidder(), hands, kitty, time)
@@ -157,13 +165,13 @@ class Match:
     def settlements(self) -> list[Settlement]:
         """Each hand's settlement, the redeal penalty folded into the third redeal's row."""
         rows: list[Settlement] = []
-        holdings = [self.rules.chips_start] * self.n  # type: ignore[union-attr]
-        chips = self.rules.scoring == "chips"  # type: ignore[union-attr]
+        holdings = [self.rules.chips_start] * self.n
+        chips = self.rules.scoring == "chips"
         redeals = 0
         for hand in self.folded():
             row = settle(hand, self.rules, holdings if chips else None)
             redeals = redeals + 1 if hand.redeal else 0
-            if hand.redeal and self.rules.redeal_penalty and redeals % 3 == 0:  # type: ignore[union-attr]
+            if hand.redeal and self.rules.redeal_penalty and redeals % 3 == 0:
                 dealer = hand.first_bidder
                 extra = tuple(-4 if s == dealer else 2 for s in range(self.n))
                 row = Settlement(points=tuple(p + e for p, e in zip(row.points, extra, strict=True)),
@@ -174,7 +182,7 @@ class Match:
 
     def totals(self) -> list[int]:
         """Each player's total (chips held under the chips format), match penalties included."""
-        start = self.rules.chips_start if self.rules.scoring == "chips" else 0  # type: ignore[union-attr]
+        start = self.rules.chips_start if self.rules.scoring == "chips" else 0
         totals = [start] * self.n
         for row in self.settlements():
             totals = [t + p for t, p in zip(totals, row.points, strict=True)]
@@ -201,27 +209,27 @@ class Match:
         """Where the match stands; ``now`` (same clock as ``started``) decides timed formats."""
         rules = self.rules
         folded = self.folded()
-        limit = rules.redeals_dissolve  # type: ignore[union-attr]
+        limit = rules.redeals_dissolve
         if limit and len(folded) >= limit and all(h.redeal for h in folded[-limit:]):
             return MatchStatus(True, "dissolved")
-        if rules.scoring == "fixed" and rules.hands_per_round:  # type: ignore[union-attr]
+        if rules.scoring == "fixed" and rules.hands_per_round:
             return self._fixed_status(folded)
         totals = self.totals()
-        if rules.scoring == "qq" and rules.target_points:  # type: ignore[union-attr]
-            reached = [s for s in range(self.n) if totals[s] >= rules.target_points]  # type: ignore[union-attr]
+        if rules.scoring == "qq" and rules.target_points:
+            reached = [s for s in range(self.n) if totals[s] >= rules.target_points]
             if reached:
                 return MatchStatus(True, "target", self._leaders(totals, reached))
-        if rules.scoring == "chips" and any(t <= 0 for t in totals):  # type: ignore[union-attr]
+        if rules.scoring == "chips" and any(t <= 0 for t in totals):
             return MatchStatus(True, "bust", self._leaders(totals))
-        time_up = (rules.time_limit_min and now is not None and self.started is not None  # type: ignore[union-attr]
-                   and now - self.started >= rules.time_limit_min * 60)  # type: ignore[union-attr]
+        time_up = (rules.time_limit_min and now is not None and self.started is not None
+                   and now - self.started >= rules.time_limit_min * 60)
         if time_up:
             leaders = self._leaders(totals)
             return MatchStatus(len(leaders) == 1, "time" if len(leaders) == 1 else "tie_break", leaders)
         return MatchStatus(False, "playing", self._leaders(totals))
 
     def _fixed_status(self, folded: list[Hand]) -> MatchStatus:
-        size = self.rules.hands_per_round  # type: ignore[union-attr]
+        size = self.rules.hands_per_round
         wins = [0] * self.n
         need = self.best_of // 2 + 1 if self.best_of else 1
         round_totals, played = [0] * self.n, 0

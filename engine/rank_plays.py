@@ -8,7 +8,7 @@ putting chains of several lengths in order. Plays are built once and memoised: t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from operator import itemgetter
 
 from engine import two_deck_kinds as two
@@ -19,9 +19,9 @@ from engine.rules import RuleSet
 
 #: The play to beat as (type, main, length, size), or with a fifth entry, the tie-break of
 #: ``engine.two_deck_kinds.second_key`` (a spaceship's trio chain); None: a lead.
-PrevKey = tuple[int | str, ...] | None
+PrevKey = tuple[str, int, int, int] | tuple[str, int, int, int, int] | None
 
-_MEMO: dict[tuple, RankPlay] = {}
+_MEMO: dict[tuple[object, ...], RankPlay] = {}
 _MEMO_MAX = 1 << 19
 _LENGTH_MAIN = itemgetter(2, 1)
 
@@ -30,7 +30,7 @@ def clear_memo() -> None:
     _MEMO.clear()
 
 
-def _play(key: tuple, kind: str, main: int, length: int, core: dict[int, int], kick: dict[int, int]) -> RankPlay:
+def _play(key: tuple[object, ...], kind: str, main: int, length: int, core: dict[int, int], kick: dict[int, int]) -> RankPlay:
     play = _MEMO.get(key)
     if play is None:
         if len(_MEMO) >= _MEMO_MAX:
@@ -84,7 +84,7 @@ class MoveGen:
     def _pair_top(self) -> int:
         return NRANKS if self.rules.joker_pairs else BJ
 
-    def single(self, length=None, floor=-9):
+    def single(self, length: int | None = None, floor: int = -9) -> None:
         c, memo = self.c, _MEMO
         self.out += [
             memo.get(("single", r)) or _play(("single", r), "single", r, 1, {r: 1}, {})
@@ -92,7 +92,7 @@ class MoveGen:
             if c[r]
         ]
 
-    def pair(self, length=None, floor=-9):
+    def pair(self, length: int | None = None, floor: int = -9) -> None:
         c, memo = self.c, _MEMO
         self.out += [
             memo.get(("pair", r)) or _play(("pair", r), "pair", r, 1, {r: 2}, {})
@@ -100,7 +100,7 @@ class MoveGen:
             if c[r] >= 2
         ]
 
-    def trio(self, length=None, floor=-9):
+    def trio(self, length: int | None = None, floor: int = -9) -> None:
         c, memo = self.c, _MEMO
         self.out += [
             memo.get(("trio", r)) or _play(("trio", r), "trio", r, 1, {r: 3}, {})
@@ -108,7 +108,7 @@ class MoveGen:
             if c[r] >= 3
         ]
 
-    def bomb(self, length=None, floor=-9):
+    def bomb(self, length: int | None = None, floor: int = -9) -> None:
         c, low, high = self.c, self.rules.bomb_min, self.rules.bomb_max
         ranks = [r for r in range(BJ) if c[r] >= low]
         for size in range(low, high + 1) if length is None else (length,):
@@ -116,7 +116,7 @@ class MoveGen:
                 if c[r] >= size:
                     self.out.append(_play(("bomb", r, size), "bomb", r, size, {r: size}, {}))
 
-    def rocket(self, length=None, floor=-9):
+    def rocket(self, length: int | None = None, floor: int = -9) -> None:
         half = self.rules.rocket_jokers // 2
         if self.c[BJ] >= half and self.c[RJ] >= half:
             self.out.append(_play(("rocket", half), "rocket", BJ, 2 * half, {BJ: half, RJ: half}, {}))
@@ -131,13 +131,13 @@ class MoveGen:
                 if n >= min_len and (length is None or n == length):
                     yield lo, n
 
-    def _chains(self, kind: str, each: int, min_len: int, length, floor) -> None:
+    def _chains(self, kind: str, each: int, min_len: int, length: int | None, floor: int) -> None:
         memo = _MEMO
         for lo, n in self._runs(each, min_len, length, floor):
             key = (kind, lo, n)
             self.out.append(memo.get(key) or _play(key, kind, lo, n, dict.fromkeys(range(lo, lo + n), each), {}))
 
-    def straight(self, length=None, floor=-9):
+    def straight(self, length: int | None = None, floor: int = -9) -> None:
         rules = self.rules
         self._chains("straight", 1, rules.straight_min, length, floor)
         if not rules.low_straights:
@@ -155,13 +155,13 @@ class MoveGen:
                 if n >= rules.straight_min and (length is None or n == length):
                     self.out.append(_play(("straight", low, n), "straight", low, n, dict.fromkeys(ranks, 1), {}))
 
-    def pair_straight(self, length=None, floor=-9):
+    def pair_straight(self, length: int | None = None, floor: int = -9) -> None:
         self._chains("pair_straight", 2, self.rules.pair_chain_min, length, floor)
 
-    def airplane(self, length=None, floor=-9):
+    def airplane(self, length: int | None = None, floor: int = -9) -> None:
         self._chains("airplane", 3, self.rules.trio_chain_min, length, floor)
 
-    def trio_single(self, length=None, floor=-9):
+    def trio_single(self, length: int | None = None, floor: int = -9) -> None:
         if not self.rules.trio_single:
             return
         c, memo, out = self.c, _MEMO, self.out
@@ -174,7 +174,7 @@ class MoveGen:
                         key = ("trio_single", r, x)
                         out.append(memo.get(key) or _play(key, "trio_single", r, 1, core, {x: 1}))
 
-    def trio_pair(self, length=None, floor=-9):
+    def trio_pair(self, length: int | None = None, floor: int = -9) -> None:
         if not self.rules.trio_pair:
             return
         c, memo, out = self.c, _MEMO, self.out
@@ -187,7 +187,8 @@ class MoveGen:
                         key = ("trio_pair", r, x)
                         out.append(memo.get(key) or _play(key, "trio_pair", r, 1, core, {x: 2}))
 
-    def _with_kickers(self, kind, main, length, core, caps, k, per_unit, no_rocket) -> None:
+    def _with_kickers(self, kind: str, main: int, length: int, core: dict[int, int], caps: list[tuple[int, int]],
+                      k: int, per_unit: int, no_rocket: bool) -> None:
         """Append ``kind`` with every choice of ``k`` kicker units (cards or pairs) from caps."""
         memo, out = _MEMO, self.out
         for kick in _multisets(caps, k):
@@ -199,7 +200,7 @@ class MoveGen:
                 play = _play(key, kind, main, length, core, {r: per_unit * t for r, t in kick})
             out.append(play)
 
-    def four_two_single(self, length=None, floor=-9):
+    def four_two_single(self, length: int | None = None, floor: int = -9) -> None:
         rules = self.rules
         if not rules.four_two:
             return
@@ -211,7 +212,7 @@ class MoveGen:
                 caps = [(x, min(pool[x], cap)) for x in range(NRANKS) if pool[x]]
                 self._with_kickers("four_two_single", r, 1, core, caps, 2, 1, not rules.kicker_rocket)
 
-    def four_two_pair(self, length=None, floor=-9):
+    def four_two_pair(self, length: int | None = None, floor: int = -9) -> None:
         rules = self.rules
         if not rules.four_two:
             return
@@ -223,14 +224,14 @@ class MoveGen:
                 caps = [(x, min(pool[x] // 2, cap)) for x in range(self._pair_top()) if pool[x] >= 2]
                 self._with_kickers("four_two_pair", r, 1, core, caps, 2, 2, False)
 
-    def _wings(self, per: int, length: int | None, floor: int) -> Iterator[tuple[int, int, dict, list]]:
+    def _wings(self, per: int, length: int | None, floor: int) -> Iterator[tuple[int, int, dict[int, int], list[int]]]:
         total = sum(self.c)
         for lo, n in self._runs(3, self.rules.trio_chain_min, length, floor):
             if n * per <= total:
                 core = dict.fromkeys(range(lo, lo + n), 3)
                 yield lo, n, core, self._pool(core)
 
-    def airplane_single(self, length=None, floor=-9):
+    def airplane_single(self, length: int | None = None, floor: int = -9) -> None:
         rules = self.rules
         if not rules.trio_single:
             return
@@ -249,7 +250,7 @@ class MoveGen:
                 caps.append((x, cap))
             self._with_kickers("airplane_single", lo, n, core, caps, n, 1, not rules.kicker_rocket)
 
-    def airplane_pair(self, length=None, floor=-9):
+    def airplane_pair(self, length: int | None = None, floor: int = -9) -> None:
         rules = self.rules
         if not rules.trio_pair:
             return
@@ -259,40 +260,40 @@ class MoveGen:
             self._with_kickers("airplane_pair", lo, n, core, caps, n, 2, False)
 
     # --- two-deck kinds (engine.two_deck_kinds) ------------------------------------------------
-    def _shapes(self, shapes) -> None:
+    def _shapes(self, shapes: Iterable[two.Shape]) -> None:
         out = self.out
         for kind, main, length, core, kick in shapes:
             key = (kind, main, length, tuple(core.items()), tuple(kick.items()))
             out.append(_MEMO.get(key) or _play(key, kind, main, length, core, kick))
 
-    def quad(self, length=None, floor=-9):
+    def quad(self, length: int | None = None, floor: int = -9) -> None:
         if self.rules.quads:
             self._shapes(("quad", r, 1, {r: 4}, {}) for r in range(max(floor + 1, 0), BJ) if self.c[r] >= 4)
 
-    def quad_chain(self, length=None, floor=-9):
+    def quad_chain(self, length: int | None = None, floor: int = -9) -> None:
         if self.rules.quads:
             self._chains("quad_chain", 4, self.rules.quad_chain_min, length, floor)
 
-    def quad_trio(self, length=None, floor=-9):
+    def quad_trio(self, length: int | None = None, floor: int = -9) -> None:
         if self.rules.quads:
             self._shapes(two.gen_quad_trio(self.c, floor, False, self.rules))
 
-    def dress(self, length=None, floor=-9):
+    def dress(self, length: int | None = None, floor: int = -9) -> None:
         if self.rules.quads:
             self._shapes(two.gen_quad_trio(self.c, floor, True, self.rules))
 
-    def carrier(self, length=None, floor=-9):
+    def carrier(self, length: int | None = None, floor: int = -9) -> None:
         if self.rules.quads:
             self._shapes(two.gen_carrier(self.c, length, floor, self.rules))
 
-    def spaceship(self, length=None, floor=-9):
+    def spaceship(self, length: int | None = None, floor: int = -9) -> None:
         if self.rules.quads:
             self._shapes(two.gen_spaceship(self.c, length, floor, self.rules))
 
-    def double_joker(self, length=None, floor=-9):
+    def double_joker(self, length: int | None = None, floor: int = -9) -> None:
         self._shapes(s for s in two.gen_jokers(self.c, self.rules) if s[0] == "double_joker")
 
-    def triple_joker(self, length=None, floor=-9):
+    def triple_joker(self, length: int | None = None, floor: int = -9) -> None:
         self._shapes(s for s in two.gen_jokers(self.c, self.rules) if s[0] == "triple_joker")
 
 
@@ -334,20 +335,20 @@ def generate(counts: tuple[int, ...], prev: PrevKey, rules: RuleSet) -> tuple[Ra
         return ()
     if kind in BOMB_TYPES:
         _bombs(gen)
-        floor = two.bomb_key(kind, main, length, rules)  # type: ignore[arg-type]
+        floor = two.bomb_key(kind, main, length, rules)
         return tuple(sorted((p for p in out if p[0] == "rocket" or two.bomb_key(p[0], p[1], p[2], rules) > floor),
                             key=play_sort_key))
     if kind == "spaceship":  # an equal quad chain still wins on a higher trio chain
         _bombs(gen)
         start = len(out)
-        gen.spaceship(length, main - 1)  # type: ignore[operator]
+        gen.spaceship(length, main - 1)
         second = prev[4] if len(prev) > 4 else -1
         out[start:] = [p for p in out[start:] if (p[1], _spaceship_trio(p)) > (main, second)]
         return tuple(out)
     if kind in _AFTER_BOMBS:
         _bombs(gen)
-        getattr(gen, kind)(length, chain_position(kind, main))  # type: ignore[arg-type]
+        getattr(gen, kind)(length, chain_position(kind, main))
     else:
-        getattr(gen, kind)(length, chain_position(kind, main))  # type: ignore[arg-type]
+        getattr(gen, kind)(length, chain_position(kind, main))
         _bombs(gen)
     return tuple(out)

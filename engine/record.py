@@ -14,11 +14,12 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import format_cards
-from engine.events import Bid, Event, Penalty, event_from_dict
+from engine.events import Bid, Event, Pass, Penalty, event_from_dict
 from engine.hand import Hand
 from engine.match import HandRecord, Match
 from engine.rules import CLASSIC, PRESETS, RuleSet, get_rules
@@ -30,20 +31,23 @@ FORMAT = "ddz-table/record"
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RecordedHand:
-    """A single hand on its own: rules, players by seat, raw events."""
+    """A single hand on its own: rules (a preset name may be given), players by seat, raw events."""
 
-    rules: RuleSet | str
+    rules: RuleSet
     players: tuple[str, ...]
     events: tuple[Event, ...]
-    started: float | None = None
-    note: str = ""
+    started: float | None
+    note: str
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rules", get_rules(self.rules))
-        object.__setattr__(self, "players", tuple(self.players))
-        object.__setattr__(self, "events", tuple(self.events))
+    def __init__(self, rules: RuleSet | str, players: Iterable[str], events: Iterable[Event],
+                 started: float | None = None, note: str = "") -> None:
+        object.__setattr__(self, "rules", get_rules(rules))
+        object.__setattr__(self, "players", tuple(players))
+        object.__setattr__(self, "events", tuple(events))
+        object.__setattr__(self, "started", started)
+        object.__setattr__(self, "note", note)
 
     def hand(self) -> Hand:
         return Hand.from_events(self.rules, self.events)
@@ -84,8 +88,8 @@ def _summary(hand: Hand) -> dict[str, Any]:
             p = play_at[i]
             plays.append({"seat": p.seat, "cards": format_cards(p.cards), "type": p.reading.type,
                           "main": p.reading.main_text, "length": p.reading.length, "time": p.time})
-        elif e.kind == "pass":
-            plays.append({"seat": e.seat, "pass": True, "time": e.time})  # type: ignore[attr-defined]
+        elif isinstance(e, Pass):
+            plays.append({"seat": e.seat, "pass": True, "time": e.time})
     settlement = settle(hand)
     summary = {
         "phase": hand.phase, "landlord": hand.landlord, "base": hand.base, "bids": bids,
@@ -120,12 +124,12 @@ def _head(kind: str, rules: RuleSet, players: tuple[str, ...]) -> dict[str, Any]
 def dump(record: RecordedHand | Match) -> dict[str, Any]:
     """The JSON-ready dict of a hand record or a match."""
     if isinstance(record, RecordedHand):
-        data = _head("hand", record.rules, record.players)  # type: ignore[arg-type]
+        data = _head("hand", record.rules, record.players)
         data.update(started=record.started, note=record.note, events=[e.to_dict() for e in record.events])
         data["summary"] = _summary(record.hand())
         return data
     if isinstance(record, Match):
-        data = _head("match", record.rules, record.players)  # type: ignore[arg-type]
+        data = _head("match", record.rules, record.players)
         data.update(name=record.name, started=record.started, first_bidder=record.first_bidder,
                     best_of=record.best_of, penalties=[p.to_dict() for p in record.penalties])
         data["hands"] = [{"started": h.started, "note": h.note, "events": [e.to_dict() for e in h.events]}
@@ -205,10 +209,11 @@ def load(data: dict[str, Any] | str) -> RecordedHand | Match:
                 raise ValueError(f"hand {i} must be an object")
             hands.append(HandRecord(_events(_need(h, "events", list, f"hand {i}"), f"hand {i}"),
                                     _number(h.get("started"), "started"), str(h.get("note", ""))))
-        penalties = _events(data.get("penalties", []), "penalties")
-        if not all(isinstance(p, Penalty) for p in penalties):
+        listed = _events(data.get("penalties", []), "penalties")
+        penalties = [p for p in listed if isinstance(p, Penalty)]
+        if len(penalties) != len(listed):
             raise ValueError("match penalties must be penalty events")
-        match = Match(rules, tuple(players), hands, list(penalties),  # type: ignore[arg-type]
+        match = Match(rules, tuple(players), hands, penalties,
                       first_bidder=int(data.get("first_bidder", 0)), started=_number(data.get("started"), "started"),
                       best_of=int(data.get("best_of", 0)), name=str(data.get("name", "")))
         for i, h in enumerate(hands):

@@ -150,7 +150,7 @@ def _signed(points: tuple[int, ...] | list[int], names: tuple[str, ...]) -> str:
 
 def _event_line(event: Event, names: tuple[str, ...], w: dict[str, str], lang: str, reading: str,
                 start: float | None = None) -> str:
-    who = names[event.seat] if hasattr(event, "seat") and event.seat < len(names) else ""  # type: ignore[attr-defined]
+    who = names[event.seat] if hasattr(event, "seat") and event.seat < len(names) else ""
     t = _clock(getattr(event, "time", None), start)
     if isinstance(event, Play):
         return f"{t}{who}: {cards_text(event.cards, lang)}  {reading}".rstrip()
@@ -216,10 +216,10 @@ def _correction_lines(log: Iterable[Event], names: tuple[str, ...], w: dict[str,
         if e.action == "undo":
             if events:
                 events.pop()
-        elif e.action == "replace" and e.target < len(events):
-            events[e.target] = e.event  # type: ignore[assignment]
-        elif e.action == "insert" and e.target <= len(events):
-            events.insert(e.target, e.event)  # type: ignore[arg-type]
+        elif e.action == "replace" and e.target < len(events) and e.event is not None:
+            events[e.target] = e.event
+        elif e.action == "insert" and e.target <= len(events) and e.event is not None:
+            events.insert(e.target, e.event)
         elif e.action == "delete" and e.target < len(events):
             del events[e.target]
     return lines
@@ -229,7 +229,8 @@ def _correction_text(fix: Correction, events: list[Event], names: tuple[str, ...
                      lang: str) -> str:
     def said(event: Event | None) -> str:
         # The correction's own time leads the line; the event it names is shown without one.
-        return "" if event is None else _event_line(dataclasses.replace(event, time=None), names, w, lang, "")
+        return "" if event is None else _event_line(
+            dataclasses.replace(event, time=None), names, w, lang, "")  # type: ignore[call-arg]  # every kind has a time
 
     def which(number: int | None, event: Event | None) -> str:
         if number is not None:
@@ -265,7 +266,7 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
     names = record.players
     hand = record.hand()
     rules = record.rules
-    lines = [f"{w['title']} · {w['rules']}: {rules.name}"]  # type: ignore[union-attr]
+    lines = [f"{w['title']} · {w['rules']}: {rules.name}"]
     lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names, 1)))
     bids = []
     for e in hand.events:
@@ -311,9 +312,9 @@ def _landlord_lines(hand: Hand, names: tuple[str, ...], w: dict[str, str], lang:
     if hand.marker is not None:
         lines.append(f"{w['marker']}: {card_text(hand.marker, lang)}")
     if hand.landlord is not None:
-        title = w["open_landlord"] if rules.hidden_landlord else w["emperor"] if rules.kitty_choice else w["landlord"]  # type: ignore[union-attr]
+        title = w["open_landlord"] if rules.hidden_landlord else w["emperor"] if rules.kitty_choice else w["landlord"]
         lines.append(f"{title}: {names[hand.landlord]} ({w['base']} {hand.base})")
-        if rules.hidden_landlord:  # type: ignore[union-attr]
+        if rules.hidden_landlord:
             if hand.hidden is None:
                 lines.append(f"{w['hidden_landlord']}: {w['not_shown']}")
             elif hand.hidden == hand.landlord:
@@ -347,7 +348,7 @@ def render_match(match: Match, lang: str = "zh", now: float | None = None) -> st
     w = _w(lang)
     names = match.players
     rows = match.settlements()
-    lines = [f"{match.name or w['title']} · {w['rules']}: {match.rules.name}"]  # type: ignore[union-attr]
+    lines = [f"{match.name or w['title']} · {w['rules']}: {match.rules.name}"]
     lines.append(f"{w['players']}: " + ", ".join(f"{w['seat'].format(i)} {n}" for i, n in enumerate(names, 1)))
     for i, row in enumerate(rows, 1):
         lines.append(f"{w['hand'].format(i)}: {w.get(row.outcome, row.outcome)}; x{row.multiplier}; "

@@ -16,6 +16,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 BIDDING_STYLES = ("score", "grab", "auction", "call", "marker")
 SCORING_FORMATS = ("points", "qq", "chips", "fixed")
@@ -106,7 +107,7 @@ class RuleSet:
     fixed_loss: int = 1
     hands_per_round: int = 0  # fixed-score rounds of 6 hands
 
-    def replace(self, **changes: object) -> RuleSet:
+    def replace(self, **changes: Any) -> RuleSet:
         """A copy with some options changed; unknown option names raise ``ValueError``."""
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:

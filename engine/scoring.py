@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from engine.hand import Hand, HandResult
 from engine.rules import RuleSet, get_rules
@@ -163,7 +164,7 @@ def _outcome(landlord_won: bool) -> str:
     return "landlord_won" if landlord_won else "farmers_won"
 
 
-def _done(points: list[int], penalty: list[int], outcome: str, common: dict, stake: int) -> Settlement:
+def _done(points: list[int], penalty: list[int], outcome: str, common: dict[str, Any], stake: int) -> Settlement:
     total = tuple(p + q for p, q in zip(points, penalty, strict=True))
     return Settlement(points=total, outcome=outcome, stake=stake, **common)
 

@@ -86,16 +86,16 @@ def deck_audit(hand: Hand) -> Audit | None:
     if not everyone_shown(hand):
         return None
     seen = [c for s in range(hand.players) for c in _held(hand, s)]
-    set_aside = hand.rules.out_of_play  # type: ignore[union-attr]
+    set_aside = hand.rules.out_of_play
     deal = next((e for e in hand.events if isinstance(e, Deal)), None)
     if deal is not None:  # a short deal (a quick game) leaves the rest of the deck undealt
-        set_aside += max(0, hand.rules.players * hand.rules.hand_size - sum(deal.counts))  # type: ignore[union-attr]
+        set_aside += max(0, hand.rules.players * hand.rules.hand_size - sum(deal.counts))
     if hand.picked is not None:  # 斗帝主: the kitty cards the landlord left are out of play
         left = Counter(hand.kitty or ()) - Counter(hand.picked)
         seen += list(left.elements())
         if hand.kitty is None:
-            set_aside += hand.rules.kitty_size - len(hand.picked)  # type: ignore[union-attr]
-    deck = Counter(full_deck(hand.rules.decks))  # type: ignore[union-attr]
+            set_aside += hand.rules.kitty_size - len(hand.picked)
+    deck = Counter(full_deck(hand.rules.decks))
     suited = Counter(c for c in seen if c.suit is not None or c.is_joker)
     missing = deck - suited
     extra = suited - deck

@@ -28,8 +28,9 @@ def normal_lang(value: str | None) -> str | None:
 def choose_lang(*asked: str | None) -> str:
     """The first language of ``asked`` the sites speak (``?lang=``, then the cookie), else Chinese."""
     for value in asked:
-        if normal_lang(value):
-            return value  # type: ignore[return-value]
+        lang = normal_lang(value)
+        if lang:
+            return lang
     return DEFAULT_LANG
 
 

@@ -14,17 +14,20 @@ False
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from engine.bidding import next_seat
 from engine.cards import Card, full_deck
 from engine.classify import NRANKS, classify, to_combination
+from engine.combination import Combination
 from engine.legal import brute_force_plays, legal_plays
 from engine.rules import RuleSet, get_rules
 from engine.solver.position import Position, check_rules
 
 #: A position larger than this many cards in all is refused: the reference is exhaustive.
 MAX_CARDS = 24
+#: The readings still to beat in the current trick (empty: a lead).
+Trick = frozenset[Combination]
 
 
 def brute_force(position: Position) -> bool:
@@ -35,14 +38,14 @@ def brute_force(position: Position) -> bool:
         raise ValueError(f"brute force is for small positions ({MAX_CARDS} cards at most), not {total}")
     n = rules.players
     groups = [[Card(r)] * 8 for r in range(NRANKS)]
-    memo: dict[tuple, bool] = {}
-    plays_memo: dict[tuple, dict] = {}
+    memo: dict[tuple[object, ...], bool] = {}
+    plays_memo: dict[tuple[tuple[int, ...], Trick], dict[tuple[int, ...], Trick]] = {}
 
-    def follows(counts: tuple[int, ...], trick: frozenset) -> dict[tuple[int, ...], frozenset]:
+    def follows(counts: tuple[int, ...], trick: Trick) -> dict[tuple[int, ...], Trick]:
         """Each card multiset the hand may play, with its readings that may be played now."""
         if (counts, trick) in plays_memo:
             return plays_memo[counts, trick]
-        found: dict[tuple[int, ...], set] = {}
+        found: dict[tuple[int, ...], set[Combination]] = {}
         for prev in trick or (None,):
             for play in brute_force_plays(counts, prev, rules):
                 taken = [0] * NRANKS
@@ -52,13 +55,13 @@ def brute_force(position: Position) -> bool:
         out = plays_memo[counts, trick] = {k: frozenset(v) for k, v in found.items()}
         return out
 
-    def value(hands: tuple, turn: int, trick: frozenset, by: int | None, passes: int) -> bool:
+    def value(hands: tuple[tuple[int, ...], ...], turn: int, trick: Trick, by: int | None, passes: int) -> bool:
         key = (hands, turn, trick, by, passes)
         if key in memo:
             return memo[key]
         nxt = next_seat(turn, n, rules.seat_order)
 
-        def outcomes():  # whether the landlord wins after each move, found lazily
+        def outcomes() -> Iterator[bool]:  # whether the landlord wins after each move, found lazily
             for taken, readings in follows(hands[turn], trick).items():
                 left = tuple(a - b for a, b in zip(hands[turn], taken, strict=True))
                 if not any(left):

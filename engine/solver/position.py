@@ -73,7 +73,7 @@ def _readings(to_beat: object, rules: RuleSet) -> tuple[Combination, ...]:
         return (to_beat,)
     if isinstance(to_beat, list | tuple) and to_beat and all(isinstance(c, Combination) for c in to_beat):
         return tuple(to_beat)
-    cards = as_cards(to_beat)  # type: ignore[arg-type]
+    cards = as_cards(to_beat)  # type: ignore[arg-type]  # card text or cards, as_cards checks
     readings = tuple(classify(cards, rules)) if cards else ()
     if cards and not readings:
         raise ValueError(f"the play to beat {' '.join(map(str, cards))!r} is no combination under {rules.name}")

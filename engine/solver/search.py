@@ -30,6 +30,7 @@ A budget in seconds or nodes stops the search: the verdict then says it is not e
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.bidding import next_seat
@@ -45,6 +46,11 @@ _BITS = 4
 _MASK = (1 << _BITS) - 1
 #: How often (in nodes) the clock is read and the tables' sizes checked.
 _CHECK_EVERY = 1024
+
+#: A move of a hand on a trick: (the play as a hand integer, the trick it leaves, the play).
+Move = tuple[int, int, RankPlay]
+#: A search state: (hands as integers, seat to move, trick id, seat whose play leads the trick).
+State = tuple[tuple[int, ...], int, int, int | None]
 
 
 def encode(counts: tuple[int, ...]) -> int:
@@ -106,11 +112,11 @@ class Solver:
         self.landlord = landlord
         self.side = tuple(s == landlord for s in range(n))
         self.next = tuple(next_seat(s, n, self.rules.seat_order) for s in range(n))
-        self.table: dict | None = {} if table else None
+        self.table: dict[State, bool] | None = {} if table else None
         self.max_entries = max_entries
         self._trick_ids: dict[tuple[Combination, ...], int] = {(): 0}
         self._tricks: list[tuple[Combination, ...]] = [()]
-        self._moves: dict[tuple[int, int], tuple[tuple, int]] = {}
+        self._moves: dict[tuple[int, int], tuple[tuple[Move, ...], int]] = {}
         self._after: dict[tuple[RankPlay, int], int] = {}
         self._needed: dict[int, int] = {}
         self.nodes = 0
@@ -136,7 +142,7 @@ class Solver:
             out = self._after[key] = self.trick_id(tuple(readings))
         return out
 
-    def moves(self, h: int, tid: int) -> tuple[tuple, int]:
+    def moves(self, h: int, tid: int) -> tuple[tuple[Move, ...], int]:
         """The ordered plays of hand ``h`` on trick ``tid`` as (play int, next trick, play), and
         how many come before the bombs (where a pass goes when an opponent leads the trick)."""
         entry = self._moves.get((h, tid))
@@ -204,13 +210,14 @@ class Solver:
         return Verdict(mover_wins == me, mover_wins, move if mover_wins else None, self.nodes - first,
                        time.perf_counter() - start)
 
-    def _children(self, hands: tuple[int, ...], turn: int, tid: int, by: int | None):
+    def _children(self, hands: tuple[int, ...], turn: int, tid: int,
+                  by: int | None) -> list[tuple[RankPlay | str, State]]:
         """(move, child state) in search order, for the root."""
         moves, ordinary = self.moves(hands[turn], tid)
         nxt = self.next[turn]
         pass_child = (hands, nxt, 0, None) if nxt == by else (hands, nxt, tid, by)
-        partner = tid and self.side[by] == self.side[turn]  # type: ignore[index]
-        out = []
+        partner = tid and self.side[by] == self.side[turn]  # type: ignore[index]  # a trick has its by
+        out: list[tuple[RankPlay | str, State]] = []
         for i, (pint, after, play) in enumerate(moves):
             if tid and i == (0 if partner else ordinary):
                 out.append((PASS, pass_child))
@@ -220,7 +227,8 @@ class Solver:
             out.append((PASS, pass_child))
         return out
 
-    def _root(self, hands, turn, tid, by, deadline, limit) -> tuple[bool, RankPlay | str | None]:
+    def _root(self, hands: tuple[int, ...], turn: int, tid: int, by: int | None, deadline: float | None,
+              limit: int | None) -> tuple[bool, RankPlay | str | None]:
         win = self._searcher(deadline, limit)
         me = self.side[turn]
         for move, (child, nxt, after, cby) in self._children(hands, turn, tid, by):
@@ -231,7 +239,7 @@ class Solver:
                 return True, move
         return False, None
 
-    def _searcher(self, deadline: float | None, limit: int | None):
+    def _searcher(self, deadline: float | None, limit: int | None) -> Callable[[tuple[int, ...], int, int, int | None], bool]:
         """The recursive search as a closure over the tables (locals are fast in CPython)."""
         table, side, nexts, moves_of, solver = self.table, self.side, self.next, self.moves, self
         mget = self._moves.get
@@ -268,7 +276,7 @@ class Solver:
             nxt = nexts[turn]
             same = side[nxt] == me
             passed = not tid
-            if tid and side[by] == me:  # the trick is the partner's: let it stand first
+            if tid and side[by] == me:  # type: ignore[index]  # the trick is the partner's (a trick has its by): let it stand first
                 passed = True
                 v = win(hands, nxt, 0, None) if nxt == by else win(hands, nxt, tid, by)
                 result = v if same else not v
