@@ -14,7 +14,7 @@ RED_SUITS = ("h", "d")
 
 def draw_detections(image: np.ndarray, detections: Detections) -> np.ndarray:
     """A copy of ``image`` with each index box and its card and confidence."""
-    out = image.copy()
+    out: np.ndarray = image.copy()
     thickness = max(1, round(max(image.shape[:2]) / 600))
     for (x1, y1, x2, y2), card, score in zip(detections.boxes.astype(int), detections.cards,
                                              detections.scores, strict=True):

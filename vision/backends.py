@@ -24,6 +24,7 @@ import importlib.util
 import os
 import platform
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -42,6 +43,19 @@ OPENVINO_ON_X86 = False
 
 class ModelFileError(ValueError):
     """A model file is missing, unreadable or not the kind of model expected."""
+
+
+class Backend(Protocol):
+    """What every backend gives: the model it read, its input and classes, and the call."""
+
+    name: str
+    path: Path
+    #: (batch, channels, height, width); a dynamic axis is None.
+    input_shape: tuple[int | None, ...]
+    names: dict[int, str]
+    imgsz: tuple[int, int] | None
+
+    def __call__(self, batch: np.ndarray) -> np.ndarray: ...
 
 
 def _check_file(path: Path) -> Path:
@@ -67,7 +81,7 @@ def _parse_names(text: str | None, path: Path) -> dict[int, str]:
     return {int(k): str(v) for k, v in names.items()}
 
 
-def export_folder(path: str | os.PathLike, backend: str) -> Path:
+def export_folder(path: str | os.PathLike[str], backend: str) -> Path:
     """Where the ``backend`` export of a model named by its ``.onnx`` path lives."""
     path = Path(path)
     return path.with_name(f"{path.stem}_{backend}_model") if path.suffix == ".onnx" else path
@@ -89,7 +103,7 @@ class OnnxBackend:
 
     name = "onnx"
 
-    def __init__(self, path: str | os.PathLike, threads: int | None = None, providers: list[str] | None = None,
+    def __init__(self, path: str | os.PathLike[str], threads: int | None = None, providers: list[str] | None = None,
                  data: bytes | None = None):
         """``data``: the model's bytes (a deck profile's reader), ``path`` then only names it."""
         import onnxruntime as ort
@@ -117,7 +131,8 @@ class OnnxBackend:
         self.imgsz = _parse_imgsz(meta.get("imgsz"), self.input_shape)
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
-        return self.session.run(None, {self.input_name: batch})[0]
+        first: np.ndarray = self.session.run(None, {self.input_name: batch})[0]
+        return first
 
 
 class OpenVinoBackend:
@@ -125,7 +140,7 @@ class OpenVinoBackend:
 
     name = "openvino"
 
-    def __init__(self, path: str | os.PathLike, threads: int | None = None):
+    def __init__(self, path: str | os.PathLike[str], threads: int | None = None):
         try:
             import openvino as ov
         except ImportError as exc:
@@ -184,7 +199,7 @@ class NcnnBackend:
 
     name = "ncnn"
 
-    def __init__(self, path: str | os.PathLike, threads: int | None = None):
+    def __init__(self, path: str | os.PathLike[str], threads: int | None = None):
         try:
             import ncnn
         except ImportError as exc:
@@ -213,7 +228,7 @@ class NcnnBackend:
         meta = read_metadata(folder / METADATA)
         self.names = _parse_names(meta.get("names"), folder)
         self.imgsz = _parse_imgsz(meta.get("imgsz"), (None,) * 4)
-        self.input_shape = (None, 3, *self.imgsz) if self.imgsz else (None, 3, None, None)
+        self.input_shape: tuple[int | None, ...] = (None, 3, *self.imgsz) if self.imgsz else (None, 3, None, None)
         self._ncnn = ncnn
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
@@ -229,9 +244,10 @@ class NcnnBackend:
         return np.stack(outs)
 
 
-def _parse_imgsz(text, input_shape: tuple) -> tuple[int, int] | None:
-    if input_shape[2:] and all(isinstance(d, int) for d in input_shape[2:]):
-        return int(input_shape[2]), int(input_shape[3])
+def _parse_imgsz(text: object, input_shape: tuple[int | None, ...]) -> tuple[int, int] | None:
+    fixed = [d for d in input_shape[2:] if isinstance(d, int)]
+    if input_shape[2:] and len(fixed) == len(input_shape[2:]):
+        return int(fixed[0]), int(fixed[1])
     if text:
         try:
             value = ast.literal_eval(str(text))
@@ -282,7 +298,7 @@ def _importable(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def default_backend(path: str | os.PathLike | None = None, machine: str | None = None) -> str:
+def default_backend(path: str | os.PathLike[str] | None = None, machine: str | None = None) -> str:
     """The runtime to use here for the model at ``path`` (its ``.onnx``).
 
     NCNN on ARM (the Pi) when the ``ncnn`` module and the model's NCNN export are there;
@@ -297,7 +313,7 @@ def default_backend(path: str | os.PathLike | None = None, machine: str | None =
     return "onnx"
 
 
-def load_backend(path: str | os.PathLike, backend: str = "onnx", threads: int | None = None):
+def load_backend(path: str | os.PathLike[str], backend: str = "onnx", threads: int | None = None) -> Backend:
     """The runtime for one model (named by its ``.onnx`` path); ``backend`` is one of :data:`BACKEND_CHOICES`."""
     if backend == AUTO:
         backend = default_backend(path)

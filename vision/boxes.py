@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from numpy.typing import ArrayLike
 
 PAD_VALUE = 114
 
@@ -98,7 +99,8 @@ def decode_yolo(output: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray
 
 def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """IoU of one box against many."""
-    return iou_matrix(np.asarray(box)[None], boxes)[0]
+    row: np.ndarray = iou_matrix(np.asarray(box)[None], boxes)[0]
+    return row
 
 
 def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -111,16 +113,17 @@ def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return inter, (a[:, 2:] - a[:, :2]).prod(axis=1), (b[:, 2:] - b[:, :2]).prod(axis=1)
 
 
-def longer_sides(boxes) -> np.ndarray:
+def longer_sides(boxes: ArrayLike) -> np.ndarray:
     """The longer side of each box (N, 4) given as x1, y1, x2, y2."""
-    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of every box in ``a`` against every box in ``b``: an (len(a), len(b)) matrix."""
     inter, area_a, area_b = _intersections(a, b)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    iou: np.ndarray = inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    return iou
 
 
 def nested(boxes: np.ndarray, scores: np.ndarray, labels: np.ndarray, overlap: float) -> np.ndarray:

@@ -14,14 +14,16 @@ and every array stays aligned. Card classes are indices into :data:`vision.cards
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from vision.cards import CARD_IDS, CARD_INDEX, split_card
 
 
-def _column(values, dtype, n: int, name: str, width: int | None = None) -> np.ndarray:
+def _column(values: ArrayLike, dtype: DTypeLike, n: int, name: str, width: int | None = None) -> np.ndarray:
     arr = np.asarray(values, dtype=dtype)
     expected = (n,) if width is None else (n, width)
     if arr.size == 0 and n == 0:
@@ -31,7 +33,7 @@ def _column(values, dtype, n: int, name: str, width: int | None = None) -> np.nd
     return arr
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Detections:
     """N detections; all arrays share their first axis.
 
@@ -40,18 +42,24 @@ class Detections:
     class_ids: (N,) int64 card class, index into ``CARD_IDS``; -1 when unread.
     finder_scores: (N,) float32 the finder's own score (defaults to ``scores``).
     alt_ids / alt_probs: (N, K) the reader's next guesses, best first; -1 / 0 pad.
+
+    Any array-like is taken and stored as the array described; ``finder_scores``, ``alt_ids``
+    and ``alt_probs`` may be left out.
     """
 
-    boxes: np.ndarray
-    scores: np.ndarray
-    class_ids: np.ndarray
-    finder_scores: np.ndarray | None = None
-    alt_ids: np.ndarray | None = None
-    alt_probs: np.ndarray | None = None
-    extra: dict = field(default_factory=dict)
+    boxes: NDArray[np.float32]
+    scores: NDArray[np.float32]
+    class_ids: NDArray[np.int64]
+    finder_scores: NDArray[np.float32]
+    alt_ids: NDArray[np.int64]
+    alt_probs: NDArray[np.float32]
+    extra: dict[str, Any]
 
-    def __post_init__(self) -> None:
-        boxes = np.asarray(self.boxes, dtype=np.float32)
+    def __init__(self, boxes: ArrayLike, scores: ArrayLike, class_ids: ArrayLike,
+                 finder_scores: ArrayLike | None = None, alt_ids: ArrayLike | None = None,
+                 alt_probs: ArrayLike | None = None, extra: dict[str, Any] | None = None) -> None:
+        object.__setattr__(self, "extra", {} if extra is None else extra)
+        boxes = np.asarray(boxes, dtype=np.float32)
         if boxes.size == 0:
             boxes = boxes.reshape(0, 4)
         if boxes.ndim != 2 or boxes.shape[1] != 4:
@@ -59,17 +67,17 @@ class Detections:
         n = len(boxes)
         set_ = object.__setattr__
         set_(self, "boxes", boxes)
-        set_(self, "scores", _column(self.scores, np.float32, n, "scores"))
-        set_(self, "class_ids", _column(self.class_ids, np.int64, n, "class_ids"))
-        finder = self.scores if self.finder_scores is None else self.finder_scores
+        set_(self, "scores", _column(scores, np.float32, n, "scores"))
+        set_(self, "class_ids", _column(class_ids, np.int64, n, "class_ids"))
+        finder = scores if finder_scores is None else finder_scores
         set_(self, "finder_scores", _column(finder, np.float32, n, "finder_scores"))
-        alt_ids = np.full((n, 0), -1) if self.alt_ids is None else np.asarray(self.alt_ids, np.int64)
-        if alt_ids.ndim != 2:
-            alt_ids = alt_ids.reshape(n, -1) if alt_ids.size else np.zeros((n, 0), np.int64)
-        k = alt_ids.shape[1]
-        alt_probs = np.zeros((n, k)) if self.alt_probs is None else self.alt_probs
-        set_(self, "alt_ids", _column(alt_ids, np.int64, n, "alt_ids", k))
-        set_(self, "alt_probs", _column(alt_probs, np.float32, n, "alt_probs", k))
+        ids = np.full((n, 0), -1) if alt_ids is None else np.asarray(alt_ids, np.int64)
+        if ids.ndim != 2:
+            ids = ids.reshape(n, -1) if ids.size else np.zeros((n, 0), np.int64)
+        k = ids.shape[1]
+        probs = np.zeros((n, k)) if alt_probs is None else alt_probs
+        set_(self, "alt_ids", _column(ids, np.int64, n, "alt_ids", k))
+        set_(self, "alt_probs", _column(probs, np.float32, n, "alt_probs", k))
         if n and (self.class_ids.min() < -1 or self.class_ids.max() >= len(CARD_IDS)):
             raise ValueError("class_ids must be -1 or an index into CARD_IDS")
 
@@ -85,7 +93,7 @@ class Detections:
             return cls.empty()
         k = max(p.alt_ids.shape[1] for p in parts)
 
-        def pad(a: np.ndarray, fill) -> np.ndarray:
+        def pad(a: np.ndarray, fill: float) -> np.ndarray:
             return np.pad(a, ((0, 0), (0, k - a.shape[1])), constant_values=fill)
 
         return cls(
@@ -100,7 +108,7 @@ class Detections:
     def __len__(self) -> int:
         return len(self.boxes)
 
-    def __getitem__(self, index) -> Detections:
+    def __getitem__(self, index: int | np.integer[Any] | slice | list[int] | np.ndarray) -> Detections:
         """Subset by boolean mask, index array or slice (an int keeps one row)."""
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
@@ -135,7 +143,7 @@ class Detections:
     def alternatives(self, i: int) -> list[tuple[str, float]]:
         return [(CARD_IDS[c], float(p)) for c, p in zip(self.alt_ids[i], self.alt_probs[i], strict=True) if c >= 0]
 
-    def to_records(self, digits: int = 1) -> list[dict]:
+    def to_records(self, digits: int = 1) -> list[dict[str, Any]]:
         """The CLI's JSON detections: card, rank, suit, box, confidence, alternatives."""
         records = []
         for i in range(len(self)):

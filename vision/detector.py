@@ -22,12 +22,13 @@ import math
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 from models import MODELS_DIR
-from vision.backends import ModelFileError, load_backend
+from vision.backends import Backend, ModelFileError, load_backend
 from vision.boxes import crop_squares, decode_yolo, iou_matrix, letterbox, nested, nms, rect_size, to_blob
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
@@ -42,6 +43,8 @@ DEFAULT_READER = MODELS_DIR / "reader.onnx"
 NOT_AN_INDEX = "none"
 
 JOKER_IDS = np.array([CARD_INDEX["BJ"], CARD_INDEX["RJ"]])
+#: What the finder found: boxes in image pixels, its scores and its classes.
+Found = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 __all__ = ["CardDetector", "DetectorSettings", "ImageError", "ModelFileError", "PHOTO", "read_image"]
 
@@ -66,14 +69,15 @@ def inside_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.asarray(a, np.float64).reshape(-1, 4), np.asarray(b, np.float64).reshape(-1, 4)
     wh = np.clip(np.minimum(a[:, None, 2:], b[None, :, 2:]) - np.maximum(a[:, None, :2], b[None, :, :2]), 0, None)
     area = np.maximum((a[:, 2:] - a[:, :2]).prod(axis=1), 1e-9)
-    return wh.prod(axis=2) / area[:, None]
+    share: np.ndarray = wh.prod(axis=2) / area[:, None]
+    return share
 
 
 class ImageError(ValueError):
     """An image that cannot be read or has the wrong shape."""
 
 
-def read_image(path: str | os.PathLike) -> np.ndarray:
+def read_image(path: str | os.PathLike[str]) -> np.ndarray:
     """A BGR image from disk, or :class:`ImageError` saying why not.
 
     A JPEG's Exif orientation is applied (OpenCV does it on decoding): a phone photo comes out
@@ -88,7 +92,7 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     return image
 
 
-def check_image(image) -> np.ndarray:
+def check_image(image: object) -> np.ndarray:
     if not isinstance(image, np.ndarray):
         raise ImageError(f"expected a numpy image, got {type(image).__name__}")
     if image.ndim == 2:
@@ -123,11 +127,11 @@ class CardDetector:
     the indices alone, with a warning naming the file (``self.face`` is then None).
     """
 
-    def __init__(self, finder: str | os.PathLike | None = DEFAULT_FINDER,
-                 reader: str | os.PathLike | None = DEFAULT_READER, *, backend: str = "auto",
+    def __init__(self, finder: str | os.PathLike[str] = DEFAULT_FINDER,
+                 reader: str | os.PathLike[str] | None = DEFAULT_READER, *, backend: str = "auto",
                  settings: DetectorSettings = PHOTO, threads: int | None = None, imgsz: int | None = None,
                  rect: bool | None = None, profile: DeckProfile | None = None,
-                 pips: str | os.PathLike | None = DEFAULT_PIPS, **changes: object):
+                 pips: str | os.PathLike[str] | None = DEFAULT_PIPS, **changes: Any) -> None:
         self.settings = settings.replace(**changes) if changes else settings
         self.finder = load_backend(finder, backend, threads)
         self.reader = load_backend(reader, backend, threads) if reader is not None else None
@@ -156,7 +160,7 @@ class CardDetector:
             missing = [n for n in finder_names.values() if n not in CARD_INDEX]
             if missing:
                 raise ModelFileError(f"{finder} does not name cards ({missing[:3]}...): it needs a reader model")
-            self._finder_cards = np.array([CARD_INDEX[finder_names[i]] for i in sorted(finder_names)])
+            self._finder_cards: np.ndarray | None = np.array([CARD_INDEX[finder_names[i]] for i in sorted(finder_names)])
         else:
             self._finder_cards = None
             self._reader_cards = self._reader_classes(self.reader.names, reader)
@@ -201,7 +205,7 @@ class CardDetector:
         self._profile, self.active_reader = profile, own if own is not None else self.reader
 
     @staticmethod
-    def _reader_classes(names: dict[int, str], path) -> np.ndarray:
+    def _reader_classes(names: dict[int, str], path: object) -> np.ndarray:
         """Reader class index -> card class index (-1 for ``none``)."""
         cards = []
         for i in sorted(names):
@@ -217,6 +221,7 @@ class CardDetector:
     @property
     def reader_classes(self) -> tuple[str, ...]:
         """The reader's class names in its output order (card ids and ``none``)."""
+        assert self.reader is not None, "a single-stage detector has no reader"
         names = self.reader.names
         return tuple(names[i] for i in sorted(names))
 
@@ -243,7 +248,8 @@ class CardDetector:
         # The second look's boxes, and the first look's where the second look found nothing
         # (an index near the camera may come out too large to find at a closer size).
         alone = iou_matrix(found[0], near[0]).max(axis=1, initial=0.0) < self.settings.zoom_alone
-        return tuple(np.concatenate([n, f[alone]]) for n, f in zip(near, found, strict=True))
+        boxes, scores, classes = (np.concatenate([n, f[alone]]) for n, f in zip(near, found, strict=True))
+        return boxes, scores, classes
 
     def smaller_sizes(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
                       scores: np.ndarray) -> list[tuple[int, int]]:
@@ -270,7 +276,7 @@ class CardDetector:
             side //= 2
         return views
 
-    def _find_smaller(self, image: np.ndarray, size: tuple[int, int], found, floor: float):
+    def _find_smaller(self, image: np.ndarray, size: tuple[int, int], found: Found, floor: float) -> Found | None:
         """The first look's boxes with those of the first smaller view (:meth:`smaller_sizes`)
         that finds sure indices too large for the first look (``smaller_keep``), or None when none does.
 
@@ -289,7 +295,7 @@ class CardDetector:
             piece = ((inside_share(found[0], boxes) >= s.nested) & (iou_matrix(found[0], boxes) < s.iou)).any(axis=1)
             both = tuple(np.concatenate([f[~piece], v]) for f, v in zip(found, (boxes, scores, classes), strict=True))
             keep = nms(both[0], both[1], s.iou, both[2] if self._finder_cards is not None else None)
-            return tuple(b[keep] for b in both)
+            return both[0][keep], both[1][keep], both[2][keep]
         return None
 
     def zoom_size(self, shape: tuple[int, int], size: tuple[int, int], boxes: np.ndarray,
@@ -328,7 +334,7 @@ class CardDetector:
         side = math.ceil(side / 32) * 32
         return rect_size(h, w, side) if self.rect else (side, side)
 
-    def _find_at(self, image: np.ndarray, size: tuple[int, int], floor: float):
+    def _find_at(self, image: np.ndarray, size: tuple[int, int], floor: float) -> Found:
         padded, fit = letterbox(image, size)
         raw = self.finder(to_blob(padded))
         boxes, scores, classes = decode_yolo(raw, floor)
@@ -348,6 +354,7 @@ class CardDetector:
         if not len(crops):
             return np.zeros((0, len(self._reader_cards)), np.float32)
         reader = self.reader if base else self.active_reader
+        assert reader is not None, "a single-stage detector has no reader"
         probs = self._read_crops(crops, reader)
         turns, sure = self.settings.turns, self.settings.sure
         if turns > 1:
@@ -361,7 +368,7 @@ class CardDetector:
         return probs
 
     @staticmethod
-    def _read_crops(crops: np.ndarray, reader) -> np.ndarray:
+    def _read_crops(crops: np.ndarray, reader: Backend) -> np.ndarray:
         if reader.input_shape[0] is None:
             probs = reader(to_blob(crops))
         else:  # a fixed-batch export reads one crop at a time
@@ -380,7 +387,7 @@ class CardDetector:
                         for f in (s.joker_floor, s.joker_pair_floor))
         floor = min(f for f in (conf, single, pair) if f is not None)
         boxes, finder_scores, classes = self.find(image, floor if floor > 0 else 1e-3)
-        if self.reader is None:
+        if self._finder_cards is not None:  # a single-stage finder: no reader
             cards = self._finder_cards[classes]
             dets = Detections(boxes, finder_scores, cards, finder_scores,
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
@@ -428,7 +435,7 @@ class CardDetector:
     def _without_nested(self, dets: Detections) -> Detections:
         return dets[nested(dets.boxes, dets.scores, dets.class_ids, self.settings.nested)]
 
-    def detect_file(self, path: str | os.PathLike, conf: float | None = None) -> Detections:
+    def detect_file(self, path: str | os.PathLike[str], conf: float | None = None) -> Detections:
         return self.detect(read_image(path), conf)
 
     @property

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numpy.typing import ArrayLike
 
 from models import MODELS_DIR
 from vision.backends import ModelFileError, OnnxBackend
@@ -87,7 +88,7 @@ class FaceSuit:
 
     @property
     def suit(self) -> str:
-        return max(self.probs, key=self.probs.get)
+        return max(self.probs, key=lambda s: self.probs[s])
 
     @property
     def confidence(self) -> float:
@@ -102,12 +103,12 @@ def _rotate(v: np.ndarray, angle: float) -> np.ndarray:
 def inside_polygon(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
     """Which points lie inside a convex polygon (either winding)."""
     points = np.asarray(points, np.float64).reshape(-1, 2)
-    signs = []
+    sides = []
     for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
         edge = b - a
-        signs.append(edge[0] * (points[:, 1] - a[1]) - edge[1] * (points[:, 0] - a[0]))
-    signs = np.array(signs)
-    return (signs >= 0).all(axis=0) | (signs <= 0).all(axis=0)
+        sides.append(edge[0] * (points[:, 1] - a[1]) - edge[1] * (points[:, 0] - a[0]))
+    signs = np.array(sides)
+    return np.asarray((signs >= 0).all(axis=0) | (signs <= 0).all(axis=0))
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,8 @@ class FaceRegion:
         beta = np.arctan2(1.0, ASPECT)  # between the diagonal and the rectangle's width
         width = _rotate(axis, -self.side * beta) * np.cos(beta)
         corners = np.array([self.start, self.start + width, self.end, self.end - width])
-        return middle + (corners - middle) * GROW
+        grown: np.ndarray = middle + (corners - middle) * GROW
+        return grown
 
     def contains(self, points: np.ndarray) -> np.ndarray:
         """Which points lie inside the region and clear of both index boxes."""
@@ -154,7 +156,7 @@ class FaceRegion:
         return inside
 
 
-def face_region(box_a, box_b, side: int = 1) -> FaceRegion:
+def face_region(box_a: ArrayLike, box_b: ArrayLike, side: int = 1) -> FaceRegion:
     """The face region of a card whose two corner indices lie in these boxes (``x1 y1 x2 y2``)."""
     boxes = np.asarray([box_a, box_b], np.float64).reshape(2, 4)
     if not (boxes[:, 2:] > boxes[:, :2]).all():
@@ -189,7 +191,7 @@ def paper_distance(patch: np.ndarray, on_card: np.ndarray) -> tuple[np.ndarray, 
     return distance, float(np.percentile(distance[on_card], 99.5))
 
 
-def find_pips(image: np.ndarray, box_a, box_b, side: int = 1) -> np.ndarray:
+def find_pips(image: np.ndarray, box_a: ArrayLike, box_b: ArrayLike, side: int = 1) -> np.ndarray:
     """Boxes ``(K, 4)`` (image pixels, ``x1 y1 x2 y2``) of the pip-sized ink blobs on the face of
     the card whose two corner indices lie in ``box_a`` and ``box_b``, largest first, at most
     :data:`MAX_PIPS`. A blob counts when its centre lies in the face region (:class:`FaceRegion`;
@@ -226,7 +228,8 @@ def find_pips(image: np.ndarray, box_a, box_b, side: int = 1) -> np.ndarray:
     idx = np.flatnonzero(keep)
     idx = idx[np.argsort(-area[idx], kind="stable")][:MAX_PIPS]
     boxes = np.column_stack([stats[idx, 0], stats[idx, 1], stats[idx, 0] + bw[idx], stats[idx, 1] + bh[idx]])
-    return (boxes + (x1, y1, x1, y1)).astype(np.float32).reshape(-1, 4)
+    found: np.ndarray = (boxes + (x1, y1, x1, y1)).astype(np.float32).reshape(-1, 4)
+    return found
 
 
 def pip_crops(image: np.ndarray, boxes: np.ndarray, size: int) -> np.ndarray:
@@ -261,7 +264,7 @@ class FaceSuitReader:
     A missing, empty or broken file, or one that does not classify square crops into the four
     suits (and ``none``), is a :class:`vision.backends.ModelFileError` naming the file."""
 
-    def __init__(self, path: str | os.PathLike = DEFAULT_PIPS, threads: int | None = None):
+    def __init__(self, path: str | os.PathLike[str] = DEFAULT_PIPS, threads: int | None = None) -> None:
         self.path = Path(path)
         self.model = OnnxBackend(self.path, threads)
         names = self.model.names
@@ -270,9 +273,10 @@ class FaceSuitReader:
             raise ModelFileError(f"{self.path}: classes {self.classes} are not the four suits "
                                  f"{' '.join(SUITS)} (and {NOT_A_PIP!r}): not a pip classifier")
         shape = self.model.input_shape
-        self.size = self.model.imgsz[0] if self.model.imgsz else shape[2]
-        if not self.size or (shape[2] is not None and shape[2] != shape[3]):
+        size = self.model.imgsz[0] if self.model.imgsz else shape[2]
+        if not size or (shape[2] is not None and shape[2] != shape[3]):
             raise ModelFileError(f"{self.path} must take square crops, input shape is {shape}")
+        self.size: int = size
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities ``(N, classes)`` of BGR crops of the model's size."""
@@ -284,7 +288,7 @@ class FaceSuitReader:
             out = np.concatenate([self.model(to_blob(c)) for c in crops])
         return np.asarray(out, np.float32).reshape(len(crops), -1)
 
-    def read(self, image: np.ndarray, box_a, box_b) -> FaceSuit | None:
+    def read(self, image: np.ndarray, box_a: ArrayLike, box_b: ArrayLike) -> FaceSuit | None:
         """The suit on the face of the card whose corner indices lie in ``box_a`` and ``box_b``."""
         boxes = find_pips(image, box_a, box_b)
         if not len(boxes):

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -161,10 +162,11 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
                                     detections.scores, detections.boxes)
         groups += _pair(members, centers, sizes, lo, hi, expected)
     readings = [reading(detections, i) for i in range(len(detections))]
-    paired = [(g, CARD_IDS[detections.class_ids[g[0][0]]], None) for g in groups if len(g) > 1]
+    paired: list[tuple[list[list[int]], str, dict[str, float] | None]] = [
+        (g, CARD_IDS[detections.class_ids[g[0][0]]], None) for g in groups if len(g) > 1]
     cards = [_instance(g, card, detections, readings) for g, card, _ in paired]
     singles = [g for g in groups if len(g) == 1]
-    spans = [c.span for c in cards]
+    spans = [c.span for c in cards if c.span is not None]  # a paired card has its span
     reference = float(np.median(spans)) if spans else span
     if fuse_share is not None and reference is not None:
         window = (reference * (1 - FUSE_SPAN_TOLERANCE), reference * (1 + FUSE_SPAN_TOLERANCE))
@@ -265,7 +267,7 @@ def _with_face(card: CardInstance, group: list[list[int]], joint: dict[str, floa
     finder = float(detections.finder_scores[main].max())
     alternatives = {c: p for c, p in read.items() if c != best}
     return CardInstance(best, card.corners, card.center, finder * read[best], _ranked(alternatives),
-                        fused=card.fused, span=card.span, face=max(shown, key=shown.get))
+                        fused=card.fused, span=card.span, face=max(shown, key=lambda s: shown[s]))
 
 
 def _instance(group: list[list[int]], card: str, detections: Detections, readings: list[dict[str, float]],
@@ -294,7 +296,10 @@ def _ranked(probs: dict[str, float]) -> tuple[tuple[str, float], ...]:
     return tuple(sorted(((c, round(float(p), 4)) for c, p in probs.items()), key=lambda a: (-a[1], a[0])))
 
 
-def _fuse_singles(singles, count, tops, readings, centers, sizes, window, share, decks):
+def _fuse_singles(singles: list[list[list[int]]], count: Counter[str], tops: list[str],
+                  readings: list[dict[str, float]], centers: np.ndarray, sizes: np.ndarray,
+                  window: tuple[float, float], share: float, decks: int) -> tuple[
+                      list[list[list[int]]], list[tuple[list[list[int]], str, dict[str, float]]]]:
     """Pair single corners of different reads that sit the deck's span apart and agree on a card.
 
     ``count``: how many cards of each id the paired corners already make; ``tops``: each
@@ -328,18 +333,20 @@ def _fuse_singles(singles, count, tops, readings, centers, sizes, window, share,
     return [singles[a] for a in range(len(singles)) if a not in used], fused
 
 
-def card_distance(i: int, j: int, centers, sizes) -> float | None:
+def card_distance(i: int | np.integer[Any], j: int | np.integer[Any], centers: np.ndarray,
+                  sizes: np.ndarray) -> float | None:
     """Distance between two corners in index sizes; ``None`` when their sizes differ too much."""
     if max(sizes[i], sizes[j]) / min(sizes[i], sizes[j]) > MAX_SIZE_RATIO:
         return None
     return _distance(i, j, centers, sizes)
 
 
-def _distance(i: int, j: int, centers, sizes) -> float:
+def _distance(i: int | np.integer[Any], j: int | np.integer[Any], centers: np.ndarray, sizes: np.ndarray) -> float:
     return float(np.linalg.norm(centers[i] - centers[j]) / ((sizes[i] + sizes[j]) / 2))
 
 
-def _merge_duplicates(idx: np.ndarray, centers, sizes, scores, boxes=None) -> list[list[int]]:
+def _merge_duplicates(idx: np.ndarray, centers: np.ndarray, sizes: np.ndarray, scores: np.ndarray,
+                      boxes: np.ndarray | None = None) -> list[list[int]]:
     """Same-id detections closer than ``SAME_CORNER`` sizes, or a long index found in pieces
     (:func:`_end_to_end`): one corner, best score first."""
     order = idx[np.argsort(-scores[idx], kind="stable")]
@@ -374,7 +381,8 @@ def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:
     return False
 
 
-def _pair(corners: list[list[int]], centers, sizes, lo, hi, expected) -> list[list[list[int]]]:
+def _pair(corners: list[list[int]], centers: np.ndarray, sizes: np.ndarray, lo: float, hi: float,
+          expected: float) -> list[list[list[int]]]:
     """Greedy pairing, most card-like distance first; the rest stay single corners."""
     candidates = []
     for a in range(len(corners)):

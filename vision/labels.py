@@ -17,10 +17,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.cards import CARD_IDS, CARD_INDEX
+
+if TYPE_CHECKING:
+    from vision.detector import CardDetector
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
@@ -250,9 +254,10 @@ def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unkn
     unreadable label file or image."""
     if limit is not None and limit < 1:
         raise LabelError(f"limit 至少为 1 / limit must be 1 or more, not {limit}")
+    from vision.detector import ImageError, read_image
+
     if load is None:
-        from vision.detector import read_image as load
-    from vision.detector import ImageError
+        load = read_image
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -273,7 +278,7 @@ def read_label_folder(folder: str | Path, *, limit: int | None = None, skip_unkn
         more = f" ... (+{len(missing) - 5})" if len(missing) > 5 else ""
         raise LabelError(f"{len(missing)} 张图片没有标注文件 / {len(missing)} image(s) without a label file in "
                          f"{label_files[next(iter(label_files))].parent}: {', '.join(missing[:5])}{more}")
-    ignored: Counter = Counter()
+    ignored: Counter[str] = Counter()
     images = []
     for path, label in label_files.items():
         try:
@@ -342,7 +347,7 @@ def _rank(card: str) -> str:
     return card if card in ("BJ", "RJ") else card[:-1]
 
 
-def corner_labels(detector, image: np.ndarray, boxes: np.ndarray, cards: list[str],
+def corner_labels(detector: CardDetector, image: np.ndarray, boxes: np.ndarray, cards: list[str],
                   floor: float = CORNER_FLOOR) -> tuple[np.ndarray, list[str], CornerCounts]:
     """The corner-index boxes and cards of one labelled image whose boxes may be corners or whole
     cards (a photo labelled card by card). A box that a finder box (``detector.find``) overlaps at
@@ -425,7 +430,7 @@ def photos_named_by_card(folder: str | Path) -> list[tuple[Path, str]]:
     return named
 
 
-def corners_in_photo(detector, image: np.ndarray, card: str, floor: float = 0.4,
+def corners_in_photo(detector: CardDetector, image: np.ndarray, card: str, floor: float = 0.4,
                      most: int = 4) -> tuple[np.ndarray, list[str]]:
     """The corner indices of a photo of one card: the finder's ``most`` best boxes at ``floor``
     or more that the reader does not call no index (a card has two to four indices; its big pips
@@ -463,7 +468,7 @@ def labelled_images(folder: str | Path) -> tuple[list[LabelledImage], dict[str, 
     return images, read.ignored
 
 
-def enrollment_samples(folder: str | Path, detector) -> Samples:
+def enrollment_samples(folder: str | Path, detector: CardDetector) -> Samples:
     """``folder`` (a YOLO folder or photos named by card, see the module's text) as samples to
     enroll, corner boxes found where the labels are whole cards."""
     from vision.detector import ImageError, read_image

@@ -37,11 +37,16 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from vision.cards import CARD_IDS, CARD_INDEX, JOKERS, RANKS, SUITS
+
+if TYPE_CHECKING:
+    from vision.backends import OnnxBackend
+    from vision.detector import CardDetector
 
 #: The file's format name and version: a file without them, or of another version, is refused.
 FORMAT = "ddz-table-deck-profile"
@@ -94,7 +99,7 @@ class DeckProfile:
     blend_reads: bool = True
     #: What enrollment measured on crops it held out from fitting: ``{"crops", "before", "after",
     #: "seconds", ...}`` (before: the base reader's share read right; after: this profile's).
-    report: dict = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         k, c = len(self.cards), len(self.reader_classes)
@@ -114,13 +119,13 @@ class DeckProfile:
         if self.reader_model is not None and not isinstance(self.reader_model, bytes | bytearray):
             raise ProfileError("a profile's reader must be the ONNX model's bytes")
 
-    def reader_backend(self, threads: int | None = None):
+    def reader_backend(self, threads: int | None = None) -> OnnxBackend | None:
         """The deck's own reader, loaded once (ONNX Runtime), or None when the profile has none. A
         model that does not load, or whose classes differ from :attr:`reader_classes`, is a
         :class:`ProfileError`."""
         if self.reader_model is None:
             return None
-        cached = self.__dict__.get("_reader")
+        cached: OnnxBackend | None = self.__dict__.get("_reader")
         if cached is not None:
             return cached
         from vision.backends import ModelFileError, OnnxBackend
@@ -160,14 +165,16 @@ class DeckProfile:
         z = -d / temperature
         z -= z.max(axis=1, keepdims=True, initial=-np.inf) if len(z) else 0.0
         e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        softmax: np.ndarray = e / e.sum(axis=1, keepdims=True)
+        return softmax
 
     def biased_probs(self, probs: np.ndarray) -> np.ndarray:
         """(N, K): a softmax over the enrolled cards of the reader's log-probabilities plus the bias."""
         z = features(probs, self.log_floor)[:, self.columns] + self.bias[None, :]
         z -= z.max(axis=1, keepdims=True) if len(z) else 0.0
         e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        softmax: np.ndarray = e / e.sum(axis=1, keepdims=True)
+        return softmax
 
     def blend(self, probs: np.ndarray, weight: float, temperature: float) -> np.ndarray:
         """The reader's probabilities (N, C) with the enrolled cards' columns replaced: ``1 - weight``
@@ -188,12 +195,12 @@ class DeckProfile:
         mixed = (1 - weight) * self.biased_probs(probs)
         if weight > 0:
             mixed += weight * self.card_probs(probs, temperature)
-        out = probs.copy()
+        out: np.ndarray = probs.copy()
         out[:, columns] = mass * mixed
         return out
 
     # -- file --------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the profile to ``path`` (one ``.npz``), through a temporary file beside it, so a
         failed write never leaves half a profile under the name."""
         path = Path(path)
@@ -214,7 +221,7 @@ class DeckProfile:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> DeckProfile:
+    def load(cls, path: str | os.PathLike[str]) -> DeckProfile:
         """The profile in ``path``, or a :class:`ProfileError` saying why not."""
         path = Path(path)
         if not path.is_file():
@@ -234,7 +241,7 @@ class DeckProfile:
             raise ProfileError(f"{path}: deck profile version {version}; this program reads versions "
                                f"{', '.join(map(str, READABLE_VERSIONS))} (enroll the deck again)")
         try:
-            extra = {}
+            extra: dict[str, Any] = {}
             if version >= 2:
                 model = np.asarray(fields["reader_model"], np.uint8).tobytes()
                 report = json.loads(str(fields["report"]))
@@ -306,7 +313,8 @@ def fit_bias(z: np.ndarray, labels: np.ndarray, cards: Sequence[str], l2: float 
 #: (None: as photographed), a turn of the whole photo (degrees), a Gaussian blur (sigma, px of
 #: the view), sensor noise (grey levels) and a JPEG quality (0: none). What a table camera's frames
 #: do to a corner (any angle, smaller, softer, noisier) that a photo of the deck laid out does not.
-VIEWS: tuple[tuple[float | None, float, float, float, int], ...] = (
+View = tuple[float | None, float, float, float, int]
+VIEWS: tuple[View, ...] = (
     (None, 0, 0.0, 0, 0), (None, 30, 0.0, 0, 0), (24.0, 60, 0.7, 4, 80), (22.0, 15, 0.0, 6, 60),
     (20.0, 45, 1.0, 0, 0), (18.0, 80, 0.5, 5, 70), (18.0, 120, 1.2, 3, 0), (16.0, 0, 0.6, 6, 50),
     (15.0, 150, 0.0, 4, 70), (14.0, 35, 0.8, 0, 0), (30.0, 100, 1.5, 3, 60), (13.0, 70, 0.0, 5, 0),
@@ -314,7 +322,7 @@ VIEWS: tuple[tuple[float | None, float, float, float, int], ...] = (
 
 
 def enrollment_views(image: np.ndarray, boxes: np.ndarray, seed: int = 0,
-                     views: Sequence[tuple] = VIEWS) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+                     views: Sequence[View] = VIEWS) -> Iterable[tuple[np.ndarray, np.ndarray]]:
     """``(image, boxes)`` for each view of ``views`` (:data:`VIEWS`): the photo resized so the
     boxes' median long side comes out at the view's size (never enlarged past 2x), turned about
     its centre (each box becomes the upright box around its turned corners, as a turned index is
@@ -339,7 +347,8 @@ def enrollment_views(image: np.ndarray, boxes: np.ndarray, seed: int = 0,
             view = np.clip(view + rng.normal(0, noise, view.shape), 0, 255).astype(np.uint8)
         if quality:
             ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
-            view = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else view
+            decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+            view = decoded if decoded is not None else view
         corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
         turned = corners @ m[:, :2].T + m[:, 2]
         yield view, np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1)
@@ -357,8 +366,8 @@ def labelled_samples(samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[st
             yield k, image, boxes, list(cards)
 
 
-def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[str]]], name: str,
-                seed: int = 0, views: Sequence[tuple] = VIEWS) -> tuple[
+def fit_profile(detector: CardDetector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequence[str]]], name: str,
+                seed: int = 0, views: Sequence[View] = VIEWS) -> tuple[
                     DeckProfile, np.ndarray, list[str]]:
     """Fit a profile named ``name`` from ``samples``: ``(image, boxes (n, 4) in its pixels, card
     ids)`` each, every box a corner index of that card. Each box is read by ``detector.read``
@@ -385,7 +394,7 @@ def fit_profile(detector, samples: Iterable[tuple[np.ndarray, np.ndarray, Sequen
     return profile, np.concatenate(plain), plain_cards
 
 
-def find_profile(spec: str | os.PathLike, folder: str | os.PathLike) -> Path:
+def find_profile(spec: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
     """The profile file ``spec`` names: a path to a file, else a name in ``folder``
     (``folder/NAME.npz``); a :class:`ProfileError` listing where it looked when neither is there."""
     path = Path(spec)
@@ -401,7 +410,7 @@ def find_profile(spec: str | os.PathLike, folder: str | os.PathLike) -> Path:
     raise ProfileError(f"no deck profile file {path}")
 
 
-def saved_profiles(folder: str | os.PathLike) -> list[Path]:
+def saved_profiles(folder: str | os.PathLike[str]) -> list[Path]:
     """The profile files in ``folder`` (``*.npz``), by name."""
     folder = Path(folder)
     return sorted(p for p in folder.glob(f"*{SUFFIX}") if p.is_file()) if folder.is_dir() else []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 #: Index heights (image pixels) the synthetic training scenes cover, before the camera's tilt:
 #: the sizes the shipped models were trained to read; under the lower end they read nothing sure.
@@ -169,7 +170,7 @@ class DetectorSettings:
             raise ValueError("smaller needs smaller_few >= 0, smaller_floor >= 32 and smaller_above, smaller_keep > 0, "
                              f"got {self.smaller_few}, {self.smaller_floor}, {self.smaller_above}, {self.smaller_keep}")
 
-    def replace(self, **changes: object) -> DetectorSettings:
+    def replace(self, **changes: Any) -> DetectorSettings:
         """These settings with some fields changed (checked again)."""
         return dataclasses.replace(self, **changes)
 

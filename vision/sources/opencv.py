@@ -54,7 +54,7 @@ class OpenCVSource(FrameSource):
             cap.release()
             raise SourceError(f"cannot open {self.kind} {self.target}")
         if self.fourcc is not None:
-            cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*self.fourcc))
+            cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter.fourcc(*self.fourcc))
         if self.size is not None:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
@@ -100,7 +100,7 @@ class ImageFolderSource(FrameSource):
     kind = "folder"
     live = False
 
-    def __init__(self, folder: str | os.PathLike, fps: float = 10.0) -> None:
+    def __init__(self, folder: str | os.PathLike[str], fps: float = 10.0) -> None:
         super().__init__(str(folder))
         self.folder, self.fps = Path(folder), fps
         self._files: list[Path] = []

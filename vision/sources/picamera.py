@@ -24,12 +24,12 @@ Locked values survive a reopening (``Reconnecting`` after the camera stopped del
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from vision.camera_geometry import (
-    GOOD_INDEX_PX,
     MATS_MM,
     SENSOR_PX,
     GeometryError,
@@ -39,6 +39,7 @@ from vision.camera_geometry import (
     lens,
     lens_for_model,
 )
+from vision.settings import GOOD_INDEX_PX
 from vision.sources.base import FrameSource, SourceError
 
 #: libcamera's AfMode values.
@@ -74,7 +75,7 @@ class PiCameraSource(FrameSource):
             raise SourceError(f"unknown mat {mat!r}; known: {', '.join(MATS_MM)}")
         if mains_hz is not None and mains_hz <= 0:
             raise SourceError(f"mains_hz must be positive (50 or 60), not {mains_hz!r}")
-        self.requested_size = tuple(size) if size is not None else None
+        self.requested_size: tuple[int, int] | None = (size[0], size[1]) if size is not None else None
         self.settle_s, self.camera_num, self.height_mm = settle_s, camera_num, height_mm
         try:
             self.lens: Lens | None = lens(camera) if camera is not None else None
@@ -104,7 +105,7 @@ class PiCameraSource(FrameSource):
     # ------------------------------------------------------------------ opening
     def _open(self) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError:
             raise SourceError("picamera2 is not installed: on Raspberry Pi OS run `sudo apt install "
                               "python3-picamera2` and create the venv with --system-site-packages") from None
@@ -275,7 +276,7 @@ def _limits(entry: Any, low: float, high: float) -> tuple[float, float]:
         return low, high
 
 
-def _quietly(fn) -> None:
+def _quietly(fn: Callable[[], object]) -> None:
     try:
         fn()
     except Exception:  # noqa: BLE001, S110 - releasing a camera that already failed
