@@ -297,29 +297,6 @@ def test_the_mats_printed_seat_numbers_are_not_read_as_cards():
     check_read_exactly(film_and_read(truth, detector=LabelReadingDetector(layout)), truth)
 
 
-def test_a_card_index_lying_half_over_a_seat_number_is_still_read():
-    table = ToyTable(seed=0)
-    cal = table.calibration()
-    store = EventStore(":memory:")
-    session = TableSession(None, cal, LabelReadingDetector(cal.layout, kept=True), store, store.create_match(("A", "B", "C")))
-    view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
-    assert [s.card for s in session.reader.cards_in(view)] == ["9s"]
-
-
-@pytest.mark.parametrize("inside, read", [
-    (("7s", 0.7), ["7s"]),   # a long play's first card, its index whole over the seat number: a card
-    (("7s", 0.3), []),       # as unsure as the label's own misreads: the mat
-    (("2h", 0.7), []),       # the label's own number, however sure: the mat (seat 1 prints "2")
-])
-def test_a_sure_read_lying_whole_over_a_seat_number_is_a_card_unless_it_reads_as_the_number(inside, read):
-    cal = ToyTable(seed=0).calibration()
-    store = EventStore(":memory:")
-    session = TableSession(None, cal, LabelReadingDetector(cal.layout, inside=inside), store,
-                        store.create_match(("A", "B", "C")))
-    view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
-    assert [s.card for s in session.reader.cards_in(view)] == read
-
-
 def test_a_card_whose_corners_read_as_two_suits_is_played_as_one_card(monkeypatch):
     # Seat 1 goes out with the 4d; its other corner reads 4h. Grouping has learnt the deck's span
     # from the cards paired before (the kitty, the first plays) and makes one 4d of the two.
