@@ -2,7 +2,7 @@
 
 Prints, over all hands: plays read exactly (seat and cards), phantom and missed plays, hands
 whose final points are exact, the delay from a play landing to its event (table clock), and
-frames per second of the whole pipeline (crop, motion, detector, stability, referee, store).
+frames per second of the whole session (crop, motion, detector, stability, referee, store).
 Targets (issue 4): >= 99 % plays exact, no phantom plays, >= 97 % hands with exact points,
 <= 1.0 s settle-to-event, >= 8 fps with three seats at 1280x720 on two cores.
 
@@ -49,7 +49,7 @@ from sim.compare import Comparison, compare_hands  # noqa: E402
 from sim.scripted import random_hand  # noqa: E402
 from tracker.detection import build_detector  # noqa: E402
 from tracker.match_record import hand_keys, match_record  # noqa: E402
-from tracker.pipeline import Pipeline  # noqa: E402
+from tracker.session import TableSession  # noqa: E402
 from tracker.state import TableState  # noqa: E402
 from tracker.store import EventStore  # noqa: E402
 from tracker.zones import Calibration  # noqa: E402
@@ -142,7 +142,7 @@ def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool
 
 def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
               deck: str | None = None, keep: bool = False) -> tuple[Comparison, int, float, str]:
-    """Play a ``simulate`` film through the pipeline: the comparison with its truth, frames
+    """Play a ``simulate`` film through a table session: the comparison with its truth, frames
     read, seconds spent reading them, and a label."""
     data = json.loads((folder / "truth.json").read_text())
     truth = played(data["hands"])
@@ -163,14 +163,14 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
         profile = DeckProfile.load(deck)
     detector = build_detector("sim.toy:ToyDetector" if detector_spec == "toy" else detector_spec, backend,
                               profile=profile)
-    pipeline = Pipeline(None, cal, detector, store, mid)
+    session = TableSession(None, cal, detector, store, mid)
     video = next((p for p in (folder / "video.mp4", folder / "video.avi") if p.is_file()), folder / "video.mp4")
     source = OpenCVSource(str(video))
     frames, busy = 0, 0.0
     while (frame := source.read()) is not None:
-        enter.before(frame.time, pipeline.referee.refresh())
+        enter.before(frame.time, session.referee.refresh())
         t0 = time.perf_counter()
-        pipeline.process(frame)
+        session.process(frame)
         busy += time.perf_counter() - t0
         frames += 1
     state = TableState.load(store, mid)
@@ -230,7 +230,7 @@ def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
     table = ToyTable(seed=seed, frame_size=size)
     store = EventStore(":memory:")
     mid = store.create_match(("P0", "P1", "P2"))
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    session = TableSession(None, table.calibration(), ToyDetector(), store, mid)
     truth: list[dict] = []
     frames, busy, s = 0, 0.0, seed
     while len(truth) < hands:
@@ -242,13 +242,13 @@ def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
         entered = False
         for image, t in table.play_hand(hand):
             if not entered:
-                state = pipeline.referee.refresh()
+                state = session.referee.refresh()
                 number = state.hand_number + 1
                 store.append(mid, number, Deal(counts=(17, 17, 17)), source="referee")
                 store.append(mid, number, Landlord(hand.landlord, hand.base), source="referee")
                 entered = True
             t0 = time.perf_counter()
-            pipeline.process(Frame(image, t, frames))
+            session.process(Frame(image, t, frames))
             busy += time.perf_counter() - t0
             frames += 1
         keys = hand_keys(Hand.from_events("classic", hand.events))

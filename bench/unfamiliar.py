@@ -1,9 +1,9 @@
 """How unsure the reader is on each deck: what the tracker's unfamiliar-deck hint is set from.
 
 For rendered tables of every installed deck (held-out decks first), the share of real corner
-indices (finder score >= ``tracker.pipeline.FAMILIAR_FINDER``) the reader reads under
+indices (finder score >= ``tracker.reader.FAMILIAR_FINDER``) the reader reads under
 ``FAMILIAR_SURE``, with the tracker's settings. The tracker raises ``unfamiliar_deck`` when
-``PipelineConfig.unfamiliar_share`` of the last ``unfamiliar_window`` such indices were unsure::
+``ReaderConfig.unfamiliar_share`` of the last ``unfamiliar_window`` such indices were unsure::
 
     python bench/unfamiliar.py --scenes 6 --seed 3
 """
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sim.synth.decks import HELD_OUT_DECKS, list_decks  # noqa: E402
 from sim.synth.scene import render_scene  # noqa: E402
-from tracker.pipeline import FAMILIAR_FINDER, FAMILIAR_SURE, PipelineConfig  # noqa: E402
+from tracker.reader import FAMILIAR_FINDER, FAMILIAR_SURE, ReaderConfig  # noqa: E402
 from vision.detector import CardDetector  # noqa: E402
 from vision.settings import TRACKER  # noqa: E402
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     detector = CardDetector(settings=TRACKER)
     rng = np.random.default_rng(args.seed)
-    hint = PipelineConfig().unfamiliar_share
+    hint = ReaderConfig().unfamiliar_share
     print(f"# {args.scenes} tables a deck, {args.imgsz} px, indices {args.index_px[0]:g}-{args.index_px[1]:g} px; "
           f"unsure: reader < {FAMILIAR_SURE} on finder >= {FAMILIAR_FINDER}; the hint fires at {hint:.0%}")
     print(f"{'deck':>24} {'set':>9} {'indices':>7} {'unsure':>7}")

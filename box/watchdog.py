@@ -3,7 +3,7 @@
 The service unit is ``Type=notify`` with ``WatchdogSec=``: systemd waits for ``READY=1``
 before it counts the service as started, then expects ``WATCHDOG=1`` more often than the
 watchdog interval, and restarts the service when the pings stop. The pings come from the
-pipeline's main loop (``Pipeline.heartbeat``), not from a timer thread, so a loop stuck in
+table session's main loop (``TableSession.heartbeat``), not from a timer thread, so a loop stuck in
 the detector or the camera driver stops pinging and gets restarted; a camera that is merely
 reconnecting keeps the loop turning and is shown on the page instead.
 

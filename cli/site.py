@@ -278,13 +278,13 @@ def run_demo(args: argparse.Namespace) -> int:
         if args.cards != "toy":
             from tracker.enroll import DeckEnroller
 
-            # The referee's deck walk-through on the rendered table's pipeline (a new one per
+            # The referee's deck walk-through on the rendered table's session (a new one per
             # table, so asked for each time), saving in decks/ beside the demo's store (a fresh
             # folder unless --db); the demo's own referee keeps the hands going: no pause.
             decks = os.path.join(os.path.dirname(os.path.abspath(path)), "decks")
             from cli.table import deck_trainer
 
-            enroller = DeckEnroller(lambda: table.pipeline, decks, pause=False, trainer=deck_trainer())
+            enroller = DeckEnroller(lambda: table.session, decks, pause=False, trainer=deck_trainer())
     app = create_app(config, store=store, pipeline_status=table, enroller=enroller)
     table.notify = app.extensions["ddz"].watcher.poke
     table.start()

@@ -215,7 +215,8 @@ def run_run(args: argparse.Namespace) -> int:
     from box.watchdog import Notifier, stop_on_sigterm
     from engine.rules import get_rules
     from tracker.match_record import match_record
-    from tracker.pipeline import Pipeline, PipelineConfig
+    from tracker.reader import ReaderConfig
+    from tracker.session import SessionConfig, TableSession
     from tracker.state import TableState
     from tracker.store import EventStore, StoreError
     from tracker.zones import Calibration, CalibrationError
@@ -240,26 +241,26 @@ def run_run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
     try:
-        pipeline = Pipeline(source, calibration, detector, store, match_id,
-                            PipelineConfig(camera_view=args.camera_view, protocol=protocol,
-                                           follow_new_matches=args.match is None))
+        session = TableSession(source, calibration, detector, store, match_id,
+                               SessionConfig(camera_view=args.camera_view, follow_new_matches=args.match is None,
+                                             reader=ReaderConfig(protocol=protocol)))
     except ValueError as exc:
         return _fail(str(exc))
     try:
         replicator = start_replicator(store, args)
     except ValueError as exc:
         return _fail(str(exc))
-    server = None if args.no_web else _serve(store, pipeline, args, run_config, replicator)
+    server = None if args.no_web else _serve(store, session, args, run_config, replicator)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
     notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
-    pipeline.heartbeat = notifier.ping
-    restore_sigterm = stop_on_sigterm(pipeline.stop)
+    session.heartbeat = notifier.ping
+    restore_sigterm = stop_on_sigterm(session.stop)
     notifier.ready(f"match {match_id}, reading {source.name}")
     failure: str | None = None
     try:
-        pipeline.run(max_frames=args.max_frames)
+        session.run(max_frames=args.max_frames)
     except KeyboardInterrupt:
-        pipeline.stop()
+        session.stop()
     except SourceError as exc:
         failure = str(exc)
     finally:
@@ -269,10 +270,10 @@ def run_run(args: argparse.Namespace) -> int:
             replicator.stop()
         if server is not None:
             server.close()
-    if failure is None and not pipeline.stopped and args.max_frames is None:
+    if failure is None and not session.stopped and args.max_frames is None:
         failure = source_failure(source)
     if args.record:
-        record = match_record(TableState.load(store, pipeline.match_id))  # it may have moved on
+        record = match_record(TableState.load(store, session.match_id))  # it may have moved on
         Path(args.record).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
         print(f"{args.record}: {len(record['hands'])} finished hand(s)")
     store.close()
@@ -333,11 +334,11 @@ def deck_trainer(epochs: int | None = None) -> Any:
     return train
 
 
-def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Config | None = None,
+def _serve(store: Any, session: Any, args: argparse.Namespace, run_config: Config | None = None,
            replicator: Any = None) -> Any:
     """The site on a waitress thread; ``None`` (with a note) if the web package is not there.
     With ``replicator`` (``--club``) the referee page shows where the copy to the club stands.
-    The referee's deck walk-through enrolls on ``pipeline`` and saves the profile where ``run``
+    The referee's deck walk-through enrolls on ``session`` (a :class:`tracker.session.TableSession`) and saves the profile where ``run``
     looks for ``--deck NAME``: ``decks/`` of the box's data folder with a settings file
     (``[model] deck``), else of the user's (:func:`tracker.paths.decks_dir`); it trains the
     deck's own reader where this computer can (:func:`deck_trainer`)."""
@@ -354,8 +355,8 @@ def _serve(store: Any, pipeline: Any, args: argparse.Namespace, run_config: Conf
     if args.pin:
         config["REFEREE_PIN"] = args.pin
     folder = Path(run_config.data_dir) / DECKS_NAME if run_config is not None else None
-    enroller = DeckEnroller(pipeline, folder, trainer=deck_trainer())
-    app = create_app(config, store=store, pipeline_status=pipeline, enroller=enroller, replicator=replicator)
+    enroller = DeckEnroller(session, folder, trainer=deck_trainer())
+    app = create_app(config, store=store, pipeline_status=session, enroller=enroller, replicator=replicator)
     server = make_server(app, host=args.host, port=args.port, threads=32)
     if server is not None:
         threading.Thread(target=server.run, name="web", daemon=True).start()

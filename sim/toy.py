@@ -27,6 +27,7 @@ import numpy as np
 from tracker.zones import CROP_PX_PER_MM
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
+from vision.protocol import CornerDetector
 
 LEVELS = (0.1, 0.3, 0.5, 0.7, 0.9)  # of the paper's white, per channel
 STEP = 0.2
@@ -75,8 +76,9 @@ def toy_face(card: str, size: tuple[int, int], card_mm: float = 63.0) -> np.ndar
     return face
 
 
-class ToyDetector:
-    """Reads toy code patches in a crop of ``px_per_mm`` (one detection per visible patch)."""
+class ToyDetector(CornerDetector):
+    """Reads toy code patches in a crop of ``px_per_mm`` (one detection per visible patch);
+    grouped into cards by their places alone (:class:`vision.protocol.CornerDetector`)."""
 
     def __init__(self, confidence: float = 0.97, px_per_mm: float = CROP_PX_PER_MM) -> None:
         self.confidence = confidence

@@ -3,9 +3,10 @@
 - ``zones``: mat layout, calibration (ArUco markers or four corners), zone crops.
 - ``mat``: the printable mat (PNG with its print resolution, or a one-page PDF).
 - ``stability``: per-zone debounce of card reads into settled plays.
-- ``referee``: plays checked by ``engine.Hand``; inferred passes and landlord; alerts.
+- ``referee``: the camera's referee: plays checked by ``engine.Hand``; inferred passes and landlord; alerts.
 - ``store`` / ``state`` / ``records``: the append-only SQLite log and the fold over it.
-- ``pipeline``: frames -> crops -> detector -> stability -> referee -> store.
+- ``reader``: frames -> zone crops -> motion -> detector -> tokens -> stability -> observations.
+- ``session``: the live loop: observations -> the camera's referee -> store; pause, match, status.
 - ``match_record``: the match record with plain hand keys (what ``run --record`` writes).
 
 The command line (``ddz-table mat``, ``calibrate``, ``run``) is :mod:`cli.table`; the simulated

@@ -2,9 +2,9 @@
 
 The referee lays the deck out on the mat a batch at a time, in rows, in the order the page asks
 for (:class:`EnrollPlan`: 18 cards a batch, 9 a row by default). :meth:`DeckEnroller.read` takes
-the pipeline's latest frame (the mat, rectified, when the pipeline is calibrated; else the whole
-frame), reads it with the pipeline's own detector, groups corners into cards as the pipeline
-does (:func:`vision.grouping.group_corners`) and returns them in reading order, rows top to
+the table session's latest frame (the mat, rectified, when the mat is calibrated; else the whole
+frame), reads it with the session's own detector, groups corners into cards as the table reader
+does (the detector's ``group``) and returns them in reading order, rows top to
 bottom and each row left to right, with each card's read, its alternatives, its corner boxes and
 its place in the layout (:mod:`tracker.deck_layout`).
 The referee fixes what was misread; :meth:`DeckEnroller.confirm` (over :meth:`add_batch`) keeps
@@ -23,14 +23,14 @@ or the box's own) and makes the running detector read with it from its next fram
   (:mod:`tracker.deck_photos`), from which a computer with the train extra trains the deck's
   reader (``ddz-table enroll --from-labels``).
 
-While a walk-through is under way the pipeline is paused (:meth:`tracker.pipeline.Pipeline.pause`):
+While a walk-through is under way the session is paused (:meth:`tracker.session.TableSession.pause`):
 a deck laid out on the mat is no play. It referees again, starting afresh, once the profile is
 saved or the walk-through is given up, or by itself :data:`PAUSE_S` after the last step (a
 training renews the pause at each step it reports).
 
 Every refusal is an :class:`EnrollError` whose message is Chinese, then English.
 
->>> enroller = DeckEnroller(pipeline)                         # doctest: +SKIP
+>>> enroller = DeckEnroller(session)                         # doctest: +SKIP
 >>> plan = enroller.begin("club")                             # doctest: +SKIP
 >>> layout = enroller.read(); enroller.confirm([c.card for c in layout.cards])   # doctest: +SKIP
 >>> job = enroller.finish(); job.wait(); job.state, job.path   # doctest: +SKIP
@@ -55,10 +55,9 @@ import numpy as np
 from tracker.deck_layout import ReadCard, layout_cards
 from tracker.deck_photos import photos_folder, write_photos
 from tracker.paths import decks_dir
-from tracker.zones import LABEL_INSIDE, LABEL_SURE, zone_label
+from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, zone_label
 from vision.cards import CARD_IDS
 from vision.detections import Detections
-from vision.grouping import group_corners
 from vision.profile import NAME_PATTERN, SUFFIX, DeckProfile, ProfileError, fit_profile, saved_profiles
 
 #: The cards a deck is enrolled with, in the order batches ask for them (3♠ 3♥ 3♦ 3♣ 4♠ ... 小王 大王).
@@ -71,7 +70,7 @@ NOT_A_CARD = ""
 #: Areas a frame is read in: the calibrated mat, rectified, or the camera's whole frame.
 AREAS = ("auto", "mat", "frame")
 #: A walk-through pauses refereeing for this long after each step: one left half done gives the
-#: table back to the pipeline by itself.
+#: table back to the session by itself.
 PAUSE_S = 600.0
 #: ``progress(fraction 0-1, what it is doing in Chinese, in English)``, as a trainer reports.
 Progress = Callable[[float, str, str], None]
@@ -80,7 +79,7 @@ Progress = Callable[[float, str, str], None]
 #: profile carrying it, its ``report`` holding what it measured on the corners it held out
 #: (``{"crops", "before", "after", ...}``); a :class:`vision.profile.ProfileError` when it
 #: refuses (words Chinese, then English, as ``"zh / en"``). ``detector`` reads under the
-#: pipeline's detector lock. Injected by the command (``cli.table``), never imported here.
+#: session's detector lock. Injected by the command (``cli.table``), never imported here.
 Trainer = Callable[[Any, list, str, Progress], DeckProfile]
 #: Where a finish stands (:class:`Training`): under way, saved, refused (nothing saved), given up.
 TRAINING_STATES = ("training", "saved", "refused", "cancelled")
@@ -238,23 +237,23 @@ def check_name(name: Any) -> str:
 
 
 class DeckEnroller:
-    """The walk-through on the live pipeline (see the module docstring).
+    """The walk-through on the live session (see the module docstring).
 
-    ``pipeline``: the running :class:`tracker.pipeline.Pipeline` (or anything with
-    ``detector`` and ``latest_frame()``; ``calibration``, ``config.px_per_mm``, ``span``,
+    ``session``: the running :class:`tracker.session.TableSession` (or anything with
+    ``detector`` and ``latest_frame()``; ``calibration``, ``px_per_mm``, ``span``,
     ``detector_lock``, ``pause()`` and ``resume()`` are used when there), a callable returning
     the one running now (the demo starts a new one per rendered table), or None (no camera).
     ``folder``: where profiles are saved (default :func:`tracker.paths.decks_dir`).
     ``area``: ``mat`` reads the calibrated mat rectified, ``frame`` the whole frame, ``auto``
-    the mat when the pipeline is calibrated. ``pause``: pause the pipeline while enrolling.
+    the mat when the session is calibrated. ``pause``: pause the session while enrolling.
     ``trainer``: fine-tunes the deck's own reader on finishing (a :data:`Trainer`); None (no
     torch on this box): the numpy profile and the labelled photos instead."""
 
-    def __init__(self, pipeline: Any = None, folder: str | os.PathLike | None = None, area: str = "auto",
+    def __init__(self, session: Any = None, folder: str | os.PathLike | None = None, area: str = "auto",
                  pause: bool = True, trainer: Trainer | None = None) -> None:
         if area not in AREAS:
             raise ValueError(f"area must be one of {', '.join(AREAS)}, not {area!r}")
-        self._pipeline = pipeline
+        self._session = session
         self.folder = Path(folder) if folder is not None else None
         self.area, self.pause = area, pause
         self.trainer = trainer
@@ -272,17 +271,17 @@ class DeckEnroller:
 
     # ------------------------------------------------------------------ what it works on
     @property
-    def pipeline(self) -> Any:
-        p = self._pipeline
+    def session(self) -> Any:
+        p = self._session
         return p() if callable(p) and not hasattr(p, "detector") else p
 
     def unavailable(self) -> EnrollError | None:
         """Why nothing can be enrolled here (no camera, or a detector without a reader), or None."""
-        pipeline = self.pipeline
-        if pipeline is None or getattr(pipeline, "detector", None) is None:
+        session = self.session
+        if session is None or getattr(session, "detector", None) is None:
             return EnrollError("录入牌组要用摄像头：请用 ddz-table run 启动（不是 serve）",
                                "enrolling a deck needs the camera: start the box with ddz-table run (not serve)")
-        if getattr(pipeline.detector, "reader", None) is None:
+        if getattr(session.detector, "reader", None) is None:
             return EnrollError("这个识别器没有牌角读取模型（例如 toy 测试识别器），不能录入牌组",
                                "this detector has no index reader (the toy detector, say): it cannot enroll a deck")
         return None
@@ -294,10 +293,10 @@ class DeckEnroller:
         if self.training is not None and self.training.running:
             raise EnrollError("正在训练本牌组的识别模型，请等它完成（或放弃录入）",
                               "the deck's reader is training: wait for it to finish (or give the enrollment up)")
-        return self.pipeline
+        return self.session
 
-    def _detector_lock(self, pipeline: Any):
-        lock = getattr(pipeline, "detector_lock", None)
+    def _detector_lock(self, session: Any):
+        lock = getattr(session, "detector_lock", None)
         return lock if lock is not None else contextlib.nullcontext()
 
     def saved_folder(self) -> Path:
@@ -306,33 +305,33 @@ class DeckEnroller:
     # ------------------------------------------------------------------ the walk-through
     def begin(self, name: str, batch_size: int = BATCH_SIZE, per_row: int = PER_ROW) -> EnrollPlan:
         """Start a walk-through for deck ``name`` (any earlier one is dropped) and pause the
-        pipeline's refereeing."""
+        session's refereeing."""
         with self._lock:
-            pipeline = self._ready()
+            session = self._ready()
             plan = EnrollPlan(name, batch_size, per_row)
             self.plan, self.batches, self.last = plan, [], None
             self.saved = self.saved_name = self.training = None
-            self._pause(pipeline)
+            self._pause(session)
             return plan
 
     def cancel(self) -> None:
         """Give the walk-through up (a reader training stops at its next step and nothing is
-        saved); the pipeline referees again."""
+        saved); the session referees again."""
         with self._lock:
             if self.training is not None and self.training.running:
                 self.training.give_up()
             self.plan, self.batches, self.last = None, [], None
             self._resume()
 
-    def _pause(self, pipeline: Any) -> None:
+    def _pause(self, session: Any) -> None:
         """Pause refereeing for :data:`PAUSE_S` more, while a walk-through is under way."""
-        if self.pause and self.plan is not None and hasattr(pipeline, "pause"):
-            pipeline.pause(PAUSE_S)
+        if self.pause and self.plan is not None and hasattr(session, "pause"):
+            session.pause(PAUSE_S)
 
     def _resume(self) -> None:
-        pipeline = self.pipeline
-        if self.pause and pipeline is not None and hasattr(pipeline, "resume"):
-            pipeline.resume()
+        session = self.session
+        if self.pause and session is not None and hasattr(session, "resume"):
+            session.resume()
 
     @property
     def batch_number(self) -> int:
@@ -358,24 +357,20 @@ class DeckEnroller:
     def read(self) -> LayoutRead:
         """Read the latest frame (see the module docstring); kept as :attr:`last` for :meth:`confirm`."""
         with self._lock:
-            pipeline = self._ready()
-            self._pause(pipeline)
-            frame = pipeline.latest_frame() if hasattr(pipeline, "latest_frame") else None
+            session = self._ready()
+            self._pause(session)
+            frame = session.latest_frame() if hasattr(session, "latest_frame") else None
             if frame is None:
                 raise EnrollError("还没有摄像头画面，请稍等再读取", "no camera frame yet: wait a moment and read again")
-            image, area = self._area_image(pipeline, frame.image)
-            with self._detector_lock(pipeline):
-                dets: Detections = pipeline.detector.detect(image)
-            dets = dets[~self._on_labels(pipeline, area, dets)]
-            span = getattr(pipeline, "span", None)
+            image, area = self._area_image(session, frame.image)
+            with self._detector_lock(session):
+                dets: Detections = session.detector.detect(image)
+            dets = dets[~self._on_labels(session, area, dets)]
+            span = getattr(session, "span", None)
             span = span if isinstance(span, float) and span > 0 else None
-            # Grouped as the pipeline groups: by the detector itself where it reads card faces too.
-            group = getattr(pipeline.detector, "group", None)
-            if callable(group):
-                with self._detector_lock(pipeline):
-                    grouping = group(image, dets, 1, span=span)
-            else:
-                grouping = group_corners(dets, 1, span=span)
+            # Grouped as the table reader groups: by the detector (vision.protocol.Detector).
+            with self._detector_lock(session):
+                grouping = session.detector.group(image, dets, 1, span=span)
             if not grouping.cards:
                 raise EnrollError("一张牌也没读到：请把牌正面朝上摆在桌垫上，摄像头能看清牌角",
                                   "no card read: lay the cards face up on the mat where the camera sees their corners")
@@ -384,22 +379,22 @@ class DeckEnroller:
             self.last = LayoutRead(image, cards, area, self._reads)
             return self.last
 
-    def _area_image(self, pipeline: Any, frame: np.ndarray) -> tuple[np.ndarray, str]:
-        calibration = getattr(pipeline, "calibration", None)
+    def _area_image(self, session: Any, frame: np.ndarray) -> tuple[np.ndarray, str]:
+        calibration = getattr(session, "calibration", None)
         area = self.area if self.area != "auto" else ("mat" if calibration is not None else "frame")
         if area == "frame":
             return frame, area
         if calibration is None:
             raise EnrollError("没有标定桌垫，只能读整个画面", "the mat is not calibrated: only the whole frame can be read")
-        return calibration.rectify(frame, self._px_per_mm(pipeline)), area
+        return calibration.rectify(frame, self._px_per_mm(session)), area
 
-    def _px_per_mm(self, pipeline: Any) -> float:
-        return float(getattr(getattr(pipeline, "config", None), "px_per_mm", 2.5))
+    def _px_per_mm(self, session: Any) -> float:
+        return float(getattr(session, "px_per_mm", CROP_PX_PER_MM))
 
-    def _on_labels(self, pipeline: Any, area: str, dets: Detections) -> np.ndarray:
+    def _on_labels(self, session: Any, area: str, dets: Detections) -> np.ndarray:
         """Which detections are the mat's printed zone names (a seat number reads like a rank), as
-        the pipeline drops them: those inside a name, but for a sure read of another rank."""
-        calibration = getattr(pipeline, "calibration", None)
+        the table reader drops them: those inside a name, but for a sure read of another rank."""
+        calibration = getattr(session, "calibration", None)
         out = np.zeros(len(dets), bool)
         if calibration is None or not len(dets):
             return out
@@ -408,7 +403,7 @@ class DeckEnroller:
             x1, y1, x2, y2 = calibration.layout.label_box(zone)
             corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
             if area == "mat":
-                corners = corners * self._px_per_mm(pipeline)
+                corners = corners * self._px_per_mm(session)
             else:
                 corners = calibration.table_to_image(corners)
             (a1, b1), (a2, b2) = corners.min(axis=0), corners.max(axis=0)
@@ -462,7 +457,7 @@ class DeckEnroller:
                                   f"{len(last.cards)} cards were read but {len(labels)} labels were given")
             batch = self.add_batch(last.image, zip(last.cards, labels, strict=True), expected=len(cards))
             self.last = None
-            self._pause(self.pipeline)
+            self._pause(self.session)
             return batch
 
     def skip(self) -> None:
@@ -473,7 +468,7 @@ class DeckEnroller:
                 raise EnrollError("没有可跳过的批次", "no batch to skip")
             self.batches.append(None)
             self.last = None
-            self._pause(self.pipeline)
+            self._pause(self.session)
 
     @property
     def confirmed(self) -> list[Batch]:
@@ -488,22 +483,22 @@ class DeckEnroller:
         (:meth:`Training.wait`), without one already saved. A refusal before anything starts (no
         batch, a name that names no deck, a training under way) is an :class:`EnrollError`."""
         with self._lock:
-            pipeline = self._ready()
+            session = self._ready()
             name = check_name(name if name is not None else (self.plan.name if self.plan else None))
             if not self.confirmed:
                 raise EnrollError("还没有确认任何一批牌", "no batch confirmed yet")
-            detector = _LockedReads(pipeline.detector, self._detector_lock(pipeline))
+            detector = _LockedReads(session.detector, self._detector_lock(session))
             samples = [(b.image, b.boxes, b.cards) for b in self.confirmed]
             path = Path(folder if folder is not None else self.saved_folder()) / f"{name}{SUFFIX}"
             if self.trainer is None:
-                return self._fit(pipeline, detector, samples, name, path)
+                return self._fit(session, detector, samples, name, path)
             training = self.training = Training(name, trained=True)
-            self._pause(pipeline)
-            threading.Thread(target=self._train, args=(training, pipeline, detector, samples, path),
+            self._pause(session)
+            threading.Thread(target=self._train, args=(training, session, detector, samples, path),
                              name=f"enroll-{name}", daemon=True).start()
             return training
 
-    def _fit(self, pipeline: Any, detector: Any, samples: list, name: str, path: Path) -> Training:
+    def _fit(self, session: Any, detector: Any, samples: list, name: str, path: Path) -> Training:
         """The finish without a trainer: the numpy profile, saved and read with, and the batches
         as labelled photos beside it for a computer that can train the deck's reader."""
         try:
@@ -516,48 +511,48 @@ class DeckEnroller:
         except OSError as exc:
             raise EnrollError(f"写不了标注照片文件夹 {photos}",
                               f"cannot write the labelled photos {photos}: {exc.strerror or exc}") from None
-        self._save(profile, path, pipeline)
+        self._save(profile, path, session)
         training = self.training = Training(name, trained=False, photos=photos)
-        self._saved(pipeline, training, path)
+        self._saved(session, training, path)
         return training
 
-    def _train(self, training: Training, pipeline: Any, detector: Any, samples: list, path: Path) -> None:
+    def _train(self, training: Training, session: Any, detector: Any, samples: list, path: Path) -> None:
         """The trainer's thread: train, then (unless refused or given up) save and switch on."""
         def progress(fraction: float, zh: str, en: str) -> None:
             training.report_progress(fraction, zh, en)
             with self._lock:
-                self._pause(pipeline)  # the walk-through is not left half done while it trains
+                self._pause(session)  # the walk-through is not left half done while it trains
 
         try:
             profile = self.trainer(detector, samples, training.name, progress)
             with self._lock:
                 if training.given_up:
                     raise _Stopped
-                self._save(profile, path, pipeline)
+                self._save(profile, path, session)
                 training.report = dict(getattr(profile, "report", None) or {})
-                self._saved(pipeline, training, path)
+                self._saved(session, training, path)
         except _Stopped:
             pass
         except (ProfileError, EnrollError) as exc:
             zh, en = (exc.zh, exc.en) if isinstance(exc, EnrollError) else _words(exc)
-            self._refused(pipeline, training, zh, en)
+            self._refused(session, training, zh, en)
         except Exception as exc:  # a trainer's fault must not leave the page training for ever
             log.exception("training the deck's reader failed")
-            self._refused(pipeline, training, f"训练出错：{exc}", f"training failed: {exc!r}")
+            self._refused(session, training, f"训练出错：{exc}", f"training failed: {exc!r}")
 
-    def _save(self, profile: DeckProfile, path: Path, pipeline: Any) -> None:
+    def _save(self, profile: DeckProfile, path: Path, session: Any) -> None:
         """Switch ``profile`` on, then save it; a profile the detector cannot read with (a
         :class:`vision.profile.ProfileError`) is not saved, and one that cannot be saved (an
         :class:`EnrollError`) is switched off again: saved and read with, or neither."""
-        before = pipeline.detector.profile
-        self.use(profile, pipeline)
+        before = session.detector.profile
+        self.use(profile, session)
         try:
             profile.save(path)
         except OSError as exc:
-            self.use(before, pipeline)
+            self.use(before, session)
             raise EnrollError(f"写不了牌组档案 {path}", f"cannot write the profile {path}: {exc.strerror or exc}") from None
 
-    def _saved(self, pipeline: Any, training: Training, path: Path) -> None:
+    def _saved(self, session: Any, training: Training, path: Path) -> None:
         with self._lock:
             self.plan, self.batches, self.last = None, [], None
             self.saved, self.saved_name = path, training.name
@@ -565,22 +560,22 @@ class DeckEnroller:
             training._end("saved", "已启用", "switched on")
             self._resume()
 
-    def _refused(self, pipeline: Any, training: Training, zh: str, en: str) -> None:
+    def _refused(self, session: Any, training: Training, zh: str, en: str) -> None:
         """Nothing saved; the walk-through stays (its batches kept, to train again or give up)."""
         with self._lock:
             if training.running:
                 training._end("refused", zh, en)
-                self._pause(pipeline)
+                self._pause(session)
 
-    def use(self, profile: DeckProfile | None, pipeline: Any = None) -> None:
+    def use(self, profile: DeckProfile | None, session: Any = None) -> None:
         """Make the running detector read with ``profile`` (None: the reader alone) from its next
-        read on. The swap is one attribute, made while the pipeline's detector is idle: a read
+        read on. The swap is one attribute, made while the session's detector is idle: a read
         sees the old profile or the new one, never a mix."""
-        pipeline = pipeline if pipeline is not None else self._ready()
-        detector = pipeline.detector
+        session = session if session is not None else self._ready()
+        detector = session.detector
         if profile is not None:
             profile.check_reader(detector.reader_classes)
-        with self._detector_lock(pipeline):
+        with self._detector_lock(session):
             detector.profile = profile
 
     # ------------------------------------------------------------------ switching decks
@@ -590,23 +585,23 @@ class DeckEnroller:
 
     def in_use(self) -> str | None:
         """The name of the profile the running detector reads with, or None."""
-        profile = getattr(getattr(self.pipeline, "detector", None), "profile", None)
+        profile = getattr(getattr(self.session, "detector", None), "profile", None)
         return None if profile is None else profile.name
 
     def switch(self, name: str) -> str | None:
         """Read with the saved deck ``name`` from the next read on (``""``: with none, the reader
         alone): a table that changes decks between matches. Returns the name now in use."""
         with self._lock:
-            pipeline = self._ready()
+            session = self._ready()
             if not name:
-                self.use(None, pipeline)
+                self.use(None, session)
                 return None
             name = check_name(name)
             path = Path(self.saved_folder()) / f"{name}{SUFFIX}"
             if not path.is_file():
                 raise EnrollError(f"没有保存过牌组 {name}", f"no saved deck {name}")
             try:
-                self.use(DeckProfile.load(path), pipeline)
+                self.use(DeckProfile.load(path), session)
             except ProfileError as exc:
                 raise EnrollError(f"牌组档案 {name} 用不了：请重新录入", f"the deck profile {name} cannot be used: {exc}") from None
             return name
@@ -615,7 +610,7 @@ class DeckEnroller:
 @dataclass
 class _LockedReads:
     """The detector as :func:`vision.profile.fit_profile` and a :data:`Trainer` use it, each read
-    (and each search for indices) taken under the pipeline's detector lock, so the live loop goes
+    (and each search for indices) taken under the session's detector lock, so the live loop goes
     on reading between theirs."""
 
     detector: Any

@@ -1,66 +1,17 @@
-"""The referee: committed plays from the table become checked events in the store.
+"""The camera's referee: settled cards from the table become checked events in the store.
 
-The stability layer hands over a :class:`PlayCandidate` (a seat, the cards that just settled
-in its zone, the detector's confidences and second guesses). The referee folds the store's
-log (bids and corrections from the page arrive there), then:
-
-- **Landlord**: a play during bidding makes that seat the landlord (the landlord leads), at
-  the highest bid so far (1 if none), unless the page entered the landlord or the bids.
-- **Passes** (不出) are not seen, only inferred: when a later seat plays, the seats between
-  the one whose turn it was and the player passed, as long as each pass is legal.
-- **Checks**: every fault of docs/rules.md section 8 comes from ``engine.Hand.check`` and is stored
-  as an :class:`~tracker.records.Alert`; the play is then left out of the hand. Alerts are
-  stored as data (kind, seat, cards, named fields): their words are ``tracker.alerts``', rendered
-  when the page shows them, so nothing here writes a sentence.
-- **Uncertain read** (看不清): when the engine refuses a read that becomes legal by changing one
-  low-confidence card to one of the detector's alternatives, the referee does not accuse the
-  player: it stores an ``uncertain_read`` alert with the suggestion and (by default) plays the
-  suggested cards, so the hand goes on; the page can correct it either way. A doubtful card
-  whose alternative is another card of the play may be that card's other corner, read apart:
-  the play without it is tried the same way. Failing that, a card the zone read twice (a
-  one-deck game holds each card once) may be two cards of one rank, one with its suit misread:
-  the play with that place added back as another suit of its rank that its reads name; and a
-  card read barely at all (a face's picture read as an index) may be no card: the play without it.
-- **Late cards** (迟读到的牌): a card that settles in a zone after its play was read, with no
-  hand over the zone since, belongs to that play. While that play is still the hand's last
-  event, the referee replaces it with the whole play (a ``correction``, when the rules accept
-  it); a short read the rules refused (a trio without its pair) is refereed again whole, if
-  nothing was stored since; otherwise a ``late_card`` alert asks a person to check the play.
-- **A missed play** (漏读): a play that does not beat the trick on record and is of another
-  kind or length than the play it should beat is a lead, not a weak follow: the seat most
-  likely took the trick with a play the camera did not read (or a card of this play was not
-  read). The ``missed_play`` alert says so, and names the play on record, instead of a bare
-  ``does_not_beat``. The play is held: once the page has entered something in that hand (the
-  missed play), it is stored by itself (:meth:`Referee.retry_held`, every frame), if the rules
-  then accept it. The next play read, or a new hand, ends the hold.
-- **Bids** (叫分牌): a bid token laid in a seat's zone (:mod:`tracker.tokens`) is that seat's
-  bid (:meth:`Referee.bid`), or 明牌 (:meth:`Referee.open_hand`), checked as the page's are.
-- **Kitty** (底牌): read in the kitty zone; kept until the landlord is known, then stored.
-- **A new deal while a hand is unfinished**: a kitty shown that shares at most one card with
-  the kitty of the hand in play means the table has dealt again (the camera missed a play, so
-  the hand never reached its end). The unfinished hand is closed as abandoned (no result, a
-  ``hand_unfinished`` alert says why and the page can still correct it) and the new hand
-  starts, so one missed play does not leave the rest of the match unread. Bid tokens laid
-  while that hand still seemed in play (refused then) were the new deal's: they are replayed
-  into the new hand, unless a play was stored after them.
-- **Cards shown** (亮牌): after a hand played out, the seats left holding cards lay them face
-  up in their zones. Cards a seat that still holds cards lays in its zone then, before the
-  next deal, are a :class:`~engine.events.Shown` when they number within one of the cards it
-  has left (one dropped, or one too many); a seat that has shown too few may add the rest, up
-  to the number it has left. Anything else (or anything after a deal) is the next hand's play.
-  The seat's own last play, still lying there, is not counted among them (:func:`beyond_the_plays`),
-  nor the second read of a card read twice when that makes one card too many (:func:`twice_read`).
-  Once every such seat has shown, the deck is audited (``engine.showdown``): a card missing or
-  seen too often is a ``deck_audit`` alert.
-- **Doubling** (加倍, a table whose rules let players double): a 加倍 token becomes a
-  :class:`~engine.events.Double`; one read before the last bid settled waits for the landlord.
-- **Announcing** (报单/报双): the camera cannot hear it, so a seat down to the preset's limit
-  gets a ``not_announced`` reminder on the page (once per count) unless an ``Announce``
-  event was entered.
+:class:`CameraReferee` takes what the table reader saw settle (a seat's play as a
+:class:`PlayCandidate`, the kitty, a bid token, cards shown after the hand), folds the store's
+log (the page's bids and corrections arrive there), checks it against ``engine.Hand`` and
+appends the event, or an :class:`~tracker.records.Alert` saying why not. It infers the passes
+it cannot see, makes the first seat to play the landlord when the bidding is still open, suggests a fix
+for a refused play that one doubtful card explains, and holds back what must wait for a later
+event (:class:`Pending`). The rules it follows, one by one: docs/camera-table.md, "What the
+camera's referee decides". The person refereeing on the page is ``webui``'s ``RefereeDesk``.
 
 >>> from tracker.store import EventStore
 >>> store = EventStore(":memory:")
->>> ref = Referee(store, store.create_match(("A", "B", "C")))
+>>> ref = CameraReferee(store, store.create_match(("A", "B", "C")))
 >>> [r.kind for r in ref.play(PlayCandidate(1, ("5s",), time=2.0))]
 ['deal', 'landlord', 'play']
 >>> [r.kind for r in ref.play(PlayCandidate(0, ("7h",), time=5.0))]
@@ -186,8 +137,40 @@ class PlayCandidate:
 
 
 @dataclass
-class Referee:
-    """Checks the table's plays for one match and writes events and alerts to ``store``."""
+class Pending:
+    """What the camera's referee holds back between reads, until a later event settles it."""
+
+    #: The kitty read during bidding, stored once the landlord is known: (cards, table time).
+    kitty: tuple[tuple[Card, ...], float | None] | None = None
+    #: The last play refused outright: (seat, its cards sorted, the store's last seq after its
+    #: alert). Its cards read again whole, with nothing stored since, are refereed again.
+    refused: tuple[int, tuple[Card, ...], int] | None = None
+    #: A play held back by a ``missed_play`` alert: it, its hand's number and the store's last
+    #: seq after the alert. The next play read ends the hold (after one last try).
+    held: tuple[PlayCandidate, int, int] | None = None
+    #: Bids read from tokens while the hand on record was still in play (refused then): the
+    #: next deal's, when the camera missed the play that ended that hand. Replayed into the
+    #: new hand once a new kitty shows the table dealt again; a play stored meanwhile drops them.
+    early_bids: list[Bid] = field(default_factory=list)
+    #: Doubles (加倍) read from tokens while bidding was still on record (a 加倍 token settled
+    #: before the last bid's): stored once the landlord is known.
+    doubles: list[Double] = field(default_factory=list)
+
+    def new_deal(self) -> None:
+        """A hand is dealt: the kitty, bids and doubles waiting for the last one are dropped."""
+        self.kitty, self.early_bids, self.doubles = None, [], []
+
+
+@dataclass
+class CameraReferee:
+    """Referees what the camera reads at one table for match ``match_id``: each method takes a
+    reading (a play, the kitty, a bid, a double, 明牌, cards shown), checks it against the hand
+    on record and appends the events and alerts to ``store``, returning them in order.
+
+    ``accept_suggestions``: store the suggested play after an ``uncertain_read`` alert (else the
+    alert alone); ``remind_announce``: remind the page of a seat down to its last cards; ``source``:
+    the store's source of what it appends. ``state`` is the match as folded from the store,
+    brought up to date once per new store sequence (:meth:`refresh`)."""
 
     store: EventStore
     match_id: int
@@ -196,21 +179,12 @@ class Referee:
     low_confidence: float = LOW_CONFIDENCE
     source: str = "camera"
     state: TableState = field(init=False)
-    _pending_kitty: tuple[tuple[Card, ...], float | None] | None = field(default=None, init=False)
-    #: The last play refused outright (seat, its cards sorted, the store's last seq after its alert).
-    _refused: tuple[int, tuple[Card, ...], int] | None = field(default=None, init=False)
-    #: A play held back by a ``missed_play`` alert: it, its hand's number and the store's last
-    #: seq after the alert. The next play read ends the hold (after one last try).
-    _held: tuple[PlayCandidate, int, int] | None = field(default=None, init=False)
-    #: Bids read from tokens while the hand on record was still in play (refused then): the
-    #: next deal's, when the camera missed the play that ended that hand. Replayed into the
-    #: new hand once a new kitty shows the table dealt again; a play stored meanwhile drops them.
-    _early_bids: list[Bid] = field(default_factory=list, init=False)
-    #: Doubles (加倍) read from tokens while bidding was still on record (a 加倍 token settled
-    #: before the last bid's): stored once the landlord is known.
-    _pending_doubles: list[Double] = field(default_factory=list, init=False)
+    pending: Pending = field(default_factory=Pending, init=False)
+    #: The store's last sequence number when ``state`` was last brought up to date.
+    _seen_seq: int = field(default=-1, init=False)
 
     def __post_init__(self) -> None:
+        self._seen_seq = self.store.last_seq()
         self.state = TableState.load(self.store, self.match_id)
 
     # ------------------------------------------------------------------ views
@@ -219,15 +193,20 @@ class Referee:
         return self.state.hand
 
     def refresh(self) -> TableState:
-        return self.state.refresh(self.store)
+        """The match as the store has it now. The log is read again only when the store's
+        sequence has moved since the last look (an append here, on the page or elsewhere), so
+        asking several times a frame costs one small query each."""
+        seq = self.store.last_seq()
+        if seq != self._seen_seq:
+            self._seen_seq = seq
+            self.state.refresh(self.store)
+        return self.state
 
     # ------------------------------------------------------------------ inputs
     def new_hand(self, time: float | None = None) -> list[Record]:
         """Deal the next hand (counts only: a camera does not see the hands)."""
         self.refresh()
-        self._pending_kitty = None
-        self._early_bids = []
-        self._pending_doubles = []
+        self.pending.new_deal()
         rules = self.state.info.rules
         deal = Deal(counts=(rules.hand_size,) * rules.players, first_bidder=self.state.match.next_first_bidder(),
                     time=time)
@@ -246,14 +225,14 @@ class Referee:
             out.append(self._append(Alert("hand_unfinished", cards=format_cards(kitty), time=time, data={
                 "hand": self.state.hand_number, "left": list(hand.cards_left)})))
             out.append(self._append(End(abandoned=True, reason="camera: a new deal's kitty was shown", time=time)))
-            early, self._early_bids = self._early_bids, []
+            early, self.pending.early_bids = self.pending.early_bids, []
             out += self.new_hand(time)
             for bid in early:  # the bids made for this deal while the camera still saw the last hand
                 out += self._store_or_alert(bid, None)
             hand = self.hand
             assert hand is not None
         if hand.phase != "play":
-            self._pending_kitty = (kitty, time)
+            self.pending.kitty = (kitty, time)
             return out
         return out + self._store_or_alert(Kitty(kitty, time=time), format_cards(kitty))
 
@@ -261,7 +240,7 @@ class Referee:
         """Referee one committed play; returns the records stored, in order."""
         self.refresh()
         out: list[Record] = self._retry_held()
-        self._held = None  # a later play is read: a held play not stored by now is the page's to fix
+        self.pending.held = None  # a later play is read: a held play not stored by now is the page's to fix
         if self._hand_over():
             shown = self._shown(candidate)
             if shown is not None:
@@ -284,8 +263,8 @@ class Referee:
         if suggestion is None:
             missed = self._missed_play(candidate, violation, text)
             out.append(self._append(missed or Alert.of(violation, text, candidate.time)))
-            self._refused = (candidate.seat, tuple(sorted(play.cards)), self.state.last_seq)
-            self._held = (candidate, self.state.hand_number, self.state.last_seq) if missed else None
+            self.pending.refused = (candidate.seat, tuple(sorted(play.cards)), self.state.last_seq)
+            self.pending.held = (candidate, self.state.hand_number, self.state.last_seq) if missed else None
             return out
         fixed = Play(candidate.seat, suggestion, time=candidate.time)
         alert = Alert("uncertain_read", seat=candidate.seat, cards=text, suggestion=format_cards(suggestion),
@@ -304,7 +283,7 @@ class Referee:
         late = tuple((Counter(whole) - Counter(short)).elements())
         if hand is not None and hand.finished and tuple(sorted(hand.shown.get(candidate.seat, ()))) == short:
             return self._store_shown(Shown(candidate.seat, whole, time=candidate.time))  # the whole of it shown
-        if self._refused == (candidate.seat, short, self.state.last_seq):
+        if self.pending.refused == (candidate.seat, short, self.state.last_seq):
             return self.play(candidate)  # the short read was refused and nothing came after: read it whole
         last = hand.events[-1] if hand is not None and hand.events else None
         if isinstance(last, Play) and sorted(last.cards) == sorted(whole):
@@ -330,7 +309,7 @@ class Referee:
             out += self.new_hand(time)
         bid = Bid(seat, action, value, time=time)
         if self.hand is not None and self.hand.phase == "play" and self.hand.check(bid) is not None:
-            self._early_bids.append(bid)  # maybe the next deal's (see _early_bids)
+            self.pending.early_bids.append(bid)  # maybe the next deal's (see Pending.early_bids)
         out += self._store_or_alert(bid, None)
         return out + self._flush_kitty() + self._flush_doubles()
 
@@ -343,7 +322,7 @@ class Referee:
             return [self._append(Alert("not_started", seat=seat, time=time))]
         double = Double(seat, time=time)
         if self.hand.phase == "bidding" and self.hand.rules.player_double:
-            self._pending_doubles.append(double)
+            self.pending.doubles.append(double)
             return []
         return self._store_or_alert(double, None)
 
@@ -366,7 +345,7 @@ class Referee:
     # ------------------------------------------------------------------ helpers
     def _shown(self, candidate: PlayCandidate) -> list[Record] | None:
         """Cards laid in a zone after the hand, before the next deal: the seat's cards shown
-        when it still holds cards and their number fits (see the module doc), else ``None``."""
+        when it still holds cards and their number fits (docs/camera-table.md, "Cards shown"), else ``None``."""
         hand = self.hand
         if hand is None or candidate.seat not in losers(hand):
             return None
@@ -389,17 +368,17 @@ class Referee:
 
     def _flush_kitty(self) -> list[Record]:
         """The kitty read during bidding, stored once the landlord is known."""
-        if self._pending_kitty is None or self.hand is None or self.hand.phase != "play":
+        if self.pending.kitty is None or self.hand is None or self.hand.phase != "play":
             return []
-        cards, t = self._pending_kitty
-        self._pending_kitty = None
+        cards, t = self.pending.kitty
+        self.pending.kitty = None
         return self._store_or_alert(Kitty(cards, time=t), format_cards(cards))
 
     def _flush_doubles(self) -> list[Record]:
         """The doubles read during bidding, stored once the landlord is known."""
-        if not self._pending_doubles or self.hand is None or self.hand.phase == "bidding":
+        if not self.pending.doubles or self.hand is None or self.hand.phase == "bidding":
             return []
-        held, self._pending_doubles = self._pending_doubles, []
+        held, self.pending.doubles = self.pending.doubles, []
         if self.hand.phase != "play":  # a redeal: those doubles were for a hand not played
             return []
         return [r for double in held for r in self._store_or_alert(double, None)]
@@ -429,7 +408,7 @@ class Referee:
         self.store.append(self.match_id, number, record, source=self.source)
         self.refresh()
         if isinstance(record, Play):
-            self._early_bids = []  # the hand went on: bids laid before this were stray tokens
+            self.pending.early_bids = []  # the hand went on: bids laid before this were stray tokens
         return record
 
     def _store_or_alert(self, event: Event, cards: str | None) -> list[Record]:
@@ -462,8 +441,8 @@ class Referee:
 
     def retry_held(self) -> list[Record]:
         """Store the play a ``missed_play`` alert held back, if the page has entered something
-        since and the rules now accept it (the pipeline asks every frame; cheap when none is held)."""
-        if self._held is None:
+        since and the rules now accept it (the session asks every frame; cheap when none is held)."""
+        if self.pending.held is None:
             return []
         self.refresh()
         return self._retry_held()
@@ -471,10 +450,10 @@ class Referee:
     def _retry_held(self) -> list[Record]:
         """The play a ``missed_play`` alert held back, once the page has entered something since:
         stored (with the passes before it) if the rules now accept it, else dropped quietly."""
-        if self._held is None or self._held[2] == self.state.last_seq:
+        if self.pending.held is None or self.pending.held[2] == self.state.last_seq:
             return []
-        candidate, number, _ = self._held
-        self._held = None
+        candidate, number, _ = self.pending.held
+        self.pending.held = None
         if number != self.state.hand_number or self._hand_over():
             return []
         found = self._passes_before(candidate.seat, candidate.time)
@@ -485,7 +464,7 @@ class Referee:
         return out + self._announce_reminder(candidate.seat, candidate.time)
 
     def _missed_play(self, candidate: PlayCandidate, violation: Violation, text: str) -> Alert | None:
-        """A ``missed_play`` alert when a refused play reads as a lead (see the module doc)."""
+        """A ``missed_play`` alert when a refused play reads as a lead (docs/camera-table.md, "A missed play")."""
         hand = self.hand
         if violation.kind != "does_not_beat" or hand is None or hand.top is None:
             return None

@@ -8,8 +8,8 @@ table keeps scoring; the replicator retries with a growing pause (1 s, 2 s, 4 s 
 catches up when it can. A restarted box resumes from the server's acknowledged seq.
 
 The server's answer also says what the table should be playing (``assignment``: the session's
-players and rules); the replicator starts that match in the store once, and the live pipeline
-follows the new match as it does when a referee starts one.
+players and rules); the replicator starts that match in the store once, and the table session
+(``tracker.session``) follows the new match as it does when a referee starts one.
 
     rep = Replicator(store, "http://192.168.1.10:8080", table=7, key="…")
     rep.start()          # a daemon thread; rep.status() for the page; rep.stop()
@@ -166,7 +166,7 @@ class Replicator:
         return len(events)
 
     def _follow(self, assignment: dict | None) -> None:
-        """Start the session's match at this table once (the pipeline moves onto it)."""
+        """Start the session's match at this table once (the table session moves onto it)."""
         if not self.follow_assignments or not assignment or assignment["session"] in self.state["sessions"]:
             return
         if any(m.meta.get("club_session") == assignment["session"] for m in self.store.matches()):

@@ -5,7 +5,7 @@ state is a fold over the log (``tracker.state.TableState``). The database runs i
 with ``synchronous=FULL``, so an event is on disk when :meth:`EventStore.append` returns,
 and after a power cut (or ``kill -9``) the table resumes from the last acknowledged event.
 
-API (the web site and the pipeline rely on it)::
+API (the web site and the camera's referee rely on it)::
 
     store = EventStore("table.db")          # or ":memory:" in tests; creates the schema
     mid = store.create_match(("张三", "李四", "王五"), "classic", meta={"name": "周五"})
@@ -24,10 +24,10 @@ API (the web site and the pipeline rely on it)::
 Hand numbers start at 1; hand 0 holds match-level events (match penalties, ``MatchEnd``).
 ``seq`` is global across matches and strictly increasing. ``time`` is the wall-clock time of
 the append (Unix seconds); an event's own ``time`` field is the table clock it carries.
-``source`` says who produced the event: ``camera`` (the pipeline), ``referee`` (a person on
+``source`` says who produced the event: ``camera`` (the camera's referee), ``referee`` (a person on
 the page or a script) or ``system`` (the program itself, e.g. a new hand after a finish).
 
-Threads: one store may be shared by a Flask server's threads and the pipeline's writer
+Threads: one store may be shared by a Flask server's threads and the table session's
 thread; calls are serialised on one connection (each is a short statement). Other processes
 may open the same file at once (WAL lets readers run while one writer appends).
 A file that is not a ddz-table store, or is corrupt, raises :class:`StoreError`.

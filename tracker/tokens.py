@@ -18,7 +18,7 @@ it and small English under that (:func:`render_token`; Chinese needs Pillow and 
 font, :func:`chinese_font`). :func:`render_sheets` lays the cards of a preset
 (:func:`tokens_for`) out on A4 pages, one set per seat (``ddz-table tokens``).
 
-:func:`find_tokens` reads the markers in an image (the pipeline: in each seat zone's crop);
+:func:`find_tokens` reads the markers in an image (the table reader: in each seat zone's crop);
 a :class:`FoundToken` knows its card's outline there, so card reads lying on a token (a marker's
 squares read as an index) are dropped. A token reads with its words covered, or with a card
 over one corner of its marker by less than one of the marker's squares (4 mm); a card over

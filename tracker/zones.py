@@ -41,7 +41,7 @@ CROP_PX_PER_MM = 2.5
 LABEL_MM = 18.0
 LABEL_INSET_MM = 4.0
 #: A printed seat number looks like a card's rank to the detector (a "2" read as 2s): a read
-#: whose box lies this much inside a label's box is the mat, not a card (``Pipeline``). A card
+#: whose box lies this much inside a label's box is the mat, not a card (``TableReader``). A card
 #: lying over the label keeps its index: that box is narrower and reaches out of the label's ...
 LABEL_INSIDE = 0.6
 #: ... or, where an index lies over the label whole (a long play reaching the zone's corner),

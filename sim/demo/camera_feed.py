@@ -2,7 +2,7 @@
 
 :class:`CameraTable` films random hands with :class:`sim.simulate.SimTable` (the printed
 mat, cards tossed into each seat's zone, arms, sweeps, lighting, noise, JPEG) and feeds every
-frame through :class:`tracker.pipeline.Pipeline` with the shipped detector, exactly as
+frame through a :class:`tracker.session.TableSession` with the shipped detector, exactly as
 ``ddz-table run`` does with a camera: plays, inferred passes, the landlord and the kitty
 come from what the detector reads, and the camera view draws the zones and the reads.
 
@@ -34,7 +34,7 @@ from engine.events import Bid, Deal, End, Play
 from engine.hand import Hand
 from sim.demo.corrector import MAX_FIXES, DemoCorrector, event_key
 from sim.simulate import SimConfig, SimTable
-from tracker.pipeline import Pipeline, PipelineConfig
+from tracker.session import SessionConfig, TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import Frame
@@ -63,9 +63,9 @@ def camera_unavailable(deck: str = DEMO_DECK) -> str | None:
 
 
 class CameraTable:
-    """Rendered frames -> pipeline -> ``store`` for match ``match_id`` (see the module doc).
+    """Rendered frames -> table session -> ``store`` for match ``match_id`` (see the module doc).
 
-    ``detector``: anything with ``detect(image)``; ``None`` loads the shipped ONNX models, or
+    ``detector``: a :class:`vision.protocol.Detector`; ``None`` loads the shipped ONNX models, or
     the toy deck's reader when ``style="toy"`` (cards with colour-code corners,
     :mod:`sim.toy`: the pipeline's self-test, every read exact when the tracker is right).
     """
@@ -98,7 +98,7 @@ class CameraTable:
             detector = build_detector("onnx", backend="auto")
         self.detector = detector
         self.table = self._new_table(0)
-        self.pipeline = self._new_pipeline(self.table)
+        self.session = self._new_session(self.table)
         self.frames = self.rendered = 0
         self.render_s = self.read_s = 0.0
         self.video_t = 0.0  # video seconds fed so far, over every table
@@ -125,9 +125,9 @@ class CameraTable:
         table.number = number  # type: ignore[attr-defined]
         return table
 
-    def _new_pipeline(self, table: SimTable) -> Pipeline:
-        return Pipeline(None, table.calibration, self.detector, self.store, self.match_id,
-                        PipelineConfig(camera_view=True))
+    def _new_session(self, table: SimTable) -> TableSession:
+        return TableSession(None, table.calibration, self.detector, self.store, self.match_id,
+                            SessionConfig(camera_view=True))
 
     # ------------------------------------------------------------------ feeder interface
     def start(self) -> None:
@@ -161,11 +161,11 @@ class CameraTable:
 
     def jpeg(self) -> bytes | None:
         """The latest frame with zones and reads drawn, encoded once per frame."""
-        pipeline = self.pipeline
+        session = self.session
         key, data = self._jpeg
-        if key != (id(pipeline), pipeline.frames):
-            data = pipeline.jpeg()
-            self._jpeg = ((id(pipeline), pipeline.frames), data)
+        if key != (id(session), session.frames):
+            data = session.jpeg()
+            self._jpeg = ((id(session), session.frames), data)
         return data
 
     # ------------------------------------------------------------------ the two threads
@@ -206,7 +206,7 @@ class CameraTable:
             except queue.Empty:
                 continue
             if table is not self.table:
-                self.table, self.pipeline = table, self._new_pipeline(table)
+                self.table, self.session = table, self._new_session(table)
             if self._current != (table.number, hand_index):
                 if not self._next_hand(table, hand_index):
                     self._stop.set()
@@ -215,7 +215,7 @@ class CameraTable:
             if wait > 0 and self._stop.wait(wait):
                 return
             began = time.perf_counter()
-            records = self.pipeline.process(Frame(image, t, self.frames))
+            records = self.session.process(Frame(image, t, self.frames))
             self.read_s += time.perf_counter() - began
             self.frames += 1
             self.video_t = t
@@ -223,7 +223,7 @@ class CameraTable:
             fixed = self.referee is not None and self.referee.review(table.timeline[hand_index], local_t)
             if records or fixed:  # the referee's corrections are news for the page too
                 self.notify()
-            if self.pipeline.referee.state.ended is not None:  # the referee ended the match on the page
+            if self.session.referee.state.ended is not None:  # the referee ended the match on the page
                 self._stop.set()
                 return
 

@@ -1,5 +1,5 @@
 """sd_notify against a real unix datagram socket: READY, the watchdog pings from the
-pipeline's loop (and their stopping when the loop stalls), and `run` under systemd's
+session's loop (and their stopping when the loop stalls), and `run` under systemd's
 environment."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from box.config import render_config
 from box.watchdog import Notifier
 from cli import table as cli
 from sim.toy_table import ToyDetector, ToyTable
-from tracker.pipeline import Pipeline
+from tracker.session import TableSession
 from tracker.store import EventStore
 from vision.sources import FrameSource
 
@@ -124,7 +124,7 @@ def test_a_stalled_main_loop_stops_pinging(notify_socket):
     path, sock = notify_socket
     table = ToyTable()
     store = EventStore(":memory:")
-    pipeline = Pipeline(StallingSource(table, 4), table.calibration(), ToyDetector(), store,
+    session = TableSession(StallingSource(table, 4), table.calibration(), ToyDetector(), store,
                         store.create_match(("a", "b", "c")))
     pings = []
     n = Notifier(path, watchdog_s=0.0001)  # no pacing: one ping per loop turn
@@ -133,8 +133,8 @@ def test_a_stalled_main_loop_stops_pinging(notify_socket):
         pings.append(time.monotonic())
         n.ping()
 
-    pipeline.heartbeat = ping
-    thread = threading.Thread(target=pipeline.run, daemon=True)
+    session.heartbeat = ping
+    thread = threading.Thread(target=session.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while len(pings) < 5 and time.monotonic() < deadline:
@@ -142,9 +142,9 @@ def test_a_stalled_main_loop_stops_pinging(notify_socket):
     time.sleep(0.5)
     assert len(pings) == 5  # four frames read, then the fifth turn hangs in read()
     assert received(sock) == ["WATCHDOG=1"] * 5  # ... and nothing more reaches systemd
-    pipeline.source.release.set()
+    session.source.release.set()
     thread.join(10)
-    assert not thread.is_alive() and pipeline.frames == 4
+    assert not thread.is_alive() and session.frames == 4
 
 
 def toy_box(folder: Path) -> Path:

@@ -1,6 +1,6 @@
 """``run`` says how its source ended: a video read to its end exits 0; a video that cannot be
 read, or stops short, exits 1 with a message; a live camera that drops is reopened and the run
-goes on, its state (reconnecting, stalled) in the pipeline's status for the page."""
+goes on, its state (reconnecting, stalled) in the session's status for the page."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from sim.toy_table import ToyDetector, ToyTable
 from tests.cli.test_table import ddz, tiny_hand
-from tracker.pipeline import Pipeline
+from tracker.session import TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import CallableSource, Reconnecting, SourceError, register_source
@@ -124,11 +124,11 @@ def test_a_live_camera_that_ends_is_a_failure(film, tmp_path, table, capsys):
     assert "摄像头读取失败" in capsys.readouterr().err
 
 
-def wait_for(pipeline, want, timeout=20.0):
+def wait_for(session, want, timeout=20.0):
     deadline = time.monotonic() + timeout
     seen = []
     while time.monotonic() < deadline:
-        status = pipeline.status()
+        status = session.status()
         seen.append(status["source_state"])
         if want(status):
             return status
@@ -140,15 +140,15 @@ def test_the_pipeline_status_shows_a_dropped_camera_reconnecting_then_running(ta
     flaky = Flaky(table.frame(), drops={5, 6, 7})
     source = Reconnecting(CallableSource(flaky, name="cam", live=True), backoff=(0.3,))
     store = EventStore(":memory:")
-    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
-    pipeline.start()
+    session = TableSession(source, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
+    session.start()
     try:
-        status = wait_for(pipeline, lambda s: s["source_state"] == "reconnecting")
+        status = wait_for(session, lambda s: s["source_state"] == "reconnecting")
         assert status["running"] and "camera dropped" in status["error"]
-        status = wait_for(pipeline, lambda s: s["source_state"] == "running" and s["reconnects"] >= 3)
+        status = wait_for(session, lambda s: s["source_state"] == "running" and s["reconnects"] >= 3)
         assert status["running"] and status["error"] is None
     finally:
-        pipeline.stop()
+        session.stop()
 
 
 def test_the_pipeline_status_says_stalled_when_frames_stop_coming(table):
@@ -156,14 +156,14 @@ def test_the_pipeline_status_says_stalled_when_frames_stop_coming(table):
     source = Reconnecting(CallableSource(flaky, name="cam", live=True))
     source.stall_s = 0.3
     store = EventStore(":memory:")
-    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
-    pipeline.start()
+    session = TableSession(source, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
+    session.start()
     try:
-        status = wait_for(pipeline, lambda s: s["source_state"] == "stalled")
+        status = wait_for(session, lambda s: s["source_state"] == "stalled")
         assert status["running"] and "no frame for" in status["error"]
         flaky.resume.set()
-        status = wait_for(pipeline, lambda s: s["source_state"] == "running" and s["frames"] > 4)
+        status = wait_for(session, lambda s: s["source_state"] == "running" and s["frames"] > 4)
         assert status["error"] is None
     finally:
         flaky.resume.set()
-        pipeline.stop()
+        session.stop()

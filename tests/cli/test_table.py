@@ -132,13 +132,13 @@ def test_run_serves_the_site_with_the_pipeline_status(capsys):
     import urllib.request
 
     from sim.toy_table import ToyDetector
-    from tracker.pipeline import Pipeline
+    from tracker.session import TableSession
 
     table = ToyTable()
     store = EventStore(":memory:")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
+    session = TableSession(None, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
     args = argparse.Namespace(camera_view=False, pin="246810", host="127.0.0.1", port=0)
-    server = cli._serve(store, pipeline, args)
+    server = cli._serve(store, session, args)
     try:
         port = server.effective_port
         health = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10).read())

@@ -109,8 +109,8 @@ def test_the_shipped_detector_reads_rendered_frames():
 
     for i in range(2):
         image, t = next(frames)
-        feed.pipeline.process(Frame(image, t, i))
-    assert feed.pipeline.frames == 2 and feed.pipeline.error is None and feed.jpeg()[:2] == b"\xff\xd8"
+        feed.session.process(Frame(image, t, i))
+    assert feed.session.frames == 2 and feed.session.error is None and feed.jpeg()[:2] == b"\xff\xd8"
 
 
 def test_the_toy_deck_comes_with_its_reader(store):

@@ -1,4 +1,4 @@
-"""A stand-in for the live pipeline whose camera frame is a rendered layout of a deck, and the
+"""A stand-in for the live session whose camera frame is a rendered layout of a deck, and the
 true card of each read of it (what a careful referee picks on the deck page); a stand-in
 detector and a trainer to watch a finish train (:class:`StubDetector`, :class:`GatedTrainer`)."""
 
@@ -19,8 +19,8 @@ from vision.sources import Frame
 INDEX_PX = 24.0
 
 
-class FramePipeline:
-    """What :class:`tracker.enroll.DeckEnroller` uses of a pipeline: a detector, the latest frame,
+class FrameSession:
+    """What :class:`tracker.enroll.DeckEnroller` uses of a session: a detector, the latest frame,
     the detector lock, pause and resume (counted). No calibration: the whole frame is read."""
 
     def __init__(self, detector) -> None:

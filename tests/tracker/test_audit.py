@@ -15,7 +15,7 @@ from engine.rules import get_rules
 from engine.showdown import deck_audit, starting_hands
 from tracker.match_record import match_record
 from tracker.records import Alert
-from tracker.referee import PlayCandidate, Referee
+from tracker.referee import CameraReferee, PlayCandidate
 from tracker.state import TableState
 from tracker.store import EventStore
 
@@ -49,7 +49,7 @@ def play_out(store, preset="classic", landlord=0, seed=1):
     the others pass (inferred), until it goes out. Returns the referee, the deal and the kitty."""
     rules = get_rules(preset)
     players = tuple("ABCD"[:rules.players])
-    ref = Referee(store, store.create_match(players, preset), remind_announce=False)
+    ref = CameraReferee(store, store.create_match(players, preset), remind_announce=False)
     hands, kitty = deal(rules, seed)
     ref.new_hand(time=0.0)
     store.append(ref.match_id, 1, Landlord(landlord), source="referee")
@@ -152,7 +152,7 @@ def test_the_winner_has_nothing_to_show_and_cards_before_the_end_are_plays(store
     ref, _, _ = play_out(store)
     out = ref.shown(0, ["3s"], time=300.0)
     assert kinds(out) == ["wrong_phase"] and "出完" in out[0].text("zh")
-    ref2 = Referee(store, store.create_match(("A", "B", "C")))
+    ref2 = CameraReferee(store, store.create_match(("A", "B", "C")))
     ref2.play(PlayCandidate(0, ("5s",)))
     assert kinds(ref2.shown(1, ["3s"])) == ["wrong_phase"]
 
@@ -206,7 +206,7 @@ def test_the_last_play_still_lying_in_the_zone_is_not_taken_for_a_card_shown(sto
     """The seat's last play lies in its zone when it lays its cards beside it: read with them, it
     is set aside (one deck holds it once), and the starting hands and the audit come out right."""
     rules = get_rules("classic")
-    ref = Referee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
     hands, kitty = deal(rules, 3)
     ref.new_hand(time=0.0)
     store.append(ref.match_id, 1, Landlord(0), source="referee")

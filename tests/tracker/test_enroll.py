@@ -11,11 +11,11 @@ import pytest
 from sim.synth import decks
 from sim.toy import ToyDetector
 from sim.toy_table import ToyTable
-from tests.tracker.enroll_frames import FramePipeline, true_labels
+from tests.tracker.enroll_frames import FrameSession, true_labels
 from tracker.deck_layout import reading_order, row_slots
 from tracker.detection import build_detector
 from tracker.enroll import DECK_CARDS, NOT_A_CARD, PAUSE_S, DeckEnroller, EnrollError, EnrollPlan
-from tracker.pipeline import Pipeline
+from tracker.session import TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.profile import DeckProfile
@@ -66,26 +66,26 @@ def test_while_enrolling_the_pipeline_keeps_frames_but_referees_nothing():
     table = ToyTable(seed=6)
     store = EventStore(":memory:")
     mid = store.create_match(("甲", "乙", "丙"))
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
-    enroller = DeckEnroller(pipeline)
+    session = TableSession(None, table.calibration(), ToyDetector(), store, mid)
+    enroller = DeckEnroller(session)
     assert "no index reader" in enroller.unavailable().en  # the toy detector cannot be taught a deck
     for image, t in table.frames(5):  # refereeing an empty mat
-        pipeline.process(Frame(image, t, 0))
-    pipeline.pause()
+        session.process(Frame(image, t, 0))
+    session.pause()
     for image, t in table.place("seat0", ["3s", "4s"]):  # a batch laid out on the mat
-        pipeline.process(Frame(image, t, 0))
-    assert TableState.load(store, mid).hand is None and pipeline.status()["paused"]
-    assert pipeline.latest_frame() is not None and pipeline.jpeg() is None  # kept, not shown
-    pipeline.resume()
+        session.process(Frame(image, t, 0))
+    assert TableState.load(store, mid).hand is None and session.status()["paused"]
+    assert session.latest_frame() is not None and session.jpeg() is None  # kept, not shown
+    session.resume()
     for image, t in list(table.frames(15)) + list(table.place("seat1", ["9h"])):
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     state = TableState.load(store, mid)
     assert [(p.seat, [str(c) for c in p.cards]) for p in state.hand.plays] == [(1, ["9h"])]
-    assert not pipeline.status()["paused"]
-    pipeline.pause(for_s=0.0)  # a walk-through left half done: refereeing comes back by itself
+    assert not session.status()["paused"]
+    session.pause(for_s=0.0)  # a walk-through left half done: refereeing comes back by itself
     for image, t in table.frames(3):
-        pipeline.process(Frame(image, t, 0))
-    assert not pipeline.paused
+        session.process(Frame(image, t, 0))
+    assert not session.paused
 
 
 def test_a_plan_cuts_the_deck_into_batches_laid_out_in_rows():
@@ -103,34 +103,34 @@ def test_a_plan_cuts_the_deck_into_batches_laid_out_in_rows():
 def test_without_a_camera_or_a_reader_nothing_is_enrolled():
     with pytest.raises(EnrollError, match="ddz-table run"):
         DeckEnroller(None).begin("club")
-    toy = DeckEnroller(FramePipeline(ToyDetector()))
+    toy = DeckEnroller(FrameSession(ToyDetector()))
     assert "reader" in toy.unavailable().en and "toy" in toy.unavailable().en
     with pytest.raises(EnrollError, match="reader"):
         toy.read()
 
 
 def test_a_frame_without_cards_is_refused_by_name(detector):
-    pipeline = FramePipeline(detector)
-    enroller = DeckEnroller(pipeline)
+    session = FrameSession(detector)
+    enroller = DeckEnroller(session)
     enroller.begin("club")
-    assert pipeline.paused and pipeline.pause_s == PAUSE_S
+    assert session.paused and session.pause_s == PAUSE_S
     with pytest.raises(EnrollError, match="no camera frame"):
         enroller.read()
-    pipeline.show(np.full((320, 480, 3), 90, np.uint8))
+    session.show(np.full((320, 480, 3), 90, np.uint8))
     with pytest.raises(EnrollError, match="no card read") as refused:
         enroller.read()
     assert "一张牌也没读到" in str(refused.value)
     enroller.cancel()
-    assert not pipeline.paused and pipeline.resumed == 1
+    assert not session.paused and session.resumed == 1
 
 
 @art
 def test_a_layout_is_read_in_the_order_it_was_laid_out(detector):
     deck = decks.load_deck("orell")
-    pipeline = FramePipeline(detector)
-    enroller = DeckEnroller(pipeline)
+    session = FrameSession(detector)
+    enroller = DeckEnroller(session)
     plan = enroller.begin("orell", 9, 5)
-    corners = pipeline.lay_out(deck, plan.batches[0], 5, seed=[3, 0])
+    corners = session.lay_out(deck, plan.batches[0], 5, seed=[3, 0])
     layout = enroller.read()
     # Where each card lies (its corners' rendered card), not what the reader made of it.
     assert true_labels(layout, corners) == list(plan.batches[0])
@@ -141,10 +141,10 @@ def test_a_layout_is_read_in_the_order_it_was_laid_out(detector):
 
 @art
 def test_a_batch_of_another_count_is_refused_and_nothing_is_kept(detector, plastic):
-    pipeline = FramePipeline(detector)
-    enroller = DeckEnroller(pipeline)
+    session = FrameSession(detector)
+    enroller = DeckEnroller(session)
     plan = enroller.begin("plastic", 9, 5)
-    corners = pipeline.lay_out(plastic, plan.batches[0][:8], 5, seed=[3, 1])  # one card short
+    corners = session.lay_out(plastic, plan.batches[0][:8], 5, seed=[3, 1])  # one card short
     layout = enroller.read()
     labels = true_labels(layout, corners)
     assert len(set(labels) - {NOT_A_CARD}) == 8
@@ -164,44 +164,44 @@ def test_a_batch_of_another_count_is_refused_and_nothing_is_kept(detector, plast
 def enrolled(plastic, tmp_path_factory):
     """The plastic deck enrolled in batches of 9 (5 a row) on its own detector; a batch whose
     cards the finder does not all box (the jokers) is skipped, as the page lets a referee."""
-    pipeline = FramePipeline(build_detector("onnx"))
-    enroller = DeckEnroller(pipeline, tmp_path_factory.mktemp("decks"))
+    session = FrameSession(build_detector("onnx"))
+    enroller = DeckEnroller(session, tmp_path_factory.mktemp("decks"))
     plan = enroller.begin("plastic", 9, 5)
     for k, cards in enumerate(plan.batches):
-        corners = pipeline.lay_out(plastic, cards, 5, seed=[7, k])
+        corners = session.lay_out(plastic, cards, 5, seed=[7, k])
         layout = enroller.read()
         try:
             enroller.confirm(true_labels(layout, corners))
         except EnrollError:
             enroller.skip()
     path = enroller.finish().path
-    return pipeline, enroller, path
+    return session, enroller, path
 
 
 @art
 def test_finish_saves_a_profile_and_the_detector_reads_with_it(enrolled):
-    pipeline, enroller, path = enrolled
+    session, enroller, path = enrolled
     assert path == enroller.folder / "plastic.npz" and enroller.saved == path
     profile = DeckProfile.load(path)
     assert profile.name == "plastic" and len(profile.cards) >= 45
-    assert pipeline.detector.profile is not None and pipeline.detector.profile.cards == profile.cards
-    np.testing.assert_array_equal(pipeline.detector.profile.bias, profile.bias)
-    assert not pipeline.paused and pipeline.resumed == 1
+    assert session.detector.profile is not None and session.detector.profile.cards == profile.cards
+    np.testing.assert_array_equal(session.detector.profile.bias, profile.bias)
+    assert not session.paused and session.resumed == 1
     assert enroller.plan is None and enroller.batches == []
 
 
 @art
 def test_the_profile_reads_right_cards_the_reader_alone_misread(enrolled, detector, plastic):
-    pipeline, enroller, _ = enrolled
+    session, enroller, _ = enrolled
     clubs = [c for c in DECK_CARDS if c.endswith("c")]
-    enrolled_detector = pipeline.detector
+    enrolled_detector = session.detector
     misread, fixed, broken = 0, set(), set()
     enroller.begin("again", 13, 5)
     for seed in range(LAYOUTS):
-        corners = pipeline.lay_out(plastic, clubs, 5, seed=[99, seed], index_px=SMALL_PX)
-        pipeline.detector = detector  # the reader alone
+        corners = session.lay_out(plastic, clubs, 5, seed=[99, seed], index_px=SMALL_PX)
+        session.detector = detector  # the reader alone
         before = enroller.read()
-        pipeline.detector = enrolled_detector
+        session.detector = enrolled_detector
         after = enroller.read()
         right = [{t for t, c in zip(true_labels(layout, corners), layout.cards, strict=True) if t == c.card}
                  for layout in (before, after)]

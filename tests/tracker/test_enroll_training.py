@@ -13,7 +13,7 @@ import pytest
 
 from tests.tracker.enroll_frames import (
     READER_CLASSES,
-    FramePipeline,
+    FrameSession,
     GatedTrainer,
     StubDetector,
     batch,
@@ -27,25 +27,25 @@ from vision.profile import DeckProfile
 
 art = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)
 
-def walked_through(trainer, tmp_path, cards=("3s", "4h", "BJ")) -> tuple[FramePipeline, DeckEnroller]:
+def walked_through(trainer, tmp_path, cards=("3s", "4h", "BJ")) -> tuple[FrameSession, DeckEnroller]:
     """An enroller whose walk-through of deck ``club`` has one confirmed batch of ``cards``."""
-    pipeline = FramePipeline(StubDetector())
-    enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
+    session = FrameSession(StubDetector())
+    enroller = DeckEnroller(session, tmp_path, trainer=trainer)
     enroller.begin("club", len(cards), len(cards))
     image, boxes, labels = batch(list(cards))
     enroller.batches.append(Batch(image, boxes, tuple(labels)))  # as confirm() keeps a batch read
-    return pipeline, enroller
+    return session, enroller
 
 
 def test_a_trainer_trains_in_the_background_then_the_deck_is_saved_and_switched_on(tmp_path):
     trainer = GatedTrainer()
-    pipeline, enroller = walked_through(trainer, tmp_path)
+    session, enroller = walked_through(trainer, tmp_path)
     training = enroller.finish()
     assert trainer.reported[0].wait(5)
     # Under way: how far it is, in both languages; refereeing paused; every other step refused.
     assert training is enroller.training and training.running and training.trained
     assert (training.fraction, training.zh, training.en) == (0.25, "正在训练 1/4", "training 1/4")
-    assert pipeline.paused and pipeline.detector.profile is None and not (tmp_path / "club.npz").exists()
+    assert session.paused and session.detector.profile is None and not (tmp_path / "club.npz").exists()
     for step in (enroller.read, lambda: enroller.begin("other"), enroller.finish, lambda: enroller.switch("")):
         with pytest.raises(EnrollError, match="training") as refused:
             step()
@@ -59,8 +59,8 @@ def test_a_trainer_trains_in_the_background_then_the_deck_is_saved_and_switched_
     assert training.report == {"crops": 20, "before": 0.8, "after": 0.95} and training.photos is None
     saved = DeckProfile.load(tmp_path / "club.npz")
     assert saved.cards == ("3s", "4h", "BJ") and saved.report["after"] == 0.95
-    assert pipeline.detector.profile.name == "club"  # switched on
-    assert not pipeline.paused and pipeline.resumed == 1
+    assert session.detector.profile.name == "club"  # switched on
+    assert not session.paused and session.resumed == 1
     assert enroller.plan is None and enroller.saved == tmp_path / "club.npz" and enroller.saved_name == "club"
     assert not photos_folder(tmp_path, "club").exists()  # trained here: no photos to carry elsewhere
 
@@ -68,58 +68,58 @@ def test_a_trainer_trains_in_the_background_then_the_deck_is_saved_and_switched_
 def test_a_refused_training_saves_nothing_and_keeps_the_batches_to_train_again(tmp_path):
     trainer = GatedTrainer(refuse="训练后留出的牌角读得更差（50.0% 对 75.0%），未保存 / the deck's reader read the "
                                   "held-out corners worse than the base reader (50.0% against 75.0%): not saved")
-    pipeline, enroller = walked_through(trainer, tmp_path)
+    session, enroller = walked_through(trainer, tmp_path)
     trainer.go()
     training = enroller.finish()
     assert training.wait(5)
     assert training.state == "refused" and not training.running
     assert training.zh == "训练后留出的牌角读得更差（50.0% 对 75.0%），未保存"
     assert training.en.startswith("the deck's reader read the held-out corners worse")
-    assert not (tmp_path / "club.npz").exists() and pipeline.detector.profile is None
+    assert not (tmp_path / "club.npz").exists() and session.detector.profile is None
     assert enroller.plan is not None and len(enroller.confirmed) == 1 and enroller.saved is None
-    assert pipeline.paused  # the walk-through is still under way
+    assert session.paused  # the walk-through is still under way
     trainer.refuse = None  # the referee presses Train again
     trainer.go()
     again = enroller.finish()
     assert again is not training and again.wait(5) and again.state == "saved"
-    assert pipeline.detector.profile.name == "club" and not pipeline.paused
+    assert session.detector.profile.name == "club" and not session.paused
 
 
 def test_a_trainer_that_breaks_is_a_refusal_not_a_page_training_for_ever(tmp_path):
     trainer = GatedTrainer(fail=RuntimeError("out of memory"))
     trainer.go()
-    pipeline, enroller = walked_through(trainer, tmp_path)
+    session, enroller = walked_through(trainer, tmp_path)
     training = enroller.finish()
     assert training.wait(5) and training.state == "refused"
     assert "out of memory" in training.en and "训练出错" in training.zh
-    assert not (tmp_path / "club.npz").exists() and pipeline.detector.profile is None
+    assert not (tmp_path / "club.npz").exists() and session.detector.profile is None
 
 
 def test_a_profile_that_cannot_be_saved_is_not_read_with_either(tmp_path):
     trainer = GatedTrainer()
     trainer.go()
     (tmp_path / "decks").write_text("a file where the decks folder should be")
-    pipeline, enroller = walked_through(trainer, tmp_path / "decks")
+    session, enroller = walked_through(trainer, tmp_path / "decks")
     training = enroller.finish()
     assert training.wait(5) and training.state == "refused"
     assert "cannot write the profile" in training.en and "写不了牌组档案" in training.zh
-    assert pipeline.detector.profile is None and enroller.saved is None and enroller.plan is not None
+    assert session.detector.profile is None and enroller.saved is None and enroller.plan is not None
 
 
 def test_giving_up_while_it_trains_stops_the_trainer_and_saves_nothing(tmp_path):
     trainer = GatedTrainer()
-    pipeline, enroller = walked_through(trainer, tmp_path)
+    session, enroller = walked_through(trainer, tmp_path)
     training = enroller.finish()
     assert trainer.reported[0].wait(5)
     enroller.cancel()
-    assert training.state == "cancelled" and not pipeline.paused and enroller.plan is None
+    assert training.state == "cancelled" and not session.paused and enroller.plan is None
     trainer.go()  # its next progress report ends it
     assert trainer.ended.wait(5)
     for thread in threading.enumerate():
         if thread.name == "enroll-club":
             thread.join(5)
     assert training.state == "cancelled" and not (tmp_path / "club.npz").exists()
-    assert pipeline.detector.profile is None
+    assert session.detector.profile is None
     enroller.begin("club")  # and a new walk-through may start at once
 
 
@@ -156,10 +156,10 @@ def test_without_a_trainer_the_box_saves_the_score_profile_and_the_photos_to_tra
     from cli.enroll import enrollment_samples
     from sim.synth import decks
 
-    pipeline = FramePipeline(detector)
-    enroller = DeckEnroller(pipeline, tmp_path)
+    session = FrameSession(detector)
+    enroller = DeckEnroller(session, tmp_path)
     plan = enroller.begin("plastic", 9, 5)
-    corners = pipeline.lay_out(decks.load_deck("plastic"), plan.batches[0], 5, seed=[7, 0])
+    corners = session.lay_out(decks.load_deck("plastic"), plan.batches[0], 5, seed=[7, 0])
     layout = enroller.read()
     kept = enroller.confirm(true_labels(layout, corners))
     training = enroller.finish()
@@ -186,11 +186,11 @@ def test_the_real_trainer_tunes_the_reader_and_the_detector_reads_with_it(tmp_pa
     trainer = deck_trainer(epochs=1)
     if trainer is None:
         pytest.skip("no torch or no models/reader.pt: this computer cannot train a reader")
-    pipeline = FramePipeline(build_detector("onnx"))
-    base_reader = pipeline.detector.active_reader
-    enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
+    session = FrameSession(build_detector("onnx"))
+    base_reader = session.detector.active_reader
+    enroller = DeckEnroller(session, tmp_path, trainer=trainer)
     plan = enroller.begin("plastic", 6, 6)
-    corners = pipeline.lay_out(decks.load_deck("plastic"), plan.batches[0], 6, seed=[7, 0])
+    corners = session.lay_out(decks.load_deck("plastic"), plan.batches[0], 6, seed=[7, 0])
     enroller.confirm(true_labels(enroller.read(), corners))
     seen: list[float] = []
     training = enroller.finish()
@@ -201,5 +201,5 @@ def test_the_real_trainer_tunes_the_reader_and_the_detector_reads_with_it(tmp_pa
     profile = DeckProfile.load(tmp_path / "plastic.npz")
     assert profile.reader_model and set(profile.report) >= {"crops", "before", "after"}
     assert training.report["after"] >= training.report["before"]
-    assert pipeline.detector.profile.name == "plastic" and pipeline.detector.active_reader is not base_reader
-    assert not pipeline.paused
+    assert session.detector.profile.name == "plastic" and session.detector.active_reader is not base_reader
+    assert not session.paused

@@ -9,7 +9,7 @@ from engine.bidding import next_seat
 from engine.events import Announce, Bid, Correction, Deal, Landlord, Pass
 from engine.rules import get_rules
 from tracker.records import Alert
-from tracker.referee import PlayCandidate, Referee
+from tracker.referee import CameraReferee, PlayCandidate
 from tracker.state import TableState
 from tracker.store import EventStore
 
@@ -24,7 +24,7 @@ def store():
 
 
 def referee(store, rules="classic", players=PLAYERS, **kw):
-    return Referee(store, store.create_match(players, rules), **kw)
+    return CameraReferee(store, store.create_match(players, rules), **kw)
 
 
 def P(seat, text, conf=(), alts=(), t=None):  # noqa: N802 - reads like a play in the tests
@@ -358,7 +358,7 @@ def test_no_reminder_once_the_seat_announced(store):
     ref.play(P(0, "3s 3h"))
     store.append(ref.match_id, 1, Announce(1), source="referee")  # entered on the page
     assert kinds(ref.play(P(1, "5h 5d"))) == ["play"]
-    quiet = Referee(store, store.create_match(PLAYERS), remind_announce=False)
+    quiet = CameraReferee(store, store.create_match(PLAYERS), remind_announce=False)
     store.append(quiet.match_id, 1, Deal(counts=(17, 4, 17)), source="referee")
     store.append(quiet.match_id, 1, Landlord(0), source="referee")
     quiet.play(P(0, "3s 3h"))

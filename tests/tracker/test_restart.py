@@ -1,7 +1,7 @@
-"""After a restart the table is seen again: a pipeline started on a store whose hand is under
+"""After a restart the table is seen again: a session started on a store whose hand is under
 way neither plays again the cards the store has as played, nor loses a play put down just
 before the stop. A filmed hand is read once without a break, then read again with a stop at
-frame k and a fresh pipeline on the same store from frame j <= k: the store must end the same."""
+frame k and a fresh session on the same store from frame j <= k: the store must end the same."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ import pytest
 from engine.events import Bid, Deal
 from engine.scoring import settle
 from sim.toy_table import ToyDetector, ToyTable
-from tests.tracker.test_pipeline import actions, short_hand
-from tracker.pipeline import Pipeline, PipelineConfig
+from tests.tracker.test_session import actions, short_hand
+from tracker.reader import ReaderConfig
+from tracker.session import SessionConfig, TableSession
 from tracker.stability import Seen, ZoneTracker
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import Frame
 
-pytestmark = pytest.mark.heavy  # films a hand through the pipeline several times
+pytestmark = pytest.mark.heavy  # films a hand through the session several times
 
 
 class Film:
@@ -31,7 +32,7 @@ class Film:
         table = ToyTable(seed=0, pile=pile)
         self.frames = list(table.play_hand(self.truth))
         self.calibration = table.calibration()
-        self.config = PipelineConfig(protocol="pile" if pile else "zones")
+        self.config = SessionConfig(reader=ReaderConfig(protocol="pile" if pile else "zones"))
         self.store, self.mid = self.new_store()
         self.read(self.store, self.mid, 0, len(self.frames))
 
@@ -46,15 +47,15 @@ class Film:
         return store, mid
 
     def read(self, store: EventStore, mid: int, start: int, stop: int) -> None:
-        """A fresh pipeline (a start of the service) reads frames ``start`` to ``stop``."""
-        pipeline = Pipeline(None, self.calibration, ToyDetector(), store, mid, self.config)
+        """A fresh session (a start of the service) reads frames ``start`` to ``stop``."""
+        session = TableSession(None, self.calibration, ToyDetector(), store, mid, self.config)
         for image, t in self.frames[start:stop]:
-            pipeline.process(Frame(image, t, 0))
+            session.process(Frame(image, t, 0))
 
 
 def stored(store: EventStore, mid: int) -> list[tuple[str, object]]:
     """The store's events and alerts, in order, without their times (a play put down just
-    before a stop is stored a few frames later, once the fresh pipeline has seen it settle)."""
+    before a stop is stored a few frames later, once the fresh session has seen it settle)."""
     return [(e.source, dataclasses.replace(e.event, time=None)) for e in store.events(mid)]
 
 
@@ -104,9 +105,9 @@ def test_cards_lying_there_when_nothing_of_the_hand_is_on_record_are_not_a_play(
     mid = store.create_match(("甲", "乙", "丙"))
     store.append(mid, 1, Deal(counts=(17, 17, 17)), source="referee")
     store.append(mid, 1, Bid(0, "bid", 3), source="referee")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    session = TableSession(None, table.calibration(), ToyDetector(), store, mid)
     for image, t in list(table.frames(20)) + list(table.place("seat0", ["5c"])):
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     assert [(p.seat, [str(c) for c in p.cards]) for p in TableState.load(store, mid).hand.plays] == [(0, ["5c"])]
 
 

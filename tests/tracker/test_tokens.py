@@ -1,6 +1,6 @@
-"""Bid tokens (叫分牌): drawn, read back from images, and read by the pipeline into bids.
+"""Bid tokens (叫分牌): drawn, read back from images, and read by the session into bids.
 
-The pipeline tests film the toy table (``sim.toy_table``) with token cards pasted into its
+The session tests film the toy table (``sim.toy_table``) with token cards pasted into its
 frames where a seat lays them; the toy detector reads the cards, the ArUco reader the tokens."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from engine.hand import Hand
 from engine.rules import get_rules
 from engine.scoring import settle
 from sim.toy_table import ToyDetector, ToyTable
-from tracker.pipeline import Pipeline, PipelineConfig
+from tracker.reader import ReaderConfig, TableReader
+from tracker.session import SessionConfig, TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
 from tracker.tokens import (
@@ -187,7 +188,7 @@ def test_a_watch_takes_what_lies_there_at_the_start_as_laid_before():
     assert said == ["no_bid"]
 
 
-# ---------------------------------------------------------------------- the pipeline
+# ---------------------------------------------------------------------- the session
 class TokenTable:
     """The toy table with token cards pasted into its frames where seats lay them."""
 
@@ -246,11 +247,11 @@ class TokenTable:
         yield from self.still(still)
 
 
-def referee_on(table: TokenTable, store: EventStore, mid: int, frames) -> Pipeline:
-    pipeline = Pipeline(None, table.table.calibration(), ToyDetector(), store, mid)
+def referee_on(table: TokenTable, store: EventStore, mid: int, frames) -> TableSession:
+    session = TableSession(None, table.table.calibration(), ToyDetector(), store, mid)
     for image, t in frames:
-        pipeline.process(Frame(image, t, 0))
-    return pipeline
+        session.process(Frame(image, t, 0))
+    return session
 
 
 def bids_of(hand) -> list[tuple[int, str, int]]:
@@ -267,7 +268,7 @@ def bid_hand() -> Hand:
     return Hand.from_events("classic", events)
 
 
-@pytest.mark.heavy  # films a short hand through the pipeline: seconds
+@pytest.mark.heavy  # films a short hand through the session: seconds
 def test_the_bids_come_from_tokens_and_the_hand_is_scored_from_the_camera_alone():
     truth = bid_hand()
     table = TokenTable(seed=1)
@@ -291,7 +292,7 @@ def test_the_bids_come_from_tokens_and_the_hand_is_scored_from_the_camera_alone(
     assert [e.source for e in store.events(mid) if e.event.kind == "bid"] == ["camera"] * 4
 
 
-@pytest.mark.heavy  # films a short hand through the pipeline: seconds
+@pytest.mark.heavy  # films a short hand through the session: seconds
 def test_a_token_out_of_turn_is_an_alert_and_open_hand_doubles():
     table = TokenTable(seed=2)
     store = EventStore(":memory:")
@@ -311,7 +312,7 @@ def test_a_token_out_of_turn_is_an_alert_and_open_hand_doubles():
     assert alerts == [("out_of_turn", 1, 0, None), ("wrong_phase", 2, None, "only_landlord_opens")]
 
 
-@pytest.mark.heavy  # films a short hand through the pipeline: seconds
+@pytest.mark.heavy  # films a short hand through the session: seconds
 def test_double_tokens_reach_the_multiplier_and_no_double_changes_nothing():
     table = TokenTable(seed=3)
     store = EventStore(":memory:")
@@ -331,7 +332,7 @@ def test_double_tokens_reach_the_multiplier_and_no_double_changes_nothing():
     assert [e.source for e in store.events(mid) if e.event.kind == "double"] == ["camera"] * 2
 
 
-@pytest.mark.heavy  # films a short bidding through the pipeline: seconds
+@pytest.mark.heavy  # films a short bidding through the session: seconds
 def test_on_the_centre_pile_a_token_is_the_bid_of_the_seat_it_faces():
     """The centre-pile mat has no seat zones: each seat lays its token on the pile the right way
     up for itself, and two seats' 不叫 lying there together are two bids."""
@@ -346,10 +347,10 @@ def test_on_the_centre_pile_a_token_is_the_bid_of_the_seat_it_faces():
     frames = [*table.lay(0, "bid1", angle=5, zone="pile", at=(cx, cy + 40)),
               *table.lay(1, "no_bid", angle=-95, zone="pile", at=(x2 - 70, cy)),
               *table.lay(2, "no_bid", angle=85, zone="pile", at=(x1 + 70, cy))]
-    pipeline = Pipeline(None, table.table.calibration(), ToyDetector(), store, mid,
-                        PipelineConfig(protocol="pile"))
+    session = TableSession(None, table.table.calibration(), ToyDetector(), store, mid,
+                           SessionConfig(reader=ReaderConfig(protocol="pile")))
     for image, t in frames:
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     hand = TableState.load(store, mid).hand
     assert bids_of(hand) == [(0, "bid", 1), (1, "pass", 0), (2, "pass", 0)]
     assert (hand.landlord, hand.base) == (0, 1)
@@ -375,13 +376,12 @@ def test_card_reads_lying_on_a_token_are_dropped():
     table.lying[("seat0", "bid2")] = table.where("seat0", "bid2", 30)
     image = next(table.still(1))[0]
     cal = table.table.calibration()
-    store = EventStore(":memory:")
-    pipeline = Pipeline(None, cal, MarkerReadingDetector(), store, store.create_match(("A", "B", "C")))
+    reader = TableReader(cal, MarkerReadingDetector())
     view = cal.crop(image, "seat0")
     tokens = find_tokens(view.image)
     assert [t.token.name for t in tokens] == ["bid2"]
-    assert sorted(s.card for s in pipeline._read(view)) == ["9h", "As"]  # read blind to tokens
-    assert [s.card for s in pipeline._read(view, tokens)] == ["9h"]
+    assert sorted(s.card for s in reader.cards_in(view)) == ["9h", "As"]  # read blind to tokens
+    assert [s.card for s in reader.cards_in(view, tokens)] == ["9h"]
 
 
 # ---------------------------------------------------------------------- the command

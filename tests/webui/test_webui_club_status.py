@@ -17,8 +17,8 @@ from sim.scripted import random_hand
 from sim.toy_table import ToyDetector, ToyTable
 from tests.club.clubkit import KEY, ThreadServer
 from tests.webui.webui_site import PIN, referee_client
-from tracker.pipeline import Pipeline
 from tracker.replicate import Replicator
+from tracker.session import TableSession
 from tracker.store import EventStore
 from webui import create_app
 
@@ -122,7 +122,7 @@ def test_run_with_a_club_gives_the_site_its_replicator():
     store = EventStore(":memory:")
     mid = store.create_match(("a", "b", "c"))
     play(store, mid, 1, 12, count=4)
-    pipeline = Pipeline(None, ToyTable().calibration(), ToyDetector(), store, mid)
+    pipeline = TableSession(None, ToyTable().calibration(), ToyDetector(), store, mid)
     args = argparse.Namespace(camera_view=False, pin=PIN, host="127.0.0.1", port=0,
                               club=f"http://127.0.0.1:{free_port()}", club_table=2, club_key=KEY)
     replicator = cli.start_replicator(store, args)  # run --club: nothing listens there, the table goes on

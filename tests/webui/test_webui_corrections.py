@@ -183,10 +183,10 @@ def test_the_judge_takes_one_field_with_the_play_to_beat(client, referee):
 def test_a_missed_play_is_entered_on_the_page_and_the_held_play_follows(referee, store, client):
     """The camera missed seat 0's RJ over seat 1's 4c, then read 0's lead Jh Jd: a missed_play
     alert, an empty field for the missed cards; once they are entered the tracker stores Jh Jd."""
-    from tracker.referee import PlayCandidate, Referee
+    from tracker.referee import CameraReferee, PlayCandidate
 
     mid = new_match(store, "classic")
-    table = Referee(store, mid)
+    table = CameraReferee(store, mid)
     table.play(PlayCandidate(0, ("3s",)))
     table.play(PlayCandidate(1, ("4c",)))
     assert [r.alert for r in table.play(PlayCandidate(0, ("Jh", "Jd"))) if r.kind == "alert"] == ["missed_play"]

@@ -15,7 +15,7 @@ import pytest
 
 from sim.synth import decks
 from sim.toy import ToyDetector
-from tests.tracker.enroll_frames import FramePipeline, GatedTrainer, StubDetector, batch, true_labels
+from tests.tracker.enroll_frames import FrameSession, GatedTrainer, StubDetector, batch, true_labels
 from tests.webui.webui_site import PIN, LiveSite, phone_deck_walk_through, referee_client
 from tracker.detection import build_detector
 from tracker.enroll import Batch, DeckEnroller
@@ -70,7 +70,7 @@ def test_without_a_camera_the_page_explains_and_gives_the_command_line_way(refer
 
 
 def test_a_detector_without_a_reader_is_explained(site_with):
-    c = site_with(DeckEnroller(FramePipeline(ToyDetector())))
+    c = site_with(DeckEnroller(FrameSession(ToyDetector())))
     page = text(c.get("/referee/deck", query_string={"lang": "en"}))
     assert "no index reader" in page and 'id="deck-start-form"' not in page
     response = post(c, "start", name="club")
@@ -78,7 +78,7 @@ def test_a_detector_without_a_reader_is_explained(site_with):
 
 
 def test_bad_input_is_a_400_with_a_message(site_with, detector):
-    pipeline = FramePipeline(detector)
+    pipeline = FrameSession(detector)
     c = site_with(DeckEnroller(pipeline))
     for fields, words in ((dict(name="../etc"), "牌组名只能用"), (dict(name="club", batch="lots"), "batch"),
                           (dict(name="club", batch="0"), "batch"), (dict(name="club", batch="9", per_row="10"), "每行"),
@@ -112,7 +112,7 @@ def cells(page: str) -> list[dict]:
 @art
 def test_read_fix_a_cell_confirm_and_save(site_with, tmp_path):
     deck = decks.load_deck("orell")
-    pipeline = FramePipeline(build_detector("onnx"))
+    pipeline = FrameSession(build_detector("onnx"))
     enroller = DeckEnroller(pipeline, tmp_path)
     c = site_with(enroller)
     assert post(c, "start", name="club", batch="9", per_row="5").status_code == 303
@@ -170,7 +170,7 @@ def test_the_walk_through_on_a_phone(tmp_path):
     from playwright import sync_api
 
     deck = decks.load_deck("tigullio")
-    pipeline = FramePipeline(build_detector("onnx"))
+    pipeline = FrameSession(build_detector("onnx"))
     enroller = DeckEnroller(pipeline, tmp_path)
     with LiveSite({"ENROLLER": enroller}) as site, sync_api.sync_playwright() as p:
         browser, page = phone_deck_walk_through(p, site)
@@ -220,7 +220,7 @@ def test_run_hands_its_pipeline_to_the_deck_page_saving_in_the_boxs_data_folder(
     from box.config import Config
     from cli.table import _serve
     from sim.toy_table import ToyTable
-    from tracker.pipeline import Pipeline
+    from tracker.session import TableSession
     from tracker.store import EventStore
 
     made = []
@@ -232,12 +232,12 @@ def test_run_hands_its_pipeline_to_the_deck_page_saving_in_the_boxs_data_folder(
     webui_create_app = webui.create_app
     monkeypatch.setattr(webui, "create_app", create_app)
     store = EventStore(":memory:")
-    pipeline = Pipeline(None, ToyTable().calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
+    pipeline = TableSession(None, ToyTable().calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
     args = argparse.Namespace(camera_view=False, pin=PIN, host="127.0.0.1", port=0)
     server = _serve(store, pipeline, args, Config(data_dir=str(tmp_path)))
     try:
         enroller = made[0].extensions["ddz"].enroller
-        assert enroller.pipeline is pipeline and enroller.saved_folder() == tmp_path / "decks"
+        assert enroller.session is pipeline and enroller.saved_folder() == tmp_path / "decks"
         page = text(referee_client(made[0]).get("/referee/deck", query_string={"lang": "en"}))
         assert "no index reader" in page  # the toy detector: the page says why, not a 5xx
     finally:
@@ -250,7 +250,7 @@ def test_the_referee_switches_the_table_between_saved_decks_and_none(site_with, 
     probs = np.random.default_rng(3).dirichlet(np.full(len(classes), 0.3), size=6).astype(np.float32)
     fit("club", classes, probs, ["7c", "7s", "Qh", "7c", "7s", "Qh"]).save(tmp_path / "club.npz")
     (tmp_path / "broken.npz").write_bytes(b"not a profile")
-    pipeline = FramePipeline(detector)
+    pipeline = FrameSession(detector)
     c = site_with(DeckEnroller(pipeline, tmp_path))
     page = text(c.get("/referee/deck"))
     assert 'id="deck-switch"' in page and "现在没有用录入的牌组" in page
@@ -276,7 +276,7 @@ def laid_out(c, enroller) -> None:
 
 def test_saving_trains_the_reader_and_the_page_follows_it_to_switched_on(site_with, tmp_path):
     trainer = GatedTrainer()
-    pipeline = FramePipeline(StubDetector())
+    pipeline = FrameSession(StubDetector())
     enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
     c = site_with(enroller)
     laid_out(c, enroller)
@@ -312,7 +312,7 @@ def test_a_refused_training_says_why_saves_nothing_and_offers_another_try(site_w
     trainer = GatedTrainer(refuse="训练后留出的牌角读得更差（50.0% 对 75.0%），未保存 / the deck's reader read the "
                                   "held-out corners worse than the base reader (50.0% against 75.0%): not saved")
     trainer.go()
-    pipeline = FramePipeline(StubDetector())
+    pipeline = FrameSession(StubDetector())
     enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
     c = site_with(enroller)
     laid_out(c, enroller)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sim.synth import decks
-from tests.tracker.enroll_frames import FramePipeline, GatedTrainer, true_labels
+from tests.tracker.enroll_frames import FrameSession, GatedTrainer, true_labels
 from tests.webui.webui_site import LiveSite, phone_deck_walk_through
 from tracker.detection import build_detector
 from tracker.enroll import DeckEnroller
@@ -37,7 +37,7 @@ def test_lay_out_read_fix_a_card_confirm_train_and_switch_on_from_a_phone(tmp_pa
     shots = Path(os.environ.get("DECK_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     deck = decks.load_deck("orell")
-    pipeline = FramePipeline(build_detector("onnx"))
+    pipeline = FrameSession(build_detector("onnx"))
     trainer = GatedTrainer()
     enroller = DeckEnroller(pipeline, tmp_path, trainer=trainer)
     with LiveSite({"ENROLLER": enroller}) as site, sync_api.sync_playwright() as p:

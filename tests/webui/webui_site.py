@@ -14,6 +14,7 @@ from engine.cards import parse_cards
 from sim.scripted import random_hand
 from tracker.store import EventStore
 from vision.detections import Detections
+from vision.protocol import CornerDetector
 from webui import create_app
 
 PIN = "246810"
@@ -86,7 +87,7 @@ def new_match(store: EventStore, preset: str = "classic") -> int:
 SMALL = (320, 180)
 
 
-class Blind:
+class Blind(CornerDetector):
     """A detector that sees no card: the wiring runs without a model."""
 
     def __init__(self) -> None:

@@ -97,8 +97,16 @@ class LatestFrame:
                 self._done = True
                 self._cond.notify_all()
 
+    @property
+    def ended(self) -> bool:
+        """No frame will come any more: the source ended or failed, or :meth:`stop` was called.
+        ``read()`` returning None before then only means no frame came within its timeout (a
+        live source reconnecting)."""
+        return self._done
+
     def read(self, timeout: float | None = None) -> Frame | None:
-        """The newest unseen frame; ``None`` once the source has ended and all is read."""
+        """The newest unseen frame; ``None`` once the source has ended and all is read (or no
+        frame came within ``timeout``: :attr:`ended` tells the two apart)."""
         with self._cond:
             if not self._cond.wait_for(lambda: self._frame is not None or self._done, timeout):
                 return None

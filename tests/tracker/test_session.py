@@ -1,4 +1,4 @@
-"""The pipeline end to end on a toy camera table: a whole random hand is played on the mat,
+"""The session end to end on a toy camera table: a whole random hand is played on the mat,
 filmed through a tilted camera, read zone by zone and refereed into the store."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-import tracker.pipeline as pipeline_module
+import vision.protocol as protocol_module
 from engine.cards import parse_cards
 from engine.events import Bid, Deal, Kitty, Pass, Play
 from engine.hand import Hand
@@ -17,7 +17,8 @@ from engine.scoring import settle
 from sim.scripted import random_hand
 from sim.toy_table import ToyDetector, ToyTable
 from tracker.match_record import match_record
-from tracker.pipeline import Pipeline, PipelineConfig
+from tracker.reader import ReaderConfig
+from tracker.session import SessionConfig, TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.cards import CARD_INDEX
@@ -25,7 +26,7 @@ from vision.detections import Detections
 from vision.grouping import group_corners
 from vision.sources import CallableSource, Frame
 
-pytestmark = pytest.mark.heavy  # films hands through the pipeline: seconds per test
+pytestmark = pytest.mark.heavy  # films hands through the session: seconds per test
 
 
 def actions(hand):
@@ -153,11 +154,11 @@ def film_and_read(truth, seed=0, detector=None, stores=None):
                  source="referee")
     for bid in (e for e in truth.events if isinstance(e, Bid)):
         store.append(mid, 1, bid, source="referee")
-    pipeline = Pipeline(None, table.calibration(), detector or ToyDetector(), store, mid)
+    session = TableSession(None, table.calibration(), detector or ToyDetector(), store, mid)
     frames = list(table.play_hand(truth))
     started = time.perf_counter()
     for image, t in frames:
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     print(f"{len(frames)} frames in {time.perf_counter() - started:.1f} s")
     return TableState.load(store, mid)
 
@@ -204,14 +205,14 @@ def test_run_loops_over_a_source_and_reports_status():
     frames = list(table.play_hand(truth))[:50]
     source = CallableSource(lambda i: frames[i] if i < len(frames) else None, name="toy")
     detector = ToyDetector()
-    pipeline = Pipeline(source, table.calibration(), detector, store, mid)
-    assert pipeline.run() == len(frames)
-    status = pipeline.status()
+    session = TableSession(source, table.calibration(), detector, store, mid)
+    assert session.run() == len(frames)
+    status = session.status()
     assert status["source"] == "toy" and status["frames"] == len(frames) and not status["running"]
     assert status["last_frame"] is not None
     assert TableState.load(store, mid).hand.plays  # something was played and refereed
     # zones that sat still were not read again every frame
-    assert detector.calls < len(frames) * len(pipeline.zones)
+    assert detector.calls < len(frames) * len(session.reader.zone_names)
 
 
 def test_pipeline_runs_as_a_background_feeder():
@@ -219,14 +220,14 @@ def test_pipeline_runs_as_a_background_feeder():
     store = EventStore(":memory:")
     frames = list(table.frames(30))
     source = CallableSource(lambda i: frames[i % len(frames)], name="loop", live=True)
-    pipeline = Pipeline(source, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
-    pipeline.start()
+    session = TableSession(source, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")))
+    session.start()
     deadline = time.monotonic() + 30
-    while pipeline.frames < 5 and time.monotonic() < deadline:
+    while session.frames < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert pipeline.status()["running"]
-    pipeline.stop()
-    assert not pipeline.status()["running"] and pipeline.frames >= 5
+    assert session.status()["running"]
+    session.stop()
+    assert not session.status()["running"] and session.frames >= 5
 
 
 def test_centre_pile_credits_each_play_to_the_seat_whose_arm_reached_in():
@@ -236,10 +237,11 @@ def test_centre_pile_credits_each_play_to_the_seat_whose_arm_reached_in():
     mid = store.create_match(("甲", "乙", "丙"))
     for event in truth.events[:2]:
         store.append(mid, 1, event, source="referee")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid, PipelineConfig(protocol="pile"))
-    assert [z.name for z in pipeline.zones] == ["pile", "kitty"]
+    session = TableSession(None, table.calibration(), ToyDetector(), store, mid,
+                           SessionConfig(reader=ReaderConfig(protocol="pile")))
+    assert session.reader.zone_names == ("pile", "kitty")
     for image, t in table.play_hand(truth):
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     state = TableState.load(store, mid)
     assert actions(state.hand) == actions(truth)
     assert [a for a in state.alerts if a.alert != "not_announced"] == []
@@ -249,20 +251,20 @@ def test_pile_protocol_needs_a_pile_on_the_mat():
     table = ToyTable()
     store = EventStore(":memory:")
     with pytest.raises(ValueError, match="--pile"):
-        Pipeline(None, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")),
-                 PipelineConfig(protocol="pile"))
+        TableSession(None, table.calibration(), ToyDetector(), store, store.create_match(("a", "b", "c")),
+                     SessionConfig(reader=ReaderConfig(protocol="pile")))
 
 
 def test_after_a_restart_cards_already_on_the_table_are_not_played_again():
     table = ToyTable(seed=6)
     store = EventStore(":memory:")
     mid = store.create_match(("甲", "乙", "丙"))
-    first = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    first = TableSession(None, table.calibration(), ToyDetector(), store, mid)
     for image, t in table.place("seat0", ["3s"]):
         first.process(Frame(image, t, 0))
     assert [p.seat for p in TableState.load(store, mid).hand.plays] == [0]
-    # power cut: a new pipeline on the same store sees 3s lying in seat 0's zone
-    again = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    # power cut: a new session on the same store sees 3s lying in seat 0's zone
+    again = TableSession(None, table.calibration(), ToyDetector(), store, mid)
     frames = list(table.frames(15)) + list(table.place("seat1", ["9h"]))
     for image, t in frames:
         again.process(Frame(image, t, 0))
@@ -274,8 +276,8 @@ def test_after_a_restart_cards_already_on_the_table_are_not_played_again():
 def test_camera_view_is_a_jpeg_only_when_switched_on():
     table = ToyTable(seed=8)
     stores = [EventStore(":memory:"), EventStore(":memory:")]
-    off, on = (Pipeline(None, table.calibration(), ToyDetector(), s, s.create_match(("甲", "乙", "丙")),
-                        PipelineConfig(camera_view=view)) for s, view in zip(stores, (False, True), strict=True))
+    off, on = (TableSession(None, table.calibration(), ToyDetector(), s, s.create_match(("甲", "乙", "丙")),
+                            SessionConfig(camera_view=view)) for s, view in zip(stores, (False, True), strict=True))
     for image, t in table.place("seat0", ["3s"]):
         off.process(Frame(image, t, 0))
         on.process(Frame(image, t, 0))
@@ -295,29 +297,6 @@ def test_the_mats_printed_seat_numbers_are_not_read_as_cards():
     check_read_exactly(film_and_read(truth, detector=LabelReadingDetector(layout)), truth)
 
 
-def test_a_card_index_lying_half_over_a_seat_number_is_still_read():
-    table = ToyTable(seed=0)
-    cal = table.calibration()
-    store = EventStore(":memory:")
-    pipeline = Pipeline(None, cal, LabelReadingDetector(cal.layout, kept=True), store, store.create_match(("A", "B", "C")))
-    view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
-    assert [s.card for s in pipeline._read(view)] == ["9s"]
-
-
-@pytest.mark.parametrize("inside, read", [
-    (("7s", 0.7), ["7s"]),   # a long play's first card, its index whole over the seat number: a card
-    (("7s", 0.3), []),       # as unsure as the label's own misreads: the mat
-    (("2h", 0.7), []),       # the label's own number, however sure: the mat (seat 1 prints "2")
-])
-def test_a_sure_read_lying_whole_over_a_seat_number_is_a_card_unless_it_reads_as_the_number(inside, read):
-    cal = ToyTable(seed=0).calibration()
-    store = EventStore(":memory:")
-    pipeline = Pipeline(None, cal, LabelReadingDetector(cal.layout, inside=inside), store,
-                        store.create_match(("A", "B", "C")))
-    view = cal.crop(np.full((720, 1280, 3), 200, np.uint8), "seat1")
-    assert [s.card for s in pipeline._read(view)] == read
-
-
 def test_a_card_whose_corners_read_as_two_suits_is_played_as_one_card(monkeypatch):
     # Seat 1 goes out with the 4d; its other corner reads 4h. Grouping has learnt the deck's span
     # from the cards paired before (the kitty, the first plays) and makes one 4d of the two.
@@ -326,7 +305,7 @@ def test_a_card_whose_corners_read_as_two_suits_is_played_as_one_card(monkeypatc
     # Without fusing, the two corners are two cards: a pair 4d 4h that does not follow seat 2's
     # lead. The referee's second net catches it (the 4h's next guess is the 4d of the same play:
     # its other corner), but as a doubtful read for the page, not a clean one.
-    monkeypatch.setattr(pipeline_module, "group_corners", functools.partial(group_corners, fuse_share=None))
+    monkeypatch.setattr(protocol_module, "group_corners", functools.partial(group_corners, fuse_share=None))
     state = film_and_read(truth, detector=SuitMisreadingDetector("4d", "4h"))
     assert actions(state.hand) == actions(truth)
     assert [(a.alert, a.suggestion) for a in state.alerts if a.alert != "not_announced"] == [("uncertain_read", "4d")]
@@ -365,10 +344,10 @@ def test_a_deck_read_unsure_all_session_is_named_once_as_one_to_enroll(reader_p,
     store.append(mid, 1, Deal(counts=tuple(truth.events[0].counts), first_bidder=truth.first_bidder), source="referee")
     for bid in (e for e in truth.events if isinstance(e, Bid)):
         store.append(mid, 1, bid, source="referee")
-    pipeline = Pipeline(None, table.calibration(), UnsureDetector(reader_p, profile), store, mid,
-                        PipelineConfig(unfamiliar_window=12))
+    session = TableSession(None, table.calibration(), UnsureDetector(reader_p, profile), store, mid,
+                           SessionConfig(reader=ReaderConfig(unfamiliar_window=12)))
     for image, t in table.play_hand(truth):
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     hints = [a for a in TableState.load(store, mid).alerts if a.alert == "unfamiliar_deck"]
     assert len(hints) == (1 if hinted else 0)  # once a match, however long the doubt lasts
     if hinted:

@@ -10,12 +10,12 @@ from engine.events import Bid, Deal, Kitty, Pass, Play
 from engine.hand import Hand
 from engine.scoring import settle
 from sim.toy_table import ToyDetector, ToyTable
-from tracker.pipeline import Pipeline
+from tracker.session import TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
 from vision.sources import Frame
 
-pytestmark = pytest.mark.heavy  # films a hand through the pipeline: seconds
+pytestmark = pytest.mark.heavy  # films a hand through the session: seconds
 
 
 def four_seat_hand() -> Hand:
@@ -40,9 +40,9 @@ def test_a_four_seat_two_deck_hand_is_read_exactly():
     mid = store.create_match(("甲", "乙", "丙", "丁"), "four")
     store.append(mid, 1, truth.events[0], source="referee")
     store.append(mid, 1, truth.events[1], source="referee")
-    pipeline = Pipeline(None, table.calibration(), ToyDetector(), store, mid)
+    session = TableSession(None, table.calibration(), ToyDetector(), store, mid)
     for image, t in table.play_hand(truth):
-        pipeline.process(Frame(image, t, 0))
+        session.process(Frame(image, t, 0))
     state = TableState.load(store, mid)
     assert [a.alert for a in state.alerts if a.alert != "not_announced"] == []
     assert plays(state.hand) == plays(truth)

@@ -1,0 +1,437 @@
+"""The table reader: a camera frame in, an :class:`Observation` of the mat out.
+
+:meth:`TableReader.read` takes one frame through these steps, in this order:
+
+1. **Calibration**: every ``recalibrate_s`` the mat's markers are looked for again; a camera
+   that moved more than :data:`MOVED_PX` gets the new homography, and markers unseen for
+   ``calibration_lost_s`` make the calibration lost (:class:`CalibrationCheck`).
+2. **Centre pile** (``protocol="pile"``): the whole mat, coarse, is watched for an arm reaching
+   into the pile (:class:`tracker.pile.EntryWatcher`).
+3. Each zone (a play zone per seat, or the ``pile``, then the ``kitty``):
+
+   - **rectify** it coarsely (:data:`MOTION_PX_PER_MM`) and compare with the last frame: a
+     zone where something moves (a hand reaching in) is not read at all;
+   - **detect**: while the zone settles, or once its coarse crop changed since the detector last
+     ran, the zone is rectified at ``px_per_mm`` and the detector reads it (the expensive
+     part); otherwise the last read stands. The bid tokens printed with ArUco markers are found
+     in the same crop (:mod:`tracker.tokens`); reads of the mat's printed zone names, and of
+     the squares of a token, are dropped; the detector groups the corners into cards, with the
+     deck's corner span learnt from the cards it paired (``vision.grouping``);
+   - **tokens**: a token that stays put becomes laid, once (:class:`tracker.tokens.TokenWatch`);
+   - **stability**: the zone's :class:`tracker.stability.ZoneTracker` turns the reads into
+     settled cards (a seat's play, the kitty).
+
+The reader keeps everything that outlives a frame for its zones (the coarse crops motion is
+judged on, the trackers, the token watches, the deck's span) and nothing else: no store, no
+referee, no thread. What it read goes out as a frozen :class:`Observation`; the
+:class:`tracker.session.TableSession` hands it to the camera's referee. A new match or a
+hand on record tells the reader what each zone has played already (:meth:`TableReader.restart`,
+:meth:`TableReader.new_hand`).
+
+>>> from tracker.zones import MatLayout
+>>> from vision.protocol import CornerDetector
+>>> class Blind(CornerDetector):  # a detector that sees no card
+...     def detect(self, image): return Detections.empty()
+>>> mat = MatLayout.standard(seats=3)   # 594 x 420 mm, seen here at 1 px per mm, square on
+>>> calibration = Calibration.from_corners([[0, 0], [594, 0], [594, 420], [0, 420]], mat, (594, 420))
+>>> reader = TableReader(calibration, Blind(), players=3)
+>>> reader.zone_names
+('seat0', 'seat1', 'seat2', 'kitty')
+>>> seen = reader.read(Frame(np.zeros((420, 594, 3), np.uint8), 0.0, 0))
+>>> seen.settled, seen.moving, seen.calibration.lost
+((), (), False)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter, deque
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from tracker.pile import EntryWatcher
+from tracker.stability import Seen, Settled, ZoneTracker
+from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
+from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, ZoneView, zone_label
+from vision.detections import Detections
+from vision.protocol import Detector
+from vision.sources import Frame
+
+#: The camera has moved when the mat's corners shifted by more than this many pixels.
+MOVED_PX = 3.0
+#: Pixels per millimetre of the coarse crops motion is judged on (a hand is 80+ mm across).
+MOTION_PX_PER_MM = 0.6
+#: The deck's span (how far apart a card's two corners sit, in index sizes; vision.grouping)
+#: is the median over the last this many cards paired from corners read alike ...
+SPANS_KEPT = 200
+#: ... once at least this many have been (before that, only cards paired in the same zone read
+#: tell grouping the span, and two corners read differently are two cards).
+SPANS_NEEDED = 5
+#: A corner the finder is at least this sure of is a real index; ...
+FAMILIAR_FINDER = 0.5
+#: ... and one the reader then gives under this probability is an unsure read.
+FAMILIAR_SURE = 0.6
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """How the reader reads: crop scale, the settle rule, motion, recalibration, the protocol."""
+
+    px_per_mm: float = CROP_PX_PER_MM
+    #: A card (or token) counts once read in ``k`` of the last ``n`` frames, and a zone settles
+    #: once unchanged for ``settle_s`` seconds with no hand over it (tracker.stability).
+    k: int = 3
+    n: int = 5
+    settle_s: float = 0.5
+    #: A zone moves when this share of its (downscaled) pixels changed by more than ``motion_level``.
+    motion_share: float = 0.01
+    motion_level: int = 28
+    recalibrate_s: float = 30.0
+    #: The mat's markers unseen this long (table seconds: three looks in a row) is a lost calibration,
+    #: shown on the pages: a hand covers a marker for moments, a knocked camera or a moved mat for good.
+    calibration_lost_s: float = 90.0
+    #: ``zones``: each seat plays into its own zone (club default); ``pile``: one centre pile.
+    protocol: str = "zones"
+    #: The deck is unfamiliar (an ``unfamiliar_deck`` alert, once a match) when at least this
+    #: share of the last ``unfamiliar_window`` real indices read were unsure and the detector has
+    #: no deck profile. Rendered tables of the training decks give 0-10% (docs/detector.md).
+    unfamiliar_share: float = 0.15
+    unfamiliar_window: int = 400
+    #: Read bid tokens (叫分牌) laid in the seat zones.
+    read_tokens: bool = True
+
+    def __post_init__(self) -> None:
+        if self.protocol not in ("zones", "pile"):
+            raise ValueError(f"protocol must be 'zones' or 'pile', not {self.protocol!r}")
+
+
+@dataclass(frozen=True)
+class CalibrationCheck:
+    """The calibration as of one frame. ``checked``: the markers were looked for on it;
+    ``found``: and found; ``moved``: the camera had moved, the new homography is in use;
+    ``lost``: the markers have been unseen for ``calibration_lost_s``, since ``lost_since``
+    (wall-clock seconds of the last frame they were seen on)."""
+
+    checked: bool = False
+    found: bool = False
+    moved: bool = False
+    lost: bool = False
+    lost_since: float | None = None
+
+
+@dataclass(frozen=True)
+class Unfamiliar:
+    """Of the last ``read`` real indices, ``unsure`` were read unsure: the deck may need enrolling."""
+
+    read: int
+    unsure: int
+
+
+@dataclass(frozen=True)
+class ZoneReading:
+    """One zone in one frame.
+
+    ``moving``: a hand is over it (nothing was read). ``detected``: the detector read it on this
+    frame (else ``seen`` is the last read, the crop unchanged since). ``seen``: the cards read
+    there; ``tokens``: the bid tokens found in the same read; ``laid``: tokens that settled on
+    this frame, ``(seat, token)`` (on the pile, the seat a token faces); ``settled``: cards that
+    settled on this frame (a play, or the kitty); ``unfamiliar``: this read made the unsure share
+    of the indices reach the hint's level."""
+
+    zone: str
+    seat: int | None
+    moving: bool = False
+    detected: bool = False
+    seen: tuple[Seen, ...] = ()
+    tokens: tuple[FoundToken, ...] = ()
+    laid: tuple[tuple[int, Token], ...] = ()
+    settled: Settled | None = None
+    unfamiliar: Unfamiliar | None = None
+
+
+@dataclass(frozen=True)
+class SettledCards:
+    """Cards that settled in ``zone`` (for :attr:`Observation.settled`)."""
+
+    zone: str
+    cards: Settled
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the reader saw on one frame (``time``: the frame's, in table seconds).
+
+    ``zones``: each zone's :class:`ZoneReading`, in the reader's zone order; ``calibration``:
+    the state of the calibration; ``reached_by``: on the centre pile, the last seat seen
+    reaching in (None: none yet, or not the pile protocol)."""
+
+    time: float
+    zones: tuple[ZoneReading, ...]
+    calibration: CalibrationCheck = CalibrationCheck()
+    reached_by: int | None = None
+
+    @property
+    def moving(self) -> tuple[str, ...]:
+        """The zones with a hand over them."""
+        return tuple(z.zone for z in self.zones if z.moving)
+
+    @property
+    def settled(self) -> tuple[SettledCards, ...]:
+        """Every zone's cards that settled on this frame."""
+        return tuple(SettledCards(z.zone, z.settled) for z in self.zones if z.settled is not None)
+
+    @property
+    def kitty(self) -> tuple[str, ...] | None:
+        """The kitty zone's cards that settled on this frame, if any."""
+        return next((z.settled.cards for z in self.zones if z.zone == "kitty" and z.settled is not None), None)
+
+    @property
+    def laid(self) -> tuple[tuple[int, Token], ...]:
+        """Every bid token laid on this frame, ``(seat, token)``."""
+        return tuple(laid for z in self.zones for laid in z.laid)
+
+    def zone(self, name: str) -> ZoneReading:
+        return next(z for z in self.zones if z.zone == name)
+
+
+@dataclass
+class _Zone:
+    """What the reader keeps of one zone from frame to frame."""
+
+    name: str
+    seat: int | None
+    tracker: ZoneTracker
+    previous: np.ndarray | None = None  # last frame's small grey crop (motion)
+    read_at: np.ndarray | None = None  # small grey crop when the detector last ran
+    seen: tuple[Seen, ...] = ()
+    tokens: tuple[FoundToken, ...] = ()  # bid tokens in the last read
+    #: When tokens are read: a seat zone's watch, or the centre pile's, one for each seat (a
+    #: token there is the seat's it faces).
+    watches: dict[int, TokenWatch] = field(default_factory=dict)
+
+
+class TableReader:
+    """Reads one mat, frame after frame (see the module docstring).
+
+    ``detector``: a :class:`vision.protocol.Detector`. ``lock``: held while the detector reads
+    (the session's, so that another thread may use the same detector between two reads).
+    ``players``, ``decks``: the match's, for its zones; :meth:`restart` changes them.
+    """
+
+    def __init__(self, calibration: Calibration, detector: Detector, config: ReaderConfig | None = None,
+                 lock: AbstractContextManager[Any] | None = None, players: int = 3, decks: int = 1) -> None:
+        self.calibration, self.detector = calibration, detector
+        self.config = config or ReaderConfig()
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else contextlib.nullcontext()
+        self.watcher = EntryWatcher(calibration) if self.config.protocol == "pile" else None
+        self._last_calibration = 0.0
+        # When the markers were last found: table time (to measure) and wall time (to show).
+        self._markers_seen: tuple[float, float] | None = None
+        self._calibration = CalibrationCheck()
+        #: Whether each of the last real indices read was unsure (the unfamiliar-deck hint).
+        self._unsure: deque[bool] = deque(maxlen=max(1, self.config.unfamiliar_window))
+        self._spans: deque[float] = deque(maxlen=SPANS_KEPT)
+        #: The deck's span measured so far (None until ``SPANS_NEEDED`` cards have paired).
+        self.span: float | None = None
+        self.decks = decks
+        self._zones: list[_Zone] = []
+        self.restart(players, decks)
+
+    # ------------------------------------------------------------------ zones
+    def zones_for(self, players: int) -> tuple[str, ...]:
+        """The zones read for a match of ``players``: each seat's (or the centre pile), then the
+        kitty's when the mat has one. Raises ValueError when the mat lacks a seat's zone."""
+        if self.watcher is not None:
+            names = ["pile"]
+        else:
+            names = [f"seat{i}" for i in range(players)]
+            missing = [n for n in names if n not in self.calibration.zones]
+            if missing:
+                raise ValueError(f"the calibration has no zone for {', '.join(missing)}")
+        return tuple(names + (["kitty"] if "kitty" in self.calibration.zones else []))
+
+    @property
+    def zone_names(self) -> tuple[str, ...]:
+        return tuple(z.name for z in self._zones)
+
+    def restart(self, players: int, decks: int, played: Mapping[str, Counter[str] | None] | None = None) -> None:
+        """Fresh zones for a match of ``players`` with ``decks``, as after a restart: ``played``
+        names, per zone, the cards the store has as put down there in the hand under way (they
+        are not a play again; other cards lying there are a play put down just before the stop),
+        or None where no hand is under way (the cards lying there are left over, only cards put
+        down from now on are plays). Raises ValueError (changing nothing) when the mat lacks a
+        seat's zone. The deck's span and the unsure-read count carry over."""
+        names = self.zones_for(players)
+        c = self.config
+        zones = []
+        for name in names:
+            seat = seat_of(name)
+            zone = _Zone(name, seat, ZoneTracker(seat, c.k, c.n, c.settle_s, decks=decks))
+            if c.read_tokens and seat is not None:
+                zone.watches = {seat: TokenWatch(c.k, c.n, c.settle_s)}
+            elif c.read_tokens and name == "pile":
+                zone.watches = {s: TokenWatch(c.k, c.n, c.settle_s) for s in range(players)}
+            cards = (played or {}).get(name)
+            zone.tracker.resume(cards or (), under_way=cards is not None)
+            zones.append(zone)
+        self._zones, self.decks = zones, decks
+
+    def new_hand(self) -> None:
+        """A new hand is on record: the cards of the last one may come again."""
+        for zone in self._zones:
+            zone.tracker.new_hand()
+
+    def replace_played(self, zone: str, read: Counter[str], stored: Counter[str]) -> None:
+        """The referee stored ``stored`` for the play ``zone`` read as ``read`` (a suggestion of
+        its own): the zone counts that as played instead."""
+        next(z for z in self._zones if z.name == zone).tracker.replace_played(read, stored)
+
+    # ------------------------------------------------------------------ one frame
+    def read(self, frame: Frame) -> Observation:
+        """Read one frame: calibration, the pile's entries, then each zone (module docstring)."""
+        calibration = self._check_calibration(frame)
+        reached_by = self._watch_pile(frame)
+        zones = tuple(self._read_zone(zone, frame) for zone in self._zones)
+        return Observation(frame.time, zones, calibration, reached_by)
+
+    def _check_calibration(self, frame: Frame) -> CalibrationCheck:
+        """Look for the markers again every ``recalibrate_s``; a moved camera gets the new view."""
+        c = self.config
+        if self.calibration.method != "markers" or frame.time - self._last_calibration < c.recalibrate_s:
+            self._calibration = CalibrationCheck(lost=self._calibration.lost, lost_since=self._calibration.lost_since)
+            return self._calibration
+        self._last_calibration = frame.time
+        fresh = self.calibration.refind(frame.image)
+        if fresh is None:
+            if self._markers_seen is None:
+                self._markers_seen = (frame.time, time.time())  # the calibration was made from them
+            lost = frame.time - self._markers_seen[0] >= c.calibration_lost_s
+            self._calibration = CalibrationCheck(checked=True, lost=lost,
+                                                 lost_since=self._markers_seen[1] if lost else None)
+            return self._calibration
+        self._markers_seen = (frame.time, time.time())
+        moved = self.calibration.shift_px(fresh) > MOVED_PX
+        if moved:
+            fresh.layout.zones = self.calibration.zones
+            self.calibration = fresh
+        self._calibration = CalibrationCheck(checked=True, found=True, moved=moved)
+        return self._calibration
+
+    def _watch_pile(self, frame: Frame) -> int | None:
+        if self.watcher is None:
+            return None
+        self.watcher.update(frame.image, frame.time)
+        return self.watcher.last.seat if self.watcher.last is not None else None
+
+    def _read_zone(self, zone: _Zone, frame: Frame) -> ZoneReading:
+        c = self.config
+        # Motion is judged on a coarse crop (cheap); the full crop is made only to read it.
+        small = _small_grey(self.calibration.crop(frame.image, zone.name, MOTION_PX_PER_MM).image)
+        moving = zone.previous is not None and self._changed(zone.previous, small)
+        zone.previous = small
+        if moving:
+            zone.tracker.update(frame.time, [], motion=True)
+            for watch in zone.watches.values():
+                watch.update(frame.time, None)
+            return ZoneReading(zone.name, zone.seat, moving=True, seen=zone.seen, tokens=zone.tokens)
+        # Read while the zone is settling (k-of-n needs fresh reads); once it has been
+        # still for a while, reuse the last read until the crop changes.
+        changed_at = zone.tracker.changed_at
+        since = frame.time - changed_at if changed_at is not None else float("inf")
+        detected, unfamiliar = False, None
+        if zone.read_at is None or since < 2 * c.settle_s or self._changed(zone.read_at, small):
+            view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
+            zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
+            seen, unfamiliar = self._cards(view, zone.tokens)
+            zone.seen, zone.read_at, detected = tuple(seen), small, True
+        laid = []
+        for seat, watch in zone.watches.items():
+            lying = [t.token for t in zone.tokens if zone.seat is not None or self._facing(t) == seat]
+            laid += [(seat, token) for token in watch.update(frame.time, lying)]
+        settled = zone.tracker.update(frame.time, list(zone.seen), motion=False)
+        return ZoneReading(zone.name, zone.seat, False, detected, zone.seen, zone.tokens, tuple(laid), settled,
+                           unfamiliar)
+
+    def cards_in(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken] = ()) -> list[Seen]:
+        """The cards read in a zone's crop, less reads of its printed name and of ``tokens``'
+        markers, in table millimetres (grouping learns the deck's span from them)."""
+        return self._cards(view, tokens)[0]
+
+    def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken]
+               ) -> tuple[list[Seen], Unfamiliar | None]:
+        with self.lock:
+            dets = self.detector.detect(view.image)
+        dets = dets[~self._on_label(view, dets)]
+        if tokens and len(dets):
+            dets = dets[~on_tokens(dets.boxes, list(tokens))]  # a marker's squares read as an index
+        unfamiliar = self._count_unsure(dets)
+        # The detector groups the corners itself: vision.detector.CardDetector reads a paired
+        # card whose index suit is unsure from its face too.
+        with self.lock:
+            grouping = self.detector.group(view.image, dets, self.decks, span=self.span)
+        self._spans.extend(grouping.spans)
+        if len(self._spans) >= SPANS_NEEDED:
+            self.span = float(np.median(self._spans))
+        seen = []
+        for card in grouping.cards:
+            center = view.to_table([card.center])[0]
+            seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
+        return seen, unfamiliar
+
+    def _count_unsure(self, dets: Detections) -> Unfamiliar | None:
+        """Keep count of unsure reads of real indices; the hint once enough of them are unsure.
+        A detector reading with a deck profile has been taught the deck already."""
+        if self.detector.profile is not None or not len(dets) or dets.finder_scores is None:
+            return None
+        real = dets.finder_scores >= FAMILIAR_FINDER
+        reader_p = dets.scores[real] / np.maximum(dets.finder_scores[real], 1e-6)
+        self._unsure.extend(bool(p < FAMILIAR_SURE) for p in reader_p)
+        window = self._unsure.maxlen or 1
+        if len(self._unsure) < window:
+            return None
+        unsure = sum(self._unsure)
+        if unsure < self.config.unfamiliar_share * window:
+            return None
+        return Unfamiliar(window, unsure)
+
+    def _on_label(self, view: ZoneView, dets: Detections) -> np.ndarray:
+        """Which detections are the zone's printed name (a seat number reads like a rank): those
+        lying inside it, but for a sure read of another rank (a card lying on the label)."""
+        if not len(dets):
+            return np.zeros(0, bool)
+        x1, y1, x2, y2 = self.calibration.layout.label_box(view.name)
+        b = view.boxes_to_table(dets.boxes)
+        w = np.clip(np.minimum(b[:, 2], x2) - np.maximum(b[:, 0], x1), 0, None)
+        h = np.clip(np.minimum(b[:, 3], y2) - np.maximum(b[:, 1], y1), 0, None)
+        area = np.maximum((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]), 1e-6)
+        printed = zone_label(view.name)
+        own = np.array([card[:-1] == printed for card in dets.cards], bool)
+        return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)  # type: ignore[no-any-return]
+
+    def _facing(self, token: FoundToken) -> int | None:
+        """The seat a token on the pile faces: whose edge of the mat its words point to (a player
+        lays a token the right way up for himself, as the simulator does)."""
+        down = token.corners[2:].mean(axis=0) - token.corners[:2].mean(axis=0)  # marker top -> words
+        return self.calibration.layout.seat_towards(down)
+
+    def _changed(self, before: np.ndarray, after: np.ndarray) -> bool:
+        if before.shape != after.shape:
+            return True
+        diff = cv2.absdiff(before, after)
+        return float((diff > self.config.motion_level).mean()) > self.config.motion_share
+
+
+def seat_of(zone: str) -> int | None:
+    """The seat a zone belongs to (``seat1`` -> 1); None for the kitty and the centre pile."""
+    return int(zone[4:]) if zone.startswith("seat") else None
+
+
+def _small_grey(image: np.ndarray) -> np.ndarray:
+    """A blurred grey coarse crop: motion is compared on this, not on the full crop."""
+    return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (3, 3), 0)
