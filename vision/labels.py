@@ -21,8 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.cards import CARD_IDS, CARD_INDEX
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+from vision.files import IMAGE_SUFFIXES
 
 #: Joker spellings (upper case, ``_`` and ``-`` read as spaces) -> card id.
 JOKER_SPELLINGS = {
