@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from tracker.paths import DB_NAME  # the store's file name in data_dir, the same off the box
+from vision.backends import BACKEND_CHOICES
 
 DEFAULT_PATH = "/etc/ddz-table/config.toml"
-BACKEND_CHOICES = ("auto", "onnx", "openvino", "ncnn")
-STREAM_PREFIXES = ("tcp://", "udp://", "rtsp://", "rtsps://", "http://", "https://")
 
 
 class ConfigError(ValueError):

@@ -14,6 +14,7 @@ import json
 import sys
 
 from engine.analysis import DEFAULT_SECONDS
+from engine.words import GAME, LANGS, capital
 
 #: Exit status for a record that cannot be read or analysed at all.
 BAD_INPUT = 2
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "in time are left unknown")
     p.add_argument("--bid-seconds", type=float, default=None,
                    help="time for each seat-as-landlord check (default: a third of --seconds)")
-    p.add_argument("--lang", choices=("zh", "en", "both"), default="both", help="language of the text")
+    p.add_argument("--lang", choices=(*LANGS, "both"), default="both", help="language of the text")
     p.set_defaults(func=run_analyse)
 
 
@@ -74,10 +75,10 @@ def run_analyse(args: argparse.Namespace) -> int:
         out = {"hands": items} if isinstance(record, Match) else items[0]
         print(json.dumps(out, ensure_ascii=False))
     else:
-        langs = ("zh", "en") if args.lang == "both" else (args.lang,)
+        langs = LANGS if args.lang == "both" else (args.lang,)
         for i, r in enumerate(results, 1):
             if isinstance(record, Match):
-                print(f"第 {i} 局 / Hand {i}")
+                print(f"{GAME('hand_no', 'zh', n=i)} / {capital(GAME('hand_no', 'en', n=i))}")
             if not r["ok"]:
                 if isinstance(record, Match):
                     print(f"  无法分析 / cannot analyse: {r['error']}")

@@ -12,9 +12,9 @@ import json
 import sys
 from typing import IO
 
-from engine.combination import TYPE_NAMES_ZH
 from engine.judge import judge
 from engine.rules import PRESETS, RuleSet, get_rules
+from engine.words import LANGS, both, type_name
 from tracker.alerts import judge_text
 
 
@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score", help="settle a recorded hand or match and print the score sheet / 结算记录",
     )
     score.add_argument("record", help="hand or match record (JSON)")
-    score.add_argument("--lang", choices=("zh", "en"), help="txt: default zh; csv: default en (the columns other programs read)")
+    score.add_argument("--lang", choices=LANGS, help="txt: default zh; csv: default en (the columns other programs read)")
     score.add_argument("--format", choices=("txt", "csv", "json"), default="txt")
     score.set_defaults(func=run_score)
 
@@ -48,16 +48,16 @@ def _describe(verdict: dict[str, object]) -> str:
         lines.append(f"  {judge_text('duplicate_card', 'zh', **fields)}")
         lines.append(f"  {judge_text('duplicate_card', 'en', **fields)}")
     elif not readings:
-        lines.append("  不成牌型 / not a combination")
+        lines.append(f"  {both('not_combo')}")
     for r in readings:  # type: ignore[union-attr]
-        zh = TYPE_NAMES_ZH.get(r["type"], r["type"])
+        zh = type_name(r["type"], "zh")
         kick = f" + {r['kickers']}" if r["kickers"] else ""
         mark = ""
         if "beats" in r:
-            mark = "  ✓ 大过 / beats" if r["beats"] else "  ✗ 管不上 / does not beat"
+            mark = f"  ✓ {both('beats')}" if r["beats"] else f"  ✗ {both('not_beats')}"
         lines.append(f"  {zh} {r['type']}  main {r['main']}  length {r['length']}:  {r['core']}{kick}{mark}")
     if "beats" in verdict:
-        lines.append(f"  → {'能管上 / beats' if verdict['beats'] else '管不上 / does not beat'} {verdict['after']}")
+        lines.append(f"  → {both('beats' if verdict['beats'] else 'not_beats')} {verdict['after']}")
     return "\n".join(lines)
 
 

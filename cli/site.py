@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from engine.words import LANGS
+
 #: Where ``serve`` and ``export`` look without ``--db``: the user's data folder, never the working directory.
 DEFAULT_DB_HELP = "default: $XDG_DATA_HOME/ddz-table/ddz-table.db, else ~/.local/share/ddz-table/ddz-table.db"
 DEMO_PLAYERS = ("张三 Zhang", "李四 Li", "王五 Wang")
@@ -38,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Export MATCH (e.g. 3, or 'last') or MATCH/HAND (e.g. 3/2).")
     export.add_argument("target", metavar="HAND_OR_MATCH", help="MATCH, MATCH/HAND, or 'last'")
     export.add_argument("--format", choices=("json", "csv", "txt"), default="json")
-    export.add_argument("--lang", choices=("zh", "en"), help="language of the txt format (default zh) and the csv "
+    export.add_argument("--lang", choices=LANGS, help="language of the txt format (default zh) and the csv "
                         "(default en: the columns other programs read)")
     export.add_argument("--db", help=f"event store file ({DEFAULT_DB_HELP})")
     export.add_argument("--out", help="write to this file instead of standard output")

@@ -13,8 +13,6 @@ PIN). Served by waitress (``ddz-table club``).
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +22,8 @@ from werkzeug.exceptions import HTTPException
 from club import words
 from club.live import Live
 from club.storage import Storage, open_storage
+from webkit.lang import lang, setup
+from webkit.lockout import Attempts
 
 DEFAULTS: dict[str, Any] = {
     "DB": ":memory:",
@@ -39,27 +39,6 @@ DEFAULTS: dict[str, Any] = {
 
 
 @dataclass
-class Attempts:
-    """Wrong PINs per address: ``free`` tries per ``window`` seconds, then a wait."""
-
-    free: int = 5
-    window: float = 60.0
-    fails: dict[str, list[float]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def wait(self, who: str, now: float | None = None) -> float:
-        now = time.monotonic() if now is None else now
-        with self.lock:
-            recent = [t for t in self.fails.get(who, []) if now - t < self.window]
-            self.fails[who] = recent
-            return self.window - (now - recent[0]) if len(recent) >= self.free else 0.0
-
-    def failed(self, who: str) -> None:
-        with self.lock:
-            self.fails.setdefault(who, []).append(time.monotonic())
-
-
-@dataclass
 class Club:
     """What the blueprints share (``app.extensions["club"]``)."""
 
@@ -71,10 +50,6 @@ class Club:
 
 def club() -> Club:
     return current_app.extensions["club"]
-
-
-def lang() -> str:
-    return words.choose_lang(request.args.get("lang"), request.cookies.get("lang"))
 
 
 def public_url() -> str:
@@ -101,7 +76,7 @@ def build_app(config: dict[str, Any] | None = None, storage: Storage | None = No
         app.config["CLUB_KEY"] = secrets.token_urlsafe(9)
     storage = storage or open_storage(app.config["DB"])
     app.extensions["club"] = Club(storage, Live(storage),
-                                  Attempts(app.config["LOGIN_ATTEMPTS"], app.config["LOGIN_WINDOW_S"]))
+                                  Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]))
 
     from club.api import bp as api_bp
     from club.director import bp as director_bp
@@ -110,21 +85,9 @@ def build_app(config: dict[str, Any] | None = None, storage: Storage | None = No
     for bp in (api_bp, pages_bp, director_bp):
         app.register_blueprint(bp)
 
-    @app.context_processor
-    def _words() -> dict[str, Any]:
-        current = lang()
-        other = words.other_lang(current)
-        switch = words.switch_url(request.path, request.args.to_dict(), other)
-        return {"lang": current, "other_lang": other, "switch_url": switch,
-                "t": lambda key, **fmt: words.t(key, current, **fmt)}
-
-    @app.after_request
-    def _remember_lang(response):
-        chosen = words.normal_lang(request.args.get("lang"))
-        if chosen and request.method == "GET" and response.mimetype == "text/html":
-            response.set_cookie("lang", chosen, max_age=365 * 86400, samesite="Lax")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        return response
+    setup(app, words.t, extra=lambda current: {
+        "table_status": lambda status: words.table_status(status, current),
+        "clock_state": lambda state: words.clock_state(state, current)})
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

@@ -8,7 +8,7 @@ and nothing is stored.
 
 from __future__ import annotations
 
-import hmac
+import logging
 import random
 import secrets
 import time
@@ -21,15 +21,12 @@ from club.clock import ClockError
 from club.formats import FormatError, build_format
 from club.tournament import next_session, playoff_action, playoff_due
 from club.words import t
+from webkit.csrf import csrf_ok, csrf_token
+from webkit.lockout import try_pin, wait_seconds
 
 bp = Blueprint("director", __name__)
 CLOCK_ACTIONS = {"start": "started", "pause": "paused", "resume": "resumed", "end": "ended"}
-
-
-def csrf_token() -> str:
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_urlsafe(16)
-    return session["csrf"]
+log = logging.getLogger(__name__)
 
 
 def is_director() -> bool:
@@ -41,7 +38,7 @@ def director_required(view):
     def wrapped(*args, **kwargs):
         if not is_director():
             return redirect(url_for("director.login", next=request.path))
-        if request.method == "POST" and not hmac.compare_digest(str(request.form.get("csrf", "")), csrf_token()):
+        if request.method == "POST" and not csrf_ok():
             abort(400, "the form is stale: reload the page and try again")
         return view(*args, **kwargs)
     return wrapped
@@ -51,19 +48,16 @@ def director_required(view):
 def login():
     error = ""
     if request.method == "POST":
-        who = request.remote_addr or "?"
-        attempts = club().attempts
-        wait = attempts.wait(who)
+        ok, wait = try_pin(club().attempts, request.form.get("pin", ""), current_app.config["DIRECTOR_PIN"],
+                           request.remote_addr or "?", session, log, "director")
         if wait > 0:
-            error = t("too_many", lang(), s=int(wait) + 1)
-        elif hmac.compare_digest(str(request.form.get("pin", "")).encode(),
-                                 current_app.config["DIRECTOR_PIN"].encode()):
+            error = t("too_many", lang(), s=wait_seconds(wait))
+        elif ok:
             session.clear()
             session["director"] = True
             target = request.args.get("next") or ""
             return redirect(target if target.startswith("/director") else url_for("director.panel"))
         else:
-            attempts.failed(who)
             error = t("bad_pin", lang())
     return render_template("club_login.html", error=error), (401 if error else 200)
 

@@ -14,7 +14,6 @@ import io
 import json
 import time
 
-import segno
 from flask import Blueprint, Response, abort, redirect, render_template, url_for
 
 from club.app import club, lang, public_url
@@ -22,12 +21,9 @@ from club.director import is_director
 from club.storage import BoxEvent
 from club.tables import TableFold
 from club.tournament import standings
+from webkit.qr import qr_svg
 
 bp = Blueprint("pages", __name__)
-
-
-def qr_svg(url: str) -> str:
-    return segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff")
 
 
 @bp.get("/")

@@ -36,7 +36,7 @@ from typing import Any
 
 from engine.cards import Card, rank_counts
 from engine.classify import group_by_rank, to_combination
-from engine.combination import Combination, type_name
+from engine.combination import Combination
 from engine.events import Concede, Deal, Escape, Event, Pass, Play
 from engine.hand import Hand
 from engine.record import RecordedHand
@@ -44,6 +44,7 @@ from engine.record_text import cards_text, play_number
 from engine.rules import RuleSet
 from engine.showdown import starting_hands
 from engine.solver import PASS, Position, Solver, Verdict, check_rules
+from engine.words import GAME, Words, type_name
 
 #: Seconds for a whole hand by default (the CLI); the site uses a shorter budget (webui).
 DEFAULT_SECONDS = 30.0
@@ -53,28 +54,27 @@ class NoStartingHands(ValueError):
     """The hand's starting cards are not known, so it cannot be solved."""
 
 
-_WORDS = {
-    "zh": {
-        "mistake": "第 {n} 手：{who}{did}后由胜转负；{better}可保持胜势",
-        "play": "出{what} ", "pass": "不出", "better_play": "出{what} ", "better_pass": "不出",
-        "start_landlord": "开局：地主{who}必胜", "start_farmers": "开局：农民必胜（地主{who}必败）",
-        "start_unknown": "开局：未在时限内解出",
-        "from": "前面的局面未在时限内解出，从第 {n} 手起分析", "none": "没有决定性失误",
-        "unsolved": "整局未在时限内解出", "seat_win": "若由{who}当地主：必胜", "seat_loss": "若由{who}当地主：必败",
-        "seat_unknown": "若由{who}当地主：未解出", "no_kitty": "底牌未知，无法检查叫牌",
-    },
-    "en": {
-        "mistake": "Play {n}: {who} {did}and turned a win into a loss; {better}would have kept the win",
-        "play": "played {what} ", "pass": "passed ", "better_play": "{what} ", "better_pass": "passing ",
-        "start_landlord": "From the deal: the landlord {who} wins",
-        "start_farmers": "From the deal: the farmers win (the landlord {who} loses)",
-        "start_unknown": "From the deal: not solved in time",
-        "from": "Earlier positions were not solved in time; analysed from play {n}",
-        "none": "No decisive mistake", "unsolved": "Not solved in time",
-        "seat_win": "With {who} as landlord: won", "seat_loss": "With {who} as landlord: lost",
-        "seat_unknown": "With {who} as landlord: not solved", "no_kitty": "Kitty unknown: bids not checked",
-    },
-}
+#: The analysis's sentences; a pass is named by the game's own word (:data:`engine.words.GAME`), whose
+#: English the sentence inflects: passed, passing.
+ANALYSIS = Words({
+    "mistake": "第 {n} 手：{who}{did}后由胜转负；{better}可保持胜势",
+    "did_play": "出{what} ", "better_play": "出{what} ", "did_pass": "{pass}", "better_pass": "{pass}",
+    "start_landlord": "开局：地主{who}必胜", "start_farmers": "开局：农民必胜（地主{who}必败）",
+    "start_unknown": "开局：未在时限内解出",
+    "from": "前面的局面未在时限内解出，从第 {n} 手起分析", "none": "没有决定性失误",
+    "unsolved": "整局未在时限内解出", "seat_win": "若由{who}当地主：必胜", "seat_loss": "若由{who}当地主：必败",
+    "seat_unknown": "若由{who}当地主：未解出", "no_kitty": "底牌未知，无法检查叫牌",
+}, {
+    "mistake": "Play {n}: {who} {did}and turned a win into a loss; {better}would have kept the win",
+    "did_play": "played {what} ", "better_play": "{what} ", "did_pass": "{passed} ", "better_pass": "{passing} ",
+    "start_landlord": "From the deal: the landlord {who} wins",
+    "start_farmers": "From the deal: the farmers win (the landlord {who} loses)",
+    "start_unknown": "From the deal: not solved in time",
+    "from": "Earlier positions were not solved in time; analysed from play {n}",
+    "none": "No decisive mistake", "unsolved": "Not solved in time",
+    "seat_win": "With {who} as landlord: won", "seat_loss": "With {who} as landlord: lost",
+    "seat_unknown": "With {who} as landlord: not solved", "no_kitty": "Kitty unknown: bids not checked",
+}, under=GAME)
 
 
 def describe(combo: Combination, lang: str = "zh") -> str:
@@ -128,31 +128,34 @@ class Analysis:
 
     def lines(self, lang: str = "zh") -> list[str]:
         """The analysis in plain words, one finding a line."""
-        w = _WORDS[lang]
+        def w(key: str, **fmt: object) -> str:
+            return ANALYSIS(key, lang, **fmt)
+
+        passes = {form: GAME(form, lang) for form in ("pass", "passed", "passing")}
         name = self.players
         out = []
         if self.start is None:
-            out.append(w["start_unknown"])
+            out.append(w("start_unknown"))
         else:
-            out.append(w["start_landlord" if self.start else "start_farmers"].format(who=name[self.landlord]))
+            out.append(w("start_landlord" if self.start else "start_farmers", who=name[self.landlord]))
         first = self.solved_from
         if first is None:
-            out.append(w["unsolved"])
+            out.append(w("unsolved"))
         elif self.steps and self.steps[0].before is None:
-            out.append(w["from"].format(n=first))
+            out.append(w("from", n=first))
         for s in self.mistakes:
-            did = w["pass"] if s.play is None else w["play"].format(what=describe(s.play, lang))
-            better = w["better_pass"] if s.better is None or isinstance(s.better, str) \
-                else w["better_play"].format(what=describe(s.better, lang))
-            out.append(w["mistake"].format(n=s.number, who=name[s.seat], did=did, better=better))
+            did = w("did_pass", **passes) if s.play is None else w("did_play", what=describe(s.play, lang))
+            better = w("better_pass", **passes) if s.better == PASS or s.better is None \
+                else w("better_play", what=describe(s.better, lang))  # type: ignore[arg-type]
+            out.append(w("mistake", n=s.number, who=name[s.seat], did=did, better=better))
         if first is not None and not self.mistakes:
-            out.append(w["none"])
+            out.append(w("none"))
         if self.as_landlord is None:
-            out.append(w["no_kitty"])
+            out.append(w("no_kitty"))
         else:
             for seat, won in enumerate(self.as_landlord):
                 key = "seat_unknown" if won is None else "seat_win" if won else "seat_loss"
-                out.append(w[key].format(who=name[seat]))
+                out.append(w(key, who=name[seat]))
         return out
 
     def to_dict(self) -> dict[str, object]:

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from engine.words import card_name
+
 RANK_TEXT: tuple[str, ...] = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "BJ", "RJ")
 SUITS: tuple[str, ...] = ("s", "h", "d", "c")
 
@@ -26,18 +28,18 @@ SUITS: tuple[str, ...] = ("s", "h", "d", "c")
 THREE, ACE, TWO, BJ, RJ = 0, 11, 12, 13, 14
 RANK_VALUE: dict[str, int] = {t: i for i, t in enumerate(RANK_TEXT)}
 
-#: How a card is shown to people: a suit as its symbol, a joker by its Chinese name.
+#: How a card is shown to people: a suit as its symbol, a joker by its Chinese name (:mod:`engine.words`).
 SUIT_SYMBOLS: dict[str, str] = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
-JOKER_NAMES: dict[str, str] = {"BJ": "小王", "RJ": "大王"}
+JOKER_NAMES: dict[str, str] = {j: card_name(j, "zh") for j in ("BJ", "RJ")}
 
 _SUIT_ORDER: dict[str | None, int] = {s: i for i, s in enumerate(SUITS)}
 _RANK_ALIASES = {"T": "10"}
-_JOKER_WORDS = {"BJ": BJ, "RJ": RJ, "小王": BJ, "大王": RJ, "小鬼": BJ, "大鬼": RJ}
+_JOKER_WORDS = {"BJ": BJ, "RJ": RJ, JOKER_NAMES["BJ"]: BJ, JOKER_NAMES["RJ"]: RJ, "小鬼": BJ, "大鬼": RJ}
 _SUIT_SYMBOLS = {"♠": "s", "♥": "h", "♦": "d", "♣": "c", "♤": "s", "♡": "h", "♢": "d", "♧": "c"}
 _SEPARATORS = re.compile(r"[\s,，、;；+/|]+")
 _TOKEN = re.compile(
-    r"(?P<joker>BJ|RJ|小王|大王|小鬼|大鬼)"
-    r"|(?P<rank>10|[2-9]|[TJQKA])(?P<suit>[SHDC♠♥♦♣♤♡♢♧])?",
+    "(?P<joker>" + "|".join(_JOKER_WORDS) + ")"
+    + r"|(?P<rank>10|[2-9]|[TJQKA])(?P<suit>[SHDC♠♥♦♣♤♡♢♧])?",
     re.IGNORECASE,
 )
 

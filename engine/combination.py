@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.cards import RANK_TEXT, RANK_VALUE, Card, format_cards, parse_cards
+from engine.words import type_name  # noqa: F401  (a type's words live in engine.words; callers name one from here)
 
 #: Type names, exactly as records, the CLI and other checks spell them.
 TYPES: tuple[str, ...] = (
@@ -20,27 +21,6 @@ TYPES: tuple[str, ...] = (
 )
 #: Types that beat every ordinary combination (a rule set's bomb order ranks them).
 BOMB_TYPES: frozenset[str] = frozenset({"bomb", "rocket", "double_joker", "triple_joker"})
-TYPE_NAMES_ZH: dict[str, str] = {
-    "single": "单张", "pair": "对子", "trio": "三张", "trio_single": "三带一", "trio_pair": "三带二",
-    "straight": "顺子", "pair_straight": "连对", "airplane": "飞机", "airplane_single": "飞机带单",
-    "airplane_pair": "飞机带对", "bomb": "炸弹", "rocket": "王炸", "four_two_single": "四带二",
-    "four_two_pair": "四带两对", "quad": "四同张", "quad_chain": "连四同张", "quad_trio": "四带三",
-    "carrier": "航母", "dress": "连衣裙", "spaceship": "飞船", "double_joker": "双王炸弹", "triple_joker": "三王炸弹",
-}
-TYPE_NAMES_EN: dict[str, str] = {
-    "single": "single", "pair": "pair", "trio": "trio", "trio_single": "trio with a single",
-    "trio_pair": "trio with a pair", "straight": "straight", "pair_straight": "pair chain",
-    "airplane": "airplane", "airplane_single": "airplane with singles", "airplane_pair": "airplane with pairs",
-    "bomb": "bomb", "rocket": "rocket", "four_two_single": "four with two singles",
-    "four_two_pair": "four with two pairs", "quad": "quad", "quad_chain": "quad chain",
-    "quad_trio": "quad with a trio", "carrier": "carrier", "dress": "dress", "spaceship": "spaceship",
-    "double_joker": "two-joker bomb", "triple_joker": "three-joker bomb",
-}
-
-
-def type_name(kind: str, lang: str = "zh") -> str:
-    """A combination type (``trio_single``) as players say it: 三带一 / trio with a single."""
-    return (TYPE_NAMES_ZH if lang == "zh" else TYPE_NAMES_EN).get(kind, kind.replace("_", " "))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """The packages' dependencies point one way: engine, vision <- tracker <- webui <- box <- cli,
-with the lab (sim) and the benchmarks (bench) on the side.
+with the club server beside webui, the web kit both sites share (webkit) on the engine alone,
+and the lab (sim) and the benchmarks (bench) on the side.
 
 Every ``.py`` file is parsed with ``ast`` (nothing is imported), and every import counts: at the
 top, inside functions, under ``TYPE_CHECKING``, and ``importlib.import_module("...")`` with a
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = ("engine", "vision", "tracker", "webui", "club", "box", "cli", "sim", "models", "bench", "tests")
+PROJECT = ("engine", "vision", "tracker", "webkit", "webui", "club", "box", "cli", "sim", "models", "bench", "tests")
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 #: Which project packages each package may import (itself always). ``models`` holds only the
@@ -26,12 +27,13 @@ ALLOWED: dict[str, set[str]] = {
     "models": set(),
     "vision": {"models"},
     "tracker": {"engine", "vision", "models"},
-    "webui": {"engine", "tracker"},
-    "club": {"engine"},  # the club server stands beside webui on the engine alone
-    "box": {"engine", "vision", "tracker", "webui", "models"},
-    "cli": {"engine", "vision", "tracker", "webui", "club", "box", "sim", "models"},
+    "webkit": {"engine"},  # what both sites share: lock-out, CSRF, QR codes, the base page, language
+    "webui": {"engine", "tracker", "webkit"},
+    "club": {"engine", "webkit"},  # the club server stands beside webui on the engine (and the kit) alone
+    "box": {"engine", "vision", "tracker", "webkit", "webui", "models"},
+    "cli": {"engine", "vision", "tracker", "webkit", "webui", "club", "box", "sim", "models"},
     "sim": {"engine", "vision", "tracker", "models"},
-    "bench": {"engine", "vision", "tracker", "webui", "club", "box", "cli", "sim", "models"},
+    "bench": {"engine", "vision", "tracker", "webkit", "webui", "club", "box", "cli", "sim", "models"},
 }
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "vision", "tracker", "webui", "club", "box", "cli", "sim", "models")
+PACKAGES = ("engine", "vision", "tracker", "webkit", "webui", "club", "box", "cli", "sim", "models")
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +72,10 @@ def test_the_wheel_holds_every_module_and_the_sites_files(wheel):
         assert f"{package}/__init__.py" in names, f"package {package} is not in the wheel"
         modules = {f for f in source_files(ROOT / package) if f.endswith(".py")}
         assert modules <= names, f"modules missing from the wheel: {sorted(modules - names)}"
-    site = source_files(ROOT / "webui" / "templates") | source_files(ROOT / "webui" / "static")
-    assert {"webui/templates/base.html", "webui/static/site.css", "webui/static/site.js"} <= site
+    site = source_files(ROOT / "webui" / "templates") | source_files(ROOT / "webui" / "static") | \
+        source_files(ROOT / "webkit" / "templates")
+    assert {"webui/templates/base.html", "webui/static/site.css", "webui/static/site.js",
+            "webkit/templates/webkit/base.html"} <= site
     assert site <= names, f"site files missing from the wheel: {sorted(site - names)}"
     assert not [n for n in names if n.split("/")[0] in ("tests", "bench", "datasets", "deploy", "docs")]
 

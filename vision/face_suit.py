@@ -39,13 +39,12 @@ from numpy.typing import ArrayLike
 from models import MODELS_DIR
 from vision.backends import ModelFileError, OnnxBackend
 from vision.boxes import crop_squares, to_blob
+from vision.cards import SUITS  # the classifier's suits, in the order of FaceSuit.probs
 from vision.detections import Detections
 from vision.grouping import FaceVote
 
 DEFAULT_PIPS = MODELS_DIR / "pips.onnx"
-#: The classifier's suits, in the order of :attr:`FaceSuit.probs`.
-SUITS = ("s", "h", "d", "c")
-#: Its class for a blob that is no pip (a piece of a figure, a rank glyph, an edge).
+#: The classifier's for a blob that is no pip (a piece of a figure, a rank glyph, an edge).
 NOT_A_PIP = "none"
 #: The pip area's shape: the rectangle whose opposite corners are the two index centres, its
 #: width over its height. On the 27 decks here 0.65-1.03, median 0.77.

@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.cards import CARD_IDS, CARD_INDEX
+from vision.files import IMAGE_SUFFIXES
 
 if TYPE_CHECKING:
     from vision.detector import CardDetector
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
 #: Joker spellings (upper case, ``_`` and ``-`` read as spaces) -> card id.
 JOKER_SPELLINGS = {

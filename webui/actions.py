@@ -58,6 +58,7 @@ from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS
 from engine.rules import PRESETS, SCORING_FORMATS, get_rules
 from engine.violations import Violation
+from engine.words import capital, face_name
 from tracker.alerts import kind_name, seat_label, violation_text
 from tracker.records import MatchEnd
 from tracker.referee import audit_alert
@@ -73,7 +74,7 @@ from webui.fields import (
     players_field,
     text_field,
 )
-from webui.i18n import t
+from webui.i18n import kind_word, t
 from webui.tables import Tables, UnknownMatch
 
 __all__ = ["ACTIONS", "ActionError", "RefereeDesk", "cards_words", "event_words"]
@@ -83,7 +84,7 @@ __all__ = ["ACTIONS", "ActionError", "RefereeDesk", "cards_words", "event_words"
 def cards_words(cards: Iterable[Card], lang: str) -> str:
     """Cards as people read them: rank, then suit symbol (``3♠ 10♥``), a joker by its name
     (小王 / BJ), a card without a known suit as its rank."""
-    return " ".join(t(f"joker_{c.rank_text}", lang) if c.is_joker else c.rank_text + c.suit_symbol for c in cards)
+    return " ".join(face_name(c.rank_text, lang) if c.is_joker else c.rank_text + c.suit_symbol for c in cards)
 
 
 def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
@@ -99,12 +100,14 @@ def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
         shown = (event.card,) if isinstance(event, Marker) else event.cards
         return t(f"ev_{event.kind}", lang, name=name, cards=cards_words(shown, lang) or "–")
     if isinstance(event, Bid):
-        said = t("bid_n", lang, n=event.value) if event.action == "bid" else \
-            t("bid_pass" if event.action == "pass" else event.action, lang)
+        said = {"bid": capital(t("bid_n", lang, n=event.value)), "pass": capital(t("no_bid", lang)),
+                "call": capital(t("call", lang))}.get(event.action) or t(event.action, lang)
         return f"{name} {said}"
     if isinstance(event, Landlord):
         return t("ev_landlord", lang, name=name, n=event.base)
-    key = f"ev_{event.kind}"  # pass, open_hand, announce, escape, concede, end
+    if isinstance(event, End):
+        return kind_word(event.kind, lang)
+    key = f"ev_{event.kind}"  # pass, open_hand, announce, escape, concede
     return t(key, lang, name=name) if t(key, lang) != key else f"{name} {event.kind}".strip()
 
 

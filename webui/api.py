@@ -20,6 +20,7 @@ from engine.classify import classify
 from engine.combination import Combination
 from engine.judge import JudgeError, judge
 from engine.rules import PRESETS, get_rules
+from engine.words import face_name
 from tracker.alerts import judge_text
 from webui.app import lang, request_fields, site
 from webui.auth import referee_required
@@ -93,7 +94,7 @@ CHAINS = ("straight", "pair_straight", "airplane", "airplane_single", "airplane_
 
 def _rank_word(rank: int, language: str) -> str:
     text = RANK_TEXT[rank]
-    return t(f"joker_{text}", language) if text in ("BJ", "RJ") else text
+    return face_name(text, language)
 
 
 def reading_text(reading: Combination, language: str) -> str:
@@ -164,6 +165,6 @@ def judge_view():
 @bp.post("/referee/<action>")
 @referee_required
 def referee_action(action: str):
-    seq = site().referee.perform(action, request_fields())
+    seq = site().desk.perform(action, request_fields())
     key = "match" if action == "start_match" else "seq"
     return jsonify({"ok": True, key: seq})

@@ -26,10 +26,14 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from engine import words
+from engine.cards import RANK_TEXT, SUIT_SYMBOLS
 from tracker.store import EventStore
+from webkit.lang import lang, setup
+from webkit.lockout import Attempts
 from webui import i18n, join
 from webui.actions import RefereeDesk
-from webui.auth import Attempts, csrf_token, is_referee, new_pin
+from webui.auth import is_referee, new_pin
 from webui.fields import ActionError, json_object
 from webui.sse import Watcher
 from webui.tables import Tables
@@ -80,7 +84,7 @@ class Site:
     store: EventStore
     tables: Tables
     watcher: Watcher
-    referee: RefereeDesk
+    desk: RefereeDesk  # the referee's actions (the person's, from the page)
     attempts: Attempts
     pipeline: FeedStatus
     enroller: Any = None  # tracker.enroll.DeckEnroller, with a live camera
@@ -105,11 +109,6 @@ def site() -> Site:
     from flask import current_app
 
     return current_app.extensions["ddz"]
-
-
-def lang() -> str:
-    """The visitor's language: ``?lang=``, else the cookie, else Chinese."""
-    return i18n.choose_lang(request.args.get("lang"), request.cookies.get("lang"))
 
 
 def join_here() -> dict[str, Any]:
@@ -178,7 +177,7 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     tables = Tables(store)
     watcher = Watcher(store, interval=app.config["SSE_INTERVAL"], limit=app.config["SSE_LIMIT"])
     app.extensions["ddz"] = Site(
-        store=store, tables=tables, watcher=watcher, referee=RefereeDesk(store, tables, watcher.poke),
+        store=store, tables=tables, watcher=watcher, desk=RefereeDesk(store, tables, watcher.poke),
         attempts=Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]),
         pipeline=FeedStatus(pipeline_status), enroller=enroller or app.config.get("ENROLLER"),
         replicator=replicator,
@@ -188,33 +187,20 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
     from webui.deck import bp as deck_bp
     from webui.history import bp as history_bp
     from webui.live import bp as live_bp
-    from webui.referee import bp as referee_bp
+    from webui.referee_page import bp as referee_bp
 
     for bp in (live_bp, api_bp, referee_bp, deck_bp, history_bp):
         app.register_blueprint(bp)
 
-    @app.context_processor
-    def _words() -> dict[str, Any]:
-        current = lang()
-        other = i18n.other_lang(current)
-        switch = i18n.switch_url(request.path, request.args.to_dict(), other)
-        return {"lang": current, "other_lang": other, "switch_url": switch, "cards": card_list,
-                "t": lambda key, **fmt: i18n.t(key, current, **fmt), "type_name": i18n.type_name,
-                "cause_name": i18n.cause_name, "alert_name": i18n.alert_name, "csrf_token": csrf_token,
-                "is_referee": is_referee(), "join": join_here}
+    def page_helpers(current: str) -> dict[str, Any]:
+        return {"cards": card_list, "type_name": words.type_name, "cause_name": words.cause_name,
+                "status_name": words.status_name, "outcome_name": words.outcome_name,
+                "preset_name": words.preset_name, "scoring_name": words.scoring_name,
+                "alert_name": i18n.alert_name, "kind_word": i18n.kind_word, "status_word": i18n.status_word, "ranks": RANK_TEXT,
+                "suit_symbols": SUIT_SYMBOLS, "is_referee": is_referee(), "join": join_here}
 
-    @app.after_request
-    def _remember_lang(response):
-        # Only a page the visitor navigates to with ?lang= (the zh/en switch) remembers the choice:
-        # a download or an API answer in another language leaves the site's language alone.
-        chosen = i18n.normal_lang(request.args.get("lang"))
-        page = request.method == "GET" and response.mimetype == "text/html" \
-            and not request.path.startswith(("/export/", "/api/"))
-        if chosen and page and request.cookies.get("lang") != chosen:
-            response.set_cookie("lang", chosen, max_age=365 * 86400, samesite="Lax")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        return response
+    # A download or an API answer in another language leaves the site's language alone.
+    setup(app, i18n.t, quiet=("/export/", "/api/"), extra=page_helpers)
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

@@ -23,6 +23,7 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 
 from engine.cards import Card
+from engine.words import card_name
 from tracker.enroll import BATCH_SIZE, DECK_CARDS, NOT_A_CARD, PER_ROW, DeckEnroller, EnrollError, Training
 from tracker.paths import decks_dir
 from webui.app import lang, site
@@ -47,7 +48,7 @@ def face(card: str, language: str) -> dict[str, Any]:
     """A card as the page draws it: rank and suit (``10`` ``♥``) or the joker's name."""
     parts = card_parts(Card.parse(card))
     if parts["joker"]:
-        parts["rank"] = t(f"rank_{parts['joker']}", language)
+        parts["rank"] = card_name(parts["joker"], language)
     parts["id"] = card
     parts["label"] = parts["rank"] + parts["suit"]
     return parts

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from engine.match import HandRecord, Match
 from engine.record import RecordedHand, dumps
 from engine.record_text import csv_sheet, render_hand, render_match
+from engine.words import LANGS
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError
 
@@ -97,8 +98,8 @@ def export_hand(state: TableState, number: int, fmt: str, lang: str = "zh") -> E
 def _check(fmt: str, lang: str) -> None:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if lang not in ("zh", "en"):
-        raise ValueError(f"language must be zh or en, not {lang!r}")
+    if lang not in LANGS:
+        raise ValueError(f"language must be {' or '.join(LANGS)}, not {lang!r}")
 
 
 def export(store: EventStore, target: str, fmt: str, lang: str = "zh") -> Export:

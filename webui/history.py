@@ -19,6 +19,7 @@ from engine.events import Bid, Concede, Correction, Deal, End, Escape, Event, Ki
 from engine.hand import Hand
 from engine.match import Match
 from engine.scoring import Settlement, settle
+from engine.words import capital, outcome_name, status_name, type_name
 from tracker.state import TableState
 from webui import i18n
 from webui.analysis import hand_analysis, with_analysis
@@ -61,13 +62,13 @@ def verdict(state: TableState, match: Match, language: str) -> dict[str, Any]:
     status = match.status(now)
     over = status.over or ended is not None
     if status.over:
-        text = i18n.t(status.reason, language)
+        text = status_name(status.reason, language)
     elif ended is not None:
-        text = i18n.t("match_over", language)
+        text = capital(i18n.t("match_over", language))
     else:
-        text = i18n.t("sheet_in_progress", language)
+        text = i18n.t("in_progress", language)
         if status.reason != "playing":  # a tie at time: another hand decides it
-            text += " · " + i18n.t(status.reason, language)
+            text += " · " + status_name(status.reason, language)
     return {"over": over, "text": text, "winners": list(status.winners) if over else []}
 
 
@@ -77,8 +78,8 @@ def _bid_text(hand: Hand, rules_bidding: str, language: str) -> str:
         return "–"
     if rules_bidding in ("grab", "call") and any(isinstance(e, Bid) for e in hand.events):
         grabs = sum(1 for e in hand.events if isinstance(e, Bid) and e.action == "grab")
-        return i18n.t("sheet_grabs", language, n=grabs) if grabs else i18n.t("sheet_called", language)
-    return i18n.t("sheet_bid_points", language, n=hand.base)
+        return i18n.t("sheet_grabs", language, n=grabs) if grabs else i18n.t("called", language)
+    return i18n.t("bid_points", language, n=hand.base)
 
 
 def _doubles(hand: Hand, state: TableState, language: str) -> list[tuple[str, int]]:
@@ -94,7 +95,7 @@ def _doubles(hand: Hand, state: TableState, language: str) -> list[tuple[str, in
             word = i18n.t(cause, language)
         else:  # a doubling play: a bomb or a rocket (four players: big bombs, the four jokers)
             play = next(doubling, None)
-            word = i18n.t("sheet_rocket" if cause == "rocket" else "sheet_bomb", language)
+            word = type_name("rocket" if cause == "rocket" else "bomb", language)
             if play is not None and play.seat < len(players):
                 word = f"{players[play.seat]} {word}"
         if state.info.rules.scoring != "fixed" or cause == "open_hand":
@@ -106,27 +107,27 @@ def _ending(hand: Hand, row: Settlement | None, players: tuple[str, ...], langua
     """How the hand ended: played out, a concession, an escape, abandoned, a redeal; and who won."""
     t = lambda key, **kw: i18n.t(key, language, **kw)  # noqa: E731
     if row is None:
-        return t("sheet_in_progress")
+        return t("in_progress")
     if row.outcome == "redeal_penalty":
-        return t("redeal_penalty")
+        return outcome_name(row.outcome, language)
     if hand.redeal:
         return t("sheet_redeal")
     if hand.abandoned:
-        return t("sheet_abandoned")
+        return outcome_name("abandoned", language, brief=True)
     if hand.escaped is not None:
         return t("sheet_escaped", name=players[hand.escaped])
     how = t("sheet_conceded", name=players[hand.conceded]) if hand.conceded is not None else t("sheet_out")
-    return f"{how} · {t(row.outcome)}" if row.outcome in ("landlord_won", "farmers_won") else how
+    return f"{how} · {outcome_name(row.outcome, language)}" if row.outcome in ("landlord_won", "farmers_won") else how
 
 
 def _penalty_row(penalty: Any, n: int, players: tuple[str, ...], language: str,
                  hand_no: int | None = None) -> dict[str, Any]:
     points = [-penalty.points if s == penalty.seat else 0 for s in range(n)]
-    words = [i18n.t("sheet_penalty", language), players[penalty.seat]]
+    words = [capital(i18n.t("penalty", language)), players[penalty.seat]]
     if penalty.reason:
         words.append(penalty.reason)
     if penalty.disqualify:
-        words.append(i18n.t("disqualify", language))
+        words.append(capital(i18n.t("disqualify", language)))
     if hand_no is not None:
         words.append(i18n.t("sheet_penalty_in", language, n=hand_no))
     return {"kind": "penalty", "text": " · ".join(words), "points": points, "seat": penalty.seat}
@@ -210,24 +211,24 @@ def describe(event: Event, players: tuple[str, ...], language: str) -> dict[str,
     if isinstance(event, Deal):
         text = t("new_hand")
     elif isinstance(event, Bid):
-        said = {"pass": t("bid_pass"), "call": t("call"), "grab": t("grab")}.get(event.action, f"{event.value}")
-        text = f"{who}: {t('bid')} {said}" if event.action == "bid" else f"{who}: {said}"
+        said = {"pass": capital(t("no_bid")), "call": capital(t("call")), "grab": t("grab")}.get(event.action, f"{event.value}")
+        text = f"{who}: {capital(t('bid'))} {said}" if event.action == "bid" else f"{who}: {said}"
     elif isinstance(event, Landlord):
-        text = f"{t('landlord')}: {who} ({t('base')} {event.base})"
+        text = f"{capital(t('landlord'))}: {who} ({capital(t('base'))} {event.base})"
     elif isinstance(event, Kitty):
-        text, cards = t("kitty"), [card_parts(c) for c in event.cards]
+        text, cards = capital(t("kitty")), [card_parts(c) for c in event.cards]
     elif isinstance(event, Play):
         text, cards = who, [card_parts(c) for c in event.cards]
     elif isinstance(event, Pass):
         text = f"{who}: {t('pass')}"
     elif isinstance(event, Concede | Escape):
-        text = f"{who}: {t('concede') if isinstance(event, Concede) else t('escape')}"
+        text = f"{who}: {i18n.kind_word(event.kind, language)}"
     elif isinstance(event, End):
-        text = t("end_hand_abandoned") if event.abandoned else event.kind
+        text = capital(t("abandon")) if event.abandoned else i18n.kind_word(event.kind, language)
     elif isinstance(event, Correction):
-        text = f"{t('correct')}: {event.action}"
+        text = f"{capital(t('correct'))}: {event.action}"
     else:
-        text = f"{who} {event.kind}".strip()
+        text = f"{who} {i18n.kind_word(event.kind, language)}".strip()
     return {"text": text, "cards": cards, "kind": event.kind}
 
 

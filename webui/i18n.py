@@ -1,55 +1,46 @@
-"""The site's words in Chinese (the default: club players read it first) and English.
+"""The table site's own words in Chinese (the default: club players read it first) and English.
 
-A visitor's language comes from ``?lang=zh|en`` (remembered in a cookie), else the cookie,
-else Chinese. Game terms follow docs/rules.md: 地主 landlord, 农民 farmer, 倍数 multiplier.
+This table holds the words of the site's pages alone; a game word (a card, a play's type, an
+event, an outcome, a status: :mod:`engine.words`) and a word both sites use (:mod:`webkit.words`)
+are looked up under it, so ``t`` finds them all. The visitor's language: :mod:`webkit.lang`.
 
->>> t("landlord", "en"), t("landlord", "zh")
-('Landlord', '地主')
->>> t("hand_no", "zh", n=3)
-'第 3 局'
+>>> t("hand_no", "zh", n=3), capital(t("landlord", "en")), t("referee", "en")
+('第 3 局', 'Landlord', 'Referee')
 """
 
 from __future__ import annotations
 
-from engine.combination import type_name as combination_type_name
-from engine.words import DEFAULT_LANG, LANGS, Words, choose_lang, normal_lang, other_lang, switch_url  # noqa: F401
+from engine.words import LANGS, Words, capital, cause_name, type_name  # noqa: F401  (the pages name these from here)
 from tracker import alerts
+from webkit.words import KIT
 
 _ZH: dict[str, str] = {
-    "site": "斗地主裁判台", "live": "实况", "referee": "裁判", "history": "记录", "other_lang": "English",
-    "landlord": "地主", "farmer": "农民", "bidding": "叫地主中", "preset": "规则", "base": "底分",
-    "multiplier": "倍数", "hand_no": "第 {n} 局", "no_hand": "等待发牌", "clock": "比赛时间",
-    "left": "剩余", "cards": "张", "turn": "出牌", "pass": "不出", "waiting": "等待",
-    "this_hand": "本局得分", "totals": "总分", "chips": "筹码", "points": "分", "alerts": "裁判提示", "handled": "裁判已处理",
+    "site": "斗地主裁判台", "live": "实况", "referee": "裁判", "history": "记录",
+    "cards": "张", "waiting": "等待",
+    "this_hand": "本局得分", "match_totals": "总分", "points": "分", "alerts": "裁判提示", "handled": "裁判已处理",
     "no_alerts": "暂无提示", "chart": "比分走势", "no_chart": "打完一局后显示走势", "camera": "摄像头",
     "camera_off": "摄像头画面未开启", "show_camera": "显示画面", "hide_camera": "隐藏画面",
     "connected": "已连接", "reconnecting": "正在重连…", "no_match": "还没有比赛。请裁判在裁判页开始一场比赛。",
-    "finished_hands": "已完成 {n} 局", "status": "状态", "winner": "胜者", "trick_lead": "首出",
-    "landlord_won": "地主胜", "farmers_won": "农民胜", "escape": "有人逃跑", "redeal": "无人叫牌，重新发牌",
-    "abandoned": "本局作废", "unfinished": "未打完", "redeal_penalty": "连续三次重新发牌（罚分）",
-    "playing": "进行中", "time": "时间到", "target": "达到目标分", "bust": "筹码输光", "tie_break": "同分加赛",
-    "round": "本轮结束", "rounds_won": "赢得多数轮次", "dissolved": "解散", "match_over": "比赛结束",
-    "spring": "春天", "anti_spring": "反春", "grab": "抢地主", "open_hand": "明牌",
-    "seat_n": "{n} 号位", "announce": "报牌", "kitty": "底牌",
+    "finished_hands": "已完成 {n} 局", "trick_lead": "首出",
     # referee
-    "pin": "裁判密码", "login": "登录", "logout": "退出", "bad_pin": "密码不对", "too_many": "尝试太多次，请 {s} 秒后再试",
+    "pin": "裁判密码",
     "pin_locked": "这个地址输错密码太多次，请 {s} 秒后再试",
-    "start_match": "开始比赛", "players": "玩家（按座位顺序）", "match_name": "比赛名称", "scoring": "计分方式",
+    "start_match": "开始比赛", "players_in_order": "玩家（按座位顺序）", "match_name": "比赛名称", "scoring": "计分方式",
     "time_limit": "时间限制（分钟，0 为不限）", "chips_start": "起始筹码", "chips_base": "每局筹码底数",
     "player_double": "允许加倍（地主定后、出牌前每人可加倍一次，每次 ×2；五人斗地主总是允许）",
-    "new_hand": "发新一局", "bids": "叫分", "bid": "叫分", "bid_n": "叫{n}分", "bid_pass": "不叫", "call": "叫地主", "set_landlord": "指定地主",
-    "seat": "座位", "value": "分数", "mark_pass": "记为不出", "enter_play": "记录出牌", "correct": "更正",
-    "undo": "撤销上一步", "penalty": "罚分", "reason": "原因", "concede": "认输", "end_match": "结束比赛",
-    "end_hand_abandoned": "本局作废", "judge": "规则裁定", "judge_cards": "要判定的牌（或：牌 > 要管的牌）", "judge_after": "要管的牌（空=当前牌面）",
-    "judge_go": "判定", "not_combo": "不成牌型", "beats": "能管上", "not_beats": "管不上",
+    "new_hand": "发新一局", "set_landlord": "指定地主",
+    "value": "分数", "mark_pass": "记为不出", "enter_play": "记录出牌",
+    "reason": "原因", "end_match": "结束比赛",
+    "judge": "规则裁定", "judge_cards": "要判定的牌（或：牌 > 要管的牌）", "judge_after": "要管的牌（空=当前牌面）",
+    "judge_go": "判定",
     "plays_this_hand": "本局出牌", "done": "已记录", "refused": "未记录", "current_match": "当前比赛",
-    "disqualify": "取消资格", "dropped_card": "掉牌", "kitty_cards": "底牌（可选）", "apply": "记录",
+    "dropped_card": "掉牌", "kitty_cards": "底牌（可选）", "apply": "记录",
     "referee_only": "裁判操作（每一步都会记入事件）", "confirm": "确定吗？",
     "events_this_hand": "本局过程（可更正、删除；多处错误请从最后一步改起）", "delete": "删除", "insert": "补记",
     "to_pass": "改为不出", "to_play": "改为出牌", "was_a_play": "其实出了：牌",
-    "insert_at": "插在", "at_end": "最后", "auto_seat": "轮到的人", "play": "出牌",
-    "open_hand_button": "{name} 明牌 ×{n}", "announce_button": "报牌（剩 {n} 张或更少）", "escape_button": "逃跑",
-    "end": "结束本局", "announced": "已报牌", "record_as": "改正后记录", "missed_cards": "漏读的牌",
+    "insert_at": "插在", "at_end": "最后", "auto_seat": "轮到的人",
+    "open_hand_button": "{name} 明牌 ×{n}", "announce_button": "报牌（剩 {n} 张或更少）",
+    "announced": "已报牌", "record_as": "改正后记录", "missed_cards": "漏读的牌",
     "join": "手机扫码看比分", "join_big": "放大二维码",
     "join_local": "这个地址只有本机能打开。要让手机加入，请用 --host 0.0.0.0 启动（同一 Wi-Fi）。",
     # the camera's state (live and referee pages)
@@ -63,11 +54,11 @@ _ZH: dict[str, str] = {
     "club_unreachable_never": "未连接（还没有连上过）", "club_refused": "服务器拒绝：{error}",
     "club_last_ok": "上次同步 {since}",
     # history
-    "matches": "比赛", "hands": "局", "started": "开始时间", "replay": "回放", "step": "第 {n} 步 / 共 {m} 步",
+    "matches": "比赛", "started": "开始时间", "replay": "回放", "step": "第 {n} 步 / 共 {m} 步",
     "prev": "上一步", "next": "下一步", "first": "开头", "last": "结尾", "download": "下载",
     "json_record": "JSON 记录", "csv_sheet": "CSV 记分表", "text_zh": "文字版（中文）", "text_en": "文字版（英文）",
-    "outcome": "结果", "no_matches": "还没有比赛记录", "back": "返回", "events": "事件",
-    # the words a referee reads after an action (webui.referee flashes ``done_<action>``)
+    "no_matches": "还没有比赛记录", "back": "返回", "events": "事件",
+    # the words a referee reads after an action (webui.referee_page flashes ``done_<action>``)
     "done_start_match": "已开始新比赛 #{n}", "done_end_match": "比赛已结束", "done_penalty": "已记录罚分",
     "done_new_hand": "已发新一局", "done_bid": "已记录叫分", "done_landlord": "已指定地主", "done_kitty": "已记录底牌",
     "done_play": "已记录出牌", "done_pass": "已记录不出", "done_correct": "已更正", "done_insert": "已补记",
@@ -75,32 +66,23 @@ _ZH: dict[str, str] = {
     "done_concede": "已记录认输", "done_escape": "已记录逃跑", "done_abandon": "本局已作废",
     "undo_what": "撤销：{what}", "corrected": "已更正", "new_match_running": "比赛还在进行：开始新比赛会另起一场",
     "new_match_confirm": "比赛还在进行：开始新比赛会另起一场。确定吗？",
-    # rules presets and scoring formats (engine.rules)
-    "preset_classic": "经典三人斗地主", "preset_qq": "QQ 比赛规则（只有赢家得分，先到 20 分）",
-    "preset_chips": "筹码赛（每人 20，底 2）", "preset_fixed": "定分赛（+3/−1，明牌 ×2）",
-    "preset_grab": "叫地主抢地主", "preset_four": "四人斗地主（两副牌）", "preset_two": "二人斗地主",
-    "preset_five": "五人斗地主（明暗地主，两副牌）", "preset_dizhu": "斗帝主（三人两副牌）",
-    "scoring_points": "积分", "scoring_qq": "QQ 赛制（只有赢家得分）", "scoring_chips": "筹码",
-    "scoring_fixed": "定分", "scoring_default": "按规则",
-    # jokers as a card face shows them
-    "joker_BJ": "小王", "joker_RJ": "大王",
     # keypad (referee page)
     "kp_title": "按键输入", "kp_hint": "点牌面输入出牌；花色可不填", "kp_suits": "花色", "kp_back": "退格",
     "kp_clear": "清除", "kp_open": "按键", "kp_suit_first": "先点一个牌面，再点花色", "kp_cards_n": "{n} 张",
     "kp_checking": "判断牌型…", "kp_no_type": "（无法判断牌型）", "seat_option": "{n} · {name}",
     "ev_play": "{name} 出 {cards}", "ev_pass": "{name} 不出", "ev_landlord": "{name} 当地主（底分 {n}）",
     "ev_kitty": "底牌 {cards}", "ev_open_hand": "{name} 明牌", "ev_announce": "{name} 报牌",
-    "ev_escape": "{name} 逃跑", "ev_concede": "{name} 认输", "ev_end": "结束本局",
+    "ev_escape": "{name} 逃跑", "ev_concede": "{name} 认输",
     "fix_conflicts": "与之后 {event} 冲突（{cause}）", "fix_fails": "更正后的 {event} 不成立（{cause}）",
     # score sheet and history
-    "sheet_title": "斗地主记分表", "print_sheet": "打印记分表", "print": "打印", "sheet_date": "日期",
-    "sheet_table": "比赛（桌）", "sheet_seats": "座位", "sheet_hand": "局", "sheet_bid": "叫分",
-    "sheet_doubled": "加倍", "sheet_ending": "结局", "sheet_bid_points": "{n}分", "sheet_grabs": "抢地主 {n} 次",
-    "sheet_called": "叫地主", "sheet_bomb": "炸弹", "sheet_rocket": "王炸", "sheet_out": "打完",
-    "sheet_conceded": "{name}认输", "sheet_escaped": "{name}逃跑", "sheet_abandoned": "作废",
-    "sheet_redeal": "流局（无人叫，重新发牌）", "sheet_in_progress": "进行中", "sheet_penalty": "罚分",
-    "sheet_penalty_in": "第 {n} 局中", "sheet_start": "起始筹码", "sheet_totals": "合计",
-    "sheet_signature": "裁判签名", "sheet_signed_on": "日期", "sheet_no_hands": "还没有打过的局",
+    "sheet_title": "斗地主记分表", "print_sheet": "打印记分表", "print": "打印",
+    "sheet_table": "比赛（桌）",
+    "sheet_ending": "结局", "sheet_grabs": "抢地主 {n} 次",
+    "sheet_out": "打完",
+    "sheet_conceded": "{name}认输", "sheet_escaped": "{name}逃跑",
+    "sheet_redeal": "流局（无人叫，重新发牌）",
+    "sheet_penalty_in": "第 {n} 局中", "sheet_start": "起始筹码",
+    "sheet_signature": "裁判签名", "sheet_no_hands": "还没有打过的局",
     "sheet_match_n": "第 {n} 场比赛", "sheet_winner_none": "无",
     # deck enrollment (referee page)
     "deck_title": "录入牌组", "deck_link": "录入本俱乐部的牌组",
@@ -127,7 +109,6 @@ _ZH: dict[str, str] = {
     "deck_saved": "已保存牌组 {name}，本机现在就用它识别。",
     "deck_permanent": "要以后一直用它：在 config.toml 里写", "deck_or_run": "或者这样启动：",
     "deck_file": "文件", "deck_clear_mat": "请把桌垫上的牌收走，裁判已继续。", "deck_again": "再录一副",
-    "deck_refused": "未完成",
     "deck_save_train": "保存并训练识别模型", "deck_train_again": "再训练一次",
     "deck_training_will": "保存时用这些牌训练本牌组自己的识别模型，大约一到几分钟；训练期间暂停裁判。",
     "deck_training": "正在训练本牌组的识别模型", "deck_training_line": "正在训练本牌组的识别模型 {percent}% · {doing}",
@@ -145,67 +126,53 @@ _ZH: dict[str, str] = {
     "deck_photos_switch": "回到本页，在「换一副牌」里选「{name}」，点「改用这副」。",
     "deck_enroll_this": "录入这副牌",
     # live page: stakes, trick, bids
-    "short_classic": "经典", "short_qq": "QQ 比赛", "short_chips": "筹码赛", "short_fixed": "定分赛",
-    "short_grab": "抢地主", "short_four": "四人", "short_two": "二人", "short_five": "五人", "short_dizhu": "斗帝主",
-    "hidden_landlord": "暗地主", "marker": "明牌", "ev_marker": "明牌 {cards}，{name} 为明地主",
+    "ev_marker": "明牌 {cards}，{name} 为明地主",
     "ev_reveal": "{name} 亮出身份（暗地主）", "ev_double": "{name} 加倍", "ev_kitty_pick": "{name} 取底牌 {cards}",
-    "reveal": "亮出身份", "double": "加倍", "hidden_unknown": "暗地主未明，暂不结算",
     "stakes": "本局输赢", "stake_landlord": "地主赢 {win} / 输 {loss}", "stake_farmer": "农民各赢 {win} / 输 {loss}",
     "to_beat": "要管：{who}的{play}", "lead_of": "轮到 {who} 首出", "turn_of": "轮到 {who} 出牌",
-    "bid_turn_of": "轮到 {who} 叫分", "said_bid": "叫{n}分", "said_pass": "不叫", "said_pass_grab": "不抢", "said_call": "叫地主",
-    "said_grab": "抢地主", "penalty_of": "罚分：{who} {points}", "penalty_dq": "取消资格",
+    "bid_turn_of": "轮到 {who} 叫分",
+    "penalty_of": "罚分：{who} {points}",
     "conceded_by": "{who} 认输", "escaped_by": "{who} 逃跑", "hand_void": "未打完 · 作废",
     "ended_by_referee": "裁判结束了比赛",
     "ph_single": "单张 {r}", "ph_pair": "对 {r}", "ph_trio": "三张 {r}", "ph_trio_single": "三个 {r} 带一",
-    "ph_trio_pair": "三个 {r} 带一对", "ph_bomb": "{r} 炸弹", "ph_bomb_n": "{n} 个 {r} 的炸弹", "ph_rocket": "王炸",
+    "ph_trio_pair": "三个 {r} 带一对", "ph_bomb": "{r} 炸弹", "ph_bomb_n": "{n} 个 {r} 的炸弹",
     "ph_four_two_single": "四个 {r} 带二", "ph_four_two_pair": "四个 {r} 带两对", "ph_straight": "顺子 {r}–{h}",
     "ph_pair_straight": "连对 {r}–{h}", "ph_airplane": "飞机 {r}–{h}", "ph_airplane_single": "飞机带单 {r}–{h}",
-    "ph_airplane_pair": "飞机带对 {r}–{h}", "rank_BJ": "小王", "rank_RJ": "大王",
+    "ph_airplane_pair": "飞机带对 {r}–{h}",
     # after the hand: cards shown (亮牌) and the deck audit
-    "shown": "亮牌", "ev_shown": "{name} 亮牌", "done_shown": "已记录亮牌", "shown_cards": "亮牌（剩余的牌）",
+    "ev_shown": "{name} 亮牌", "done_shown": "已记录亮牌", "shown_cards": "亮牌（剩余的牌）",
     "show_hands": "请输家把剩余的牌正面朝上摆在自己区域",
 }
-
 _EN: dict[str, str] = {
-    "site": "Dou Dizhu table", "live": "Live", "referee": "Referee", "history": "History", "other_lang": "中文",
-    "landlord": "Landlord", "farmer": "Farmer", "bidding": "Bidding", "preset": "Rules", "base": "Base",
-    "multiplier": "Multiplier", "hand_no": "Hand {n}", "no_hand": "Waiting for the deal", "clock": "Match clock",
-    "left": "left", "cards": "cards", "turn": "to play", "pass": "pass", "waiting": "waiting",
-    "this_hand": "This hand", "totals": "Match", "chips": "Chips", "points": "pts", "alerts": "Referee alerts", "handled": "handled by the referee",
+    "site": "Dou Dizhu table", "live": "Live", "referee": "Referee", "history": "History",
+    "cards": "cards", "waiting": "waiting",
+    "this_hand": "This hand", "match_totals": "Match", "points": "pts", "alerts": "Referee alerts", "handled": "handled by the referee",
     "no_alerts": "No alerts", "chart": "Score progression", "no_chart": "The chart starts after the first hand",
     "camera": "Camera", "camera_off": "The camera view is off", "show_camera": "Show camera",
     "hide_camera": "Hide camera", "connected": "live", "reconnecting": "reconnecting…",
     "no_match": "No match yet. The referee starts one on the referee page.", "finished_hands": "{n} hands played",
-    "status": "Status", "winner": "Winner", "trick_lead": "leads",
-    "landlord_won": "landlord wins", "farmers_won": "farmers win", "escape": "a player escaped",
-    "redeal": "nobody bid: redeal", "abandoned": "hand abandoned", "unfinished": "not finished",
-    "redeal_penalty": "third redeal in a row (penalty)", "playing": "playing", "time": "time is up",
-    "target": "target reached", "bust": "a player ran out of chips", "tie_break": "tie: play another hand",
-    "round": "round won", "rounds_won": "most rounds won", "dissolved": "game dissolved", "match_over": "Match over",
-    "spring": "spring", "anti_spring": "anti-spring", "grab": "grab", "open_hand": "open hand",
-    "seat_n": "seat {n}", "announce": "announces", "kitty": "Kitty",
-    "pin": "Referee PIN", "login": "Log in", "logout": "Log out", "bad_pin": "Wrong PIN",
-    "too_many": "Too many attempts; try again in {s} s",
+    "trick_lead": "leads",
+    "pin": "Referee PIN",
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
-    "players": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
+    "players_in_order": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
     "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
     "player_double": "Players may double (加倍): once each, after the landlord is known and before the first play, "
                      "x2 each (always on for five players)",
-    "new_hand": "Deal a new hand", "bids": "Bids", "bid": "Bid", "bid_n": "Bid {n}", "bid_pass": "No bid", "call": "Call",
-    "set_landlord": "Set landlord", "seat": "Seat", "value": "Value", "mark_pass": "Mark a pass",
-    "enter_play": "Enter a play", "correct": "Correct", "undo": "Undo last event", "penalty": "Penalty",
-    "reason": "Reason", "concede": "Concede", "end_match": "End match", "end_hand_abandoned": "Abandon hand",
+    "new_hand": "Deal a new hand",
+    "set_landlord": "Set landlord", "value": "Value", "mark_pass": "Mark a pass",
+    "enter_play": "Enter a play",
+    "reason": "Reason", "end_match": "End match",
     "judge": "Rules check", "judge_cards": "Cards to judge (or: cards > to beat)", "judge_after": "To beat (empty = the table)",
-    "judge_go": "Judge", "not_combo": "not a combination", "beats": "beats", "not_beats": "does not beat",
+    "judge_go": "Judge",
     "plays_this_hand": "Plays this hand", "done": "Recorded", "refused": "Not recorded",
-    "current_match": "Current match", "disqualify": "Disqualify", "dropped_card": "dropped card",
+    "current_match": "Current match", "dropped_card": "dropped card",
     "kitty_cards": "Kitty cards (optional)", "apply": "Record", "referee_only": "Referee actions (each one is an event)",
     "confirm": "Are you sure?",
     "events_this_hand": "This hand (correct or delete; several mistakes: fix the last one first)", "delete": "Delete", "insert": "Insert",
     "to_pass": "Was a pass", "to_play": "Was a play", "was_a_play": "cards actually played",
-    "insert_at": "Insert at", "at_end": "the end", "auto_seat": "seat to play", "play": "play",
+    "insert_at": "Insert at", "at_end": "the end", "auto_seat": "seat to play",
     "open_hand_button": "{name} opens the hand ×{n}", "announce_button": "Announce ({n} cards or fewer)",
-    "escape_button": "Escape", "end": "hand closed", "announced": "announced", "record_as": "Record as", "missed_cards": "the missed cards", "join": "Follow on your phone", "join_big": "Show the code full size",
+    "announced": "announced", "record_as": "Record as", "missed_cards": "the missed cards", "join": "Follow on your phone", "join_big": "Show the code full size",
     "join_local": "Only this machine can open this address. Start with --host 0.0.0.0 so phones on the "
                   "same Wi-Fi can join.",
     "cam_manual": "fed by hand (no camera)", "cam_feed": "fed by a program (no camera)", "cam_starting": "starting",
@@ -217,10 +184,10 @@ _EN: dict[str, str] = {
     "club_sending": "sending, {n} events waiting", "club_unreachable": "unreachable, {n} events waiting",
     "club_unreachable_never": "unreachable (not reached yet)", "club_refused": "refused by the server: {error}",
     "club_last_ok": "last in step at {since}",
-    "matches": "Matches", "hands": "hands", "started": "Started", "replay": "Replay", "step": "Step {n} of {m}",
+    "matches": "Matches", "started": "Started", "replay": "Replay", "step": "Step {n} of {m}",
     "prev": "Back", "next": "Next", "first": "Start", "last": "End", "download": "Download",
     "json_record": "JSON record", "csv_sheet": "CSV score sheet", "text_zh": "Text (Chinese)",
-    "text_en": "Text (English)", "outcome": "Outcome", "no_matches": "No matches recorded yet", "back": "Back",
+    "text_en": "Text (English)", "no_matches": "No matches recorded yet", "back": "Back",
     "events": "Events",
     "done_start_match": "Match #{n} started", "done_end_match": "Match ended", "done_penalty": "Penalty recorded",
     "done_new_hand": "New hand dealt", "done_bid": "Bid recorded", "done_landlord": "Landlord set",
@@ -231,30 +198,23 @@ _EN: dict[str, str] = {
     "undo_what": "Undo: {what}", "corrected": "corrected",
     "new_match_running": "A match is in progress: starting a new one opens another match",
     "new_match_confirm": "A match is in progress: starting a new one opens another match. Are you sure?",
-    "preset_classic": "Classic three-player game", "preset_qq": "QQ tournament: winners gain only, first to 20",
-    "preset_chips": "Chips: 20 each, base 2", "preset_fixed": "Fixed score +3/-1, open hand x2",
-    "preset_grab": "Call and grab", "preset_four": "Four players, two decks", "preset_two": "Two players",
-    "preset_five": "Five players, open and hidden landlord", "preset_dizhu": "Di Zhu, three players, two decks",
-    "scoring_points": "points", "scoring_qq": "QQ (winners gain only)", "scoring_chips": "chips",
-    "scoring_fixed": "fixed score", "scoring_default": "as the rules say",
-    "joker_BJ": "BJ", "joker_RJ": "RJ",
     # keypad (referee page)
     "kp_title": "Keypad", "kp_hint": "Tap the ranks to enter a play; suits are optional", "kp_suits": "Suits",
     "kp_back": "Back", "kp_clear": "Clear", "kp_open": "Keypad", "kp_suit_first": "Tap a rank first, then its suit",
     "kp_cards_n": "{n} cards", "kp_checking": "checking…", "kp_no_type": "(type unknown)", "seat_option": "{n} · {name}",
     "ev_play": "{name} plays {cards}", "ev_pass": "{name} passes", "ev_landlord": "{name} is landlord (base {n})",
     "ev_kitty": "kitty {cards}", "ev_open_hand": "{name} opens the hand", "ev_announce": "{name} announces",
-    "ev_escape": "{name} escapes", "ev_concede": "{name} concedes", "ev_end": "hand closed",
+    "ev_escape": "{name} escapes", "ev_concede": "{name} concedes",
     "fix_conflicts": "conflicts with the later {event} ({cause})", "fix_fails": "the corrected {event} is refused ({cause})",
     # score sheet and history
     "sheet_title": "Dou Dizhu score sheet", "print_sheet": "Print score sheet", "print": "Print",
-    "sheet_date": "Date", "sheet_table": "Match (table)", "sheet_seats": "Seats", "sheet_hand": "Hand",
-    "sheet_bid": "Bid", "sheet_doubled": "Doubled by", "sheet_ending": "Ending", "sheet_bid_points": "bid {n}",
-    "sheet_grabs": "grabbed {n}×", "sheet_called": "called", "sheet_bomb": "bomb", "sheet_rocket": "rocket",
+    "sheet_table": "Match (table)",
+    "sheet_ending": "Ending",
+    "sheet_grabs": "grabbed {n}×",
     "sheet_out": "played out", "sheet_conceded": "{name} conceded", "sheet_escaped": "{name} escaped",
-    "sheet_abandoned": "abandoned", "sheet_redeal": "redeal (nobody bid)", "sheet_in_progress": "in progress",
-    "sheet_penalty": "Penalty", "sheet_penalty_in": "during hand {n}", "sheet_start": "Starting chips",
-    "sheet_totals": "Totals", "sheet_signature": "Referee's signature", "sheet_signed_on": "Date",
+    "sheet_redeal": "redeal (nobody bid)",
+    "sheet_penalty_in": "during hand {n}", "sheet_start": "Starting chips",
+    "sheet_signature": "Referee's signature",
     "sheet_no_hands": "No hands played yet", "sheet_match_n": "Match {n}", "sheet_winner_none": "none",
     # deck enrollment (referee page)
     "deck_title": "Enroll the club's deck", "deck_link": "Enroll the club's own deck",
@@ -291,7 +251,7 @@ _EN: dict[str, str] = {
     "deck_saved": "Deck {name} saved: the box reads with it now.",
     "deck_permanent": "To keep using it, write in config.toml", "deck_or_run": "or start the box with",
     "deck_file": "File", "deck_clear_mat": "Clear the cards off the mat: refereeing goes on.",
-    "deck_again": "Enroll another deck", "deck_refused": "Not done",
+    "deck_again": "Enroll another deck",
     "deck_save_train": "Save and train the reader", "deck_train_again": "Train again",
     "deck_training_will": "Saving trains the deck's own reader on these cards: one to a few minutes, while "
                           "refereeing is paused.",
@@ -313,28 +273,23 @@ _EN: dict[str, str] = {
     "deck_photos_switch": "Back on this page, pick {name} under Switch decks and press Use this one.",
     "deck_enroll_this": "Enroll this deck",
     # live page: stakes, trick, bids
-    "short_classic": "classic", "short_qq": "QQ", "short_chips": "chips", "short_fixed": "fixed score",
-    "short_grab": "call & grab", "short_four": "four players", "short_two": "two players",
-    "short_five": "five players", "short_dizhu": "Di Zhu",
-    "hidden_landlord": "Hidden landlord", "marker": "Marker card", "ev_marker": "marker {cards}: {name} is the open landlord",
+    "ev_marker": "marker {cards}: {name} is the open landlord",
     "ev_reveal": "{name} reveals (hidden landlord)", "ev_double": "{name} doubles",
-    "ev_kitty_pick": "{name} takes {cards} from the kitty", "reveal": "revealed", "double": "doubled",
-    "hidden_unknown": "hidden landlord not known: not settled yet",
+    "ev_kitty_pick": "{name} takes {cards} from the kitty",
     "stakes": "At stake", "stake_landlord": "landlord wins {win} / loses {loss}",
     "stake_farmer": "each farmer wins {win} / loses {loss}",
     "to_beat": "to beat: {who}'s {play}", "lead_of": "{who} to lead", "turn_of": "{who} to play",
-    "bid_turn_of": "{who} to bid", "said_bid": "bids {n}", "said_pass": "no bid", "said_pass_grab": "no grab", "said_call": "calls",
-    "said_grab": "grabs", "penalty_of": "penalty: {who} {points}", "penalty_dq": "disqualified",
+    "bid_turn_of": "{who} to bid",
+    "penalty_of": "penalty: {who} {points}",
     "conceded_by": "{who} conceded", "escaped_by": "{who} escaped", "hand_void": "not finished · void",
     "ended_by_referee": "ended by the referee",
     "ph_single": "single {r}", "ph_pair": "pair of {rs}", "ph_trio": "trio of {rs}", "ph_trio_single": "trio of {rs} + 1",
     "ph_trio_pair": "trio of {rs} + pair", "ph_bomb": "bomb of {rs}", "ph_bomb_n": "bomb of {n} {rs}",
-    "ph_rocket": "rocket", "ph_four_two_single": "four {rs} + two", "ph_four_two_pair": "four {rs} + two pairs",
+    "ph_four_two_single": "four {rs} + two", "ph_four_two_pair": "four {rs} + two pairs",
     "ph_straight": "straight {r}–{h}", "ph_pair_straight": "pair chain {r}–{h}", "ph_airplane": "airplane {r}–{h}",
     "ph_airplane_single": "airplane {r}–{h} + singles", "ph_airplane_pair": "airplane {r}–{h} + pairs",
-    "rank_BJ": "small joker", "rank_RJ": "big joker",
     # after the hand: cards shown (亮牌) and the deck audit
-    "shown": "cards shown", "ev_shown": "{name} shows cards", "done_shown": "Cards shown recorded",
+    "ev_shown": "{name} shows cards", "done_shown": "Cards shown recorded",
     "shown_cards": "Cards shown (cards left)", "show_hands": "losers: lay your remaining cards face up in your zone",
 }
 
@@ -342,19 +297,32 @@ WORDS: dict[str, dict[str, str]] = {"zh": _ZH, "en": _EN}
 
 
 #: ``t(key, lang, **fmt)``: the word for ``key`` (an unknown key shows itself).
-t = Words(_ZH, _EN)
+t = Words(_ZH, _EN, under=KIT)
 
 
-def type_name(kind: str, lang: str) -> str:
-    """A combination type (``trio_single``) in the reader's language."""
-    return combination_type_name(kind, lang)
+#: An event a page names by its kind alone (a replay's step, a row of the referee's timeline): its
+#: word, and whether it reads as a heading (Marker card); another kind shows as it is named.
+KIND_WORDS: dict[str, tuple[str, bool]] = {
+    "announce": ("announce", False), "open_hand": ("open_hand", False), "shown": ("shown", False),
+    "reveal": ("revealed", False), "double": ("doubled", False), "marker": ("marker", True),
+    "penalty": ("penalty", True), "concede": ("concede", True), "escape": ("outcome_escape", False),
+    "end": ("hand_closed", False)}
 
 
-def cause_name(cause: str, lang: str) -> str:
-    """What doubled the multiplier: a combination type, grab, open hand, spring, anti-spring."""
-    if cause in ("grab", "open_hand", "spring", "anti_spring", "reveal", "double"):
-        return t(cause, lang)
-    return type_name(cause, lang)
+def kind_word(kind: str, lang: str) -> str:
+    """An event named by its kind (``open_hand``: 明牌 / open hand)."""
+    if kind not in KIND_WORDS:
+        return kind
+    key, heading = KIND_WORDS[kind]
+    word = t(key, lang)
+    return capital(word) if heading else word
+
+
+def status_word(reason: str, lang: str) -> str:
+    """Where the match stands: a match's status (:func:`engine.words.status_name`), or the site's
+    own reason (``ended_by_referee``)."""
+    key = f"status_{reason}"
+    return t(key if key in t else reason, lang)
 
 
 def alert_name(kind: str, lang: str) -> str:

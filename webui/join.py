@@ -7,7 +7,7 @@ every interface: :func:`box.lan.join_url`), else the host the visitor used. A lo
 (``127.0.0.1``, ``localhost``) reaches only the box itself, so the page says so instead of
 showing a code no phone can use.
 
-The QR code is an SVG drawn here by ``segno`` (pure Python); nothing is fetched from outside.
+The QR code is inline SVG (:func:`webkit.qr.qr_svg`, drawn by ``segno``); nothing is fetched from outside.
 
 >>> join_info("http://192.168.1.20:8000/")["local_only"]
 False
@@ -17,11 +17,11 @@ True
 
 from __future__ import annotations
 
-import functools
 import ipaddress
-import re
 from typing import Any
 from urllib.parse import urlsplit
+
+from webkit.qr import qr_svg
 
 MAX_URL = 300
 
@@ -45,24 +45,3 @@ def join_info(url: str) -> dict[str, Any]:
         raise ValueError(f"the join address must be an http(s) URL of at most {MAX_URL} characters, not {url!r}")
     local = is_local(parts.hostname)
     return {"url": url, "local_only": local, "svg": "" if local else qr_svg(url)}
-
-
-@functools.lru_cache(maxsize=16)
-def qr_svg(text: str, scale: int = 4) -> str:
-    """``text`` as a QR code (medium error correction): an SVG element sized in CSS pixels,
-    dark modules on a white quiet zone so phones read it on the dark page too."""
-    import io
-
-    import segno
-
-    code = segno.make_qr(text, error="m")
-    out = io.BytesIO()
-    code.save(out, kind="svg", scale=scale, border=4, xmldecl=False, svgns=True, dark="#000", light="#fff",
-              svgclass="qr", lineclass=None, title=None)
-    svg = out.getvalue().decode("ascii")
-    # Scales with its box: CSS sets the size, the viewBox keeps the modules square.
-    size = re.search(r'width="(\d+)" height="(\d+)"', svg)
-    if size:
-        w, h = size.groups()
-        svg = svg.replace(size.group(0), f'viewBox="0 0 {w} {h}" role="img"', 1)
-    return svg

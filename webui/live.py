@@ -15,6 +15,7 @@ from flask import (
     stream_with_context,
 )
 
+from engine.words import card_name, type_name
 from webui import i18n
 from webui.app import lang, site
 from webui.chart import score_chart
@@ -61,26 +62,29 @@ def signed(points: int) -> str:
 
 
 def _rank(rank: str, language: str, plural: bool = False) -> str:
-    if rank in ("BJ", "RJ"):
-        word = i18n.t(f"rank_{rank}", language)
-    else:
-        word = rank
+    word = card_name(rank, language)
     return word + "s" if plural and language == "en" else word
 
 
 def play_phrase(play: dict[str, Any], language: str) -> str:
     """A play to beat in words, by its reading: 对 5 / pair of 5s, 顺子 3–7 / straight 3–7."""
     kind, low = play["type"], play["low"]
+    if kind == "rocket":
+        return type_name(kind, language)
     key = "ph_bomb_n" if kind == "bomb" and play["size"] > 4 else f"ph_{kind}"
     return i18n.t(key, language, r=_rank(low, language), rs=_rank(low, language, plural=True),
                   h=_rank(play["high"], language), n=play["size"])
+
+
+#: A bid as said at the table, by its action (``pass_grab``: a pass once the landlord is called, 不抢).
+SAID = {"bid": "bids_n", "pass": "no_bid", "pass_grab": "no_grab", "call": "calls", "grab": "grabs"}
 
 
 def bid_phrase(bid: dict[str, Any], players: list[str], language: str, called: bool = False) -> str:
     """One bid as said at the table: 陈一 叫1分, 李四 不叫 (English: 陈一 bids 1, 李四 no bid);
     ``called``: someone has called the landlord (叫地主), so a pass declines to grab (不抢)."""
     action = "pass_grab" if called and bid["action"] == "pass" else bid["action"]
-    said = i18n.t(f"said_{action}", language, n=bid["value"])
+    said = i18n.t(SAID[action], language, n=bid["value"])
     return f"{players[bid['seat']]} {said}"
 
 
@@ -135,7 +139,7 @@ def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
     lines["bids"] = bids_line(hand.get("bids", []), players, language)
     for p in hand.get("penalties", []):
         text = _with_reason(t("penalty_of", who=players[p["seat"]], points=signed(-p["points"])), p["reason"], language)
-        lines["penalties"].append(text + (" · " + t("penalty_dq") if p["disqualify"] else ""))
+        lines["penalties"].append(text + (" · " + t("disqualified") if p["disqualify"] else ""))
     if hand.get("conceded") is not None:
         lines["ended_by"] = t("conceded_by", who=players[hand["conceded"]])
     elif hand.get("escaped") is not None:

@@ -29,15 +29,16 @@ import numpy as np
 import torch
 from torch import nn
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+from vision.cards import JOKERS, RANKS, SUITS
+from vision.files import IMAGE_SUFFIXES
 
 
 def conv(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
     return nn.Sequential(nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False), nn.BatchNorm2d(c_out), nn.SiLU())
 
 
-RANK_CLASSES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "BJ", "RJ", "none")
-SUIT_CLASSES = ("s", "h", "d", "c")
+RANK_CLASSES = (*RANKS, *JOKERS, "none")
+SUIT_CLASSES = SUITS
 
 
 def split_name(name: str) -> tuple[int, int]:

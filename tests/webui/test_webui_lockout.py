@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from tests.webui.webui_site import PIN
-from webui.auth import Attempts, client_key
+from webkit.lockout import Attempts, client_key
 
 
 class Clock:

@@ -29,11 +29,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from vision.files import IMAGE_SUFFIXES
 from vision.sources.base import BACKOFF_S, Frame, FrameSource, SourceError, SourceStatus
 from vision.sources.live import LatestFrame, Reconnecting
 from vision.sources.mjpeg import MjpegStreamSource
 from vision.sources.opencv import (
-    IMAGE_SUFFIXES,
     STREAM_PREFIXES,
     CallableSource,
     ImageFolderSource,

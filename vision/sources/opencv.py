@@ -10,9 +10,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.files import IMAGE_SUFFIXES
 from vision.sources.base import FrameSource, SourceError
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 STREAM_PREFIXES = ("rtsp://", "rtsps://", "http://", "https://", "tcp://", "udp://")
 #: A network stream that sends nothing for this long fails its read (and is reopened by
 #: ``Reconnecting``) instead of blocking for FFmpeg's own 30 s; opening one may take longer.

@@ -1,5 +1,6 @@
-"""Referee pages (``/referee``): log in with the PIN, then every control is a form that posts one
-action (:mod:`webui.actions`); the answer comes back as a message on the same page.
+"""The referee's pages (``/referee``, blueprint ``referee_page``): log in with the PIN, then every
+control is a form that posts one action to the :class:`~webui.actions.RefereeDesk`; the answer
+comes back as a message on the same page.
 
 A refused action shows the page again with what was entered still in its form (the cards, the
 seat), so the referee fixes the entry instead of making it again. Cards are entered by typing or
@@ -13,24 +14,18 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 from engine.events import Bid, Kitty, Landlord, Play, Shown
 from engine.rules import PRESETS, SCORING_FORMATS
 from tracker.alerts import judge_text
+from webkit.csrf import csrf_ok, csrf_token
+from webkit.lockout import wait_seconds
 from webui.actions import ACTIONS, ActionError, event_words
 from webui.api import judge_request
 from webui.app import lang, site
-from webui.auth import (
-    csrf_ok,
-    csrf_token,
-    is_referee,
-    locked_message,
-    referee_required,
-    try_pin,
-    wait_seconds,
-)
+from webui.auth import is_referee, locked_message, referee_required, try_pin
 from webui.i18n import t
 from webui.live import camera_now, view_for
 from webui.replication import club_now
 from webui.view import corrected_indexes
 
-bp = Blueprint("referee", __name__, url_prefix="/referee")
+bp = Blueprint("referee_page", __name__, url_prefix="/referee")
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -50,7 +45,7 @@ def login():
     session.permanent = True
     session["referee"] = True
     csrf_token()  # a fresh token for the logged-in session
-    return redirect(url_for("referee.panel"))
+    return redirect(url_for("referee_page.panel"))
 
 
 @bp.post("/logout")
@@ -146,12 +141,12 @@ def act(action: str):
     fields = request.form.to_dict()
     fields.pop("csrf", None)
     try:
-        result = site().referee.perform(action, fields)
+        result = site().desk.perform(action, fields)
     except ActionError as exc:
         # Shown on the panel itself with a 4xx, so a script or test sees the refusal too.
         return _panel(f"{t('refused', lang())}: {exc.text(lang())}", exc.status, {**fields, "action": action})
     flash(done_words(action, result, lang()), "ok")
-    return redirect(url_for("referee.panel")), 303
+    return redirect(url_for("referee_page.panel")), 303
 
 
 @bp.app_context_processor
