@@ -145,7 +145,9 @@ def conflict_words(hand: Hand, fix: Correction, violation: Violation, lang: str,
 
 # ---------------------------------------------------------------------- the actions
 class RefereeDesk:
-    """Performs actions on the store for one site. ``notify`` runs after every append."""
+    """The referee's actions from the pages, performed on the store for one site (``Site.desk``
+    holds it; the camera's own checks are ``tracker``'s ``CameraReferee``). ``notify`` runs after
+    every append."""
 
     def __init__(self, store: EventStore, tables: Tables, notify: Callable[[], None] = lambda: None) -> None:
         self.store = store
