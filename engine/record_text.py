@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import time
 from collections.abc import Iterable
@@ -31,6 +30,7 @@ from engine.events import (
     Play,
     Reveal,
     Shown,
+    retimed,
 )
 from engine.scoring import Settlement, settle
 from engine.showdown import deck_audit, starting_hands
@@ -229,8 +229,7 @@ def _correction_text(fix: Correction, events: list[Event], names: tuple[str, ...
                      lang: str) -> str:
     def said(event: Event | None) -> str:
         # The correction's own time leads the line; the event it names is shown without one.
-        return "" if event is None else _event_line(
-            dataclasses.replace(event, time=None), names, w, lang, "")  # type: ignore[call-arg]  # every kind has a time
+        return "" if event is None else _event_line(retimed(event, None), names, w, lang, "")
 
     def which(number: int | None, event: Event | None) -> str:
         if number is not None:
