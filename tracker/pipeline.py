@@ -373,7 +373,7 @@ class Pipeline:
         hand = state.hand
         under_way = hand is not None and not hand.finished
         key = (state.hand_number if under_way else state.hand_number + 1, token.name, seat)
-        to_act = hand.bidding.to_act if under_way and hand.bidding is not None else None  # type: ignore[union-attr]
+        to_act = hand.bidding.to_act if hand is not None and under_way and hand.bidding is not None else None
         if key in zone.read and to_act != seat:
             return []  # laid again in the same hand: picked up and put back, not a new bid
         zone.read.add(key)
@@ -541,10 +541,10 @@ class Pipeline:
                     continue
                 x, y = self.calibration.table_to_image([s.center])[0].astype(int)
                 cv2.putText(image, s.card, (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
-        plays = [r for r in self.last_records if getattr(r, "kind", "") == "play"]
+        plays = [r for r in self.last_records if isinstance(r, Play)]
         if plays:
             last = plays[-1]
-            text = f"seat {last.seat + 1}: " + " ".join(str(c) for c in last.cards)  # type: ignore[union-attr]
+            text = f"seat {last.seat + 1}: " + " ".join(str(c) for c in last.cards)
             cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 4)
             cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2)
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
