@@ -136,9 +136,9 @@ class Attempts:
 
 
 def _session_record(store: MutableMapping[str, Any]) -> Record | None:
-    raw = store.get("pin_fails")
+    raw: Any = store.get("pin_fails")  # what the session holds: any JSON value
     try:
-        fails, last, until = raw  # type: ignore[misc]
+        fails, last, until = raw
         return Record(int(fails), float(last), float(until))
     except (TypeError, ValueError):
         return None
