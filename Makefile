@@ -10,7 +10,7 @@ TRAIN := $(VENV)/.installed-train
 SYSDEPS := $(VENV)/.installed-system
 DEMODEPS := $(VENV)/.installed-demo-system
 
-.PHONY: demo test test-fast lint venv train-env system-deps bench-engine pi-check clean
+.PHONY: demo test test-fast lint typecheck venv train-env system-deps bench-engine pi-check clean
 
 $(DEV): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,7 +48,12 @@ demo: $(DEV) $(DEMODEPS)
 lint: $(DEV)
 	$(VENV)/bin/ruff check .
 
-test: $(TRAIN) $(SYSDEPS) lint
+# mypy as [tool.mypy] in pyproject.toml sets it: engine/ and vision/ strict, the rest at the
+# default level. The train extra's types (torch) are checked where it is installed (make test).
+typecheck: $(DEV)
+	$(VENV)/bin/mypy
+
+test: $(TRAIN) $(SYSDEPS) lint typecheck
 	$(VENV)/bin/pytest -q
 
 # The vision tests that need neither card art (apt) nor the train extra.
@@ -81,4 +86,4 @@ bench-engine:
 	$(BENCHVENV)/bin/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

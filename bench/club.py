@@ -35,6 +35,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,7 +120,8 @@ def build(tables: int, seconds: float, rate: float, every: float, sessions: list
     out = []
     for t in range(1, tables + 1):
         box = f"bench-box-{t:05d}"
-        stream, hand, seed = [], 0, t * 10_000
+        stream: list[tuple[int, dict[str, Any]]] = []
+        hand, seed = 0, t * 10_000
         while len(stream) < per_post * count:
             hand, seed = hand + 1, seed + 1
             stream += [(hand, e.to_dict()) for e in random_hand("chips", seed).log]
@@ -139,9 +141,16 @@ def build(tables: int, seconds: float, rate: float, every: float, sessions: list
     return out
 
 
+def _connect(url: str) -> http.client.HTTPConnection:
+    """A connection to the club server at ``url``."""
+    parts = urlsplit(url)
+    if parts.hostname is None:
+        raise ValueError(f"no host in {url!r}")
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+
+
 def register(url: str, tables: list[Table]) -> None:
-    host = urlsplit(url)
-    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    conn = _connect(url)
     for table in tables:
         body = json.dumps({"table": table.number, "box": f"bench-box-{table.number:05d}", "key": KEY})
         conn.request("POST", "/api/register", body, {"Content-Type": "application/json"})
@@ -179,8 +188,7 @@ def worker(url: str, mine: list[tuple[Post, str]], start: float, seconds: float,
            errors: list[str]) -> None:
     """Post this worker's batches at their due times on one keep-alive connection (a table's
     next batch only after the answer to its last, as the box's replicator does)."""
-    host = urlsplit(url)
-    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    conn = _connect(url)
     for post, token in mine:
         if post.due >= seconds:
             break
@@ -202,7 +210,7 @@ def worker(url: str, mine: list[tuple[Post, str]], start: float, seconds: float,
                 break
             except OSError as exc:
                 conn.close()
-                conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+                conn = _connect(url)
                 status, header = 0, None
                 errors.append(f"{type(exc).__name__}: {exc}")
         log.append(Sent(post.table, post.due, sent - start, time.monotonic() - start, status, post.events,
@@ -213,8 +221,7 @@ def worker(url: str, mine: list[tuple[Post, str]], start: float, seconds: float,
 def watch(url: str, start: float, due_of: dict[tuple[int, int], float], every: float, stop: threading.Event,
           seen: dict[int, int], latencies: list[float], trips: list[float]) -> None:
     """Poll the hall's data; each newly acknowledged event's latency from its due time."""
-    host = urlsplit(url)
-    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    conn = _connect(url)
     while not stop.is_set():
         asked = time.monotonic()
         try:
@@ -223,7 +230,7 @@ def watch(url: str, start: float, due_of: dict[tuple[int, int], float], every: f
             trips.append(time.monotonic() - asked)
         except (OSError, ValueError):
             conn.close()
-            conn = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+            conn = _connect(url)
             continue
         now = time.monotonic() - start
         for table, box in data["boxes"].items():

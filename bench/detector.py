@@ -65,6 +65,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -166,13 +167,23 @@ def report_decks(by_deck: dict[str, Tally], conf: float) -> dict[str, dict]:
     return out
 
 
-def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> dict:
+def _png(path: Path) -> np.ndarray:
+    """A reader crop the generator wrote."""
+    import cv2
+
+    image = cv2.imread(str(path))
+    if image is None:
+        raise OSError(f"cannot read {path}")
+    return image
+
+
+def report(name: str, split: str, tally: Tally, seconds: float, conf: float) -> dict[str, Any]:
     at = tally.at_threshold(conf)
     best = tally.best_f1()
     per_class = tally.recall_per_class(conf)
     rank_recall = _rank_recall(per_class, tally)
     worst = sorted(per_class.items(), key=lambda kv: kv[1])[:6]
-    result = {
+    result: dict[str, Any] = {
         "model": name, "split": split, "images": tally.n_images, "corners": tally.n_true,
         "finder_map50": round(tally.finder_ap(0.5), 4), "finder_map50_95": round(tally.finder_ap50_95(), 4),
         "card_map50": round(tally.card_map50(), 4),
@@ -431,8 +442,6 @@ def reader_crops(args) -> None:
     share of clubs read as spades (the commonest confusion)."""
     from collections import Counter, defaultdict
 
-    import cv2
-
     from vision.backends import load_backend
     from vision.boxes import to_blob
 
@@ -441,7 +450,9 @@ def reader_crops(args) -> None:
     for split in args.splits:
         decks = {}
         for row in load_truth(Path(args.data), split, None):
-            number = int(re.search(r"_(\d{6})\.", Path(row["image"]).name).group(1))
+            found = re.search(r"_(\d{6})\.", Path(row["image"]).name)
+            assert found is not None  # the generator names every image so
+            number = int(found.group(1))
             decks[number] = row["deck"][0] if len(row["deck"]) == 1 else "two decks"
         files = sorted((Path(args.data) / "reader" / split).glob("*/*.png"))
         if args.limit:
@@ -449,11 +460,11 @@ def reader_crops(args) -> None:
         tally: dict[str, Counter] = defaultdict(Counter)
         for start in range(0, len(files), 256):
             chunk = files[start:start + 256]
-            probs = reader(to_blob(np.stack([cv2.imread(str(f)) for f in chunk])))
+            probs = reader(to_blob(np.stack([_png(f) for f in chunk])))
             for path, p in zip(chunk, probs, strict=True):
                 true, top3 = path.parent.name, [names[k] for k in np.argsort(-p)[:3]]
-                number = re.search(r"_(\d{6})_", path.name)
-                for key in ("all", decks.get(int(number.group(1)), "?") if number else "?"):
+                scene = re.search(r"_(\d{6})_", path.name)
+                for key in ("all", decks.get(int(scene.group(1)), "?") if scene else "?"):
                     t = tally[key]
                     t["n"] += 1
                     t["top1"] += top3[0] == true
@@ -660,7 +671,7 @@ def profile(args) -> None:
         withp = CardDetector(args.finder, args.reader, threads=args.threads, profile=deck_profile)
         scene_rng = np.random.default_rng([args.seed + 1, d])
         tallies = {label: (Tally(), ReadTally()) for label in totals}
-        changed = Counter()
+        changed: Counter[str] = Counter()
         for _ in range(args.scenes):
             picture, truth_corners = render_scene(scene_rng, [deck], imgsz=args.imgsz, index_range=tuple(args.index_px))
             row = {"corners": truth_corners}

@@ -175,7 +175,7 @@ def to_douzero(cards) -> list[int]:
 def classification_inputs(n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     deck = full_deck(1)
-    texts = []
+    texts: list[str] = []
     while len(texts) < n:
         hand = rng.sample(deck, 20)
         plays = legal_plays(hand)

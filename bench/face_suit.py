@@ -110,10 +110,11 @@ def main_corners(card, dets: Detections) -> tuple[int, int]:
     centers = dets.centers[idx]
     d = np.linalg.norm(centers[:, None] - centers[None], axis=2)
     a, b = np.unravel_index(int(d.argmax()), d.shape)
-    ends = [[], []]
+    ends: list[list[int]] = [[], []]
     for k, i in enumerate(idx):
         ends[int(d[k, b] < d[k, a])].append(i)
-    return tuple(max(end, key=lambda i: dets.scores[i]) for end in ends)  # type: ignore[return-value]
+    first, second = (max(end, key=lambda i: dets.scores[i]) for end in ends)
+    return first, second
 
 
 def true_card(corners: tuple[int, ...], dets: Detections, truth: list[dict]) -> str | None:
@@ -137,6 +138,7 @@ def read_scene(detector: CardDetector, image: np.ndarray, truth: list[dict], tal
     def face(i: int, j: int) -> dict | None:
         key = (min(i, j), max(i, j))
         if key not in cache:
+            assert detector.face is not None  # the bench loads the pip classifier
             suit = detector.face.read(image, dets.boxes[i], dets.boxes[j])
             cache[key] = None if suit is None else suit.probs
         return cache[key]
@@ -152,7 +154,7 @@ def read_scene(detector: CardDetector, image: np.ndarray, truth: list[dict], tal
         shown = face(*main_corners(card, dets))
         for key in votes:
             read = joint[key][card.corners]
-            reads = {"index": card.card[-1], "face": max(shown, key=shown.get) if shown else None,
+            reads = {"index": card.card[-1], "face": max(shown, key=lambda s: shown[s]) if shown else None,
                      "joint": read.card[-1] if read.card not in ("BJ", "RJ") else None}
             tallies[key].add(true[-1], reads, read.face is not None)
 

@@ -270,6 +270,7 @@ class Fuzzer:
 
     def send(self, req: Request) -> Answer:
         if req.visitor in ("referee", "wrong_csrf"):
+            assert self.referee is not None  # logged in when the request was made
             client = self.referee
         elif req.url.startswith("/api/") and req.headers.get("X-Referee-PIN") == self.pin:
             client = self.script  # an address that never sends a wrong PIN, so no brake ever stops it

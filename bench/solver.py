@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.cards import rank_counts  # noqa: E402
+from engine.events import Deal  # noqa: E402
 from engine.solver import Position, Solver, brute_force, random_position  # noqa: E402
 from sim.bots import play_hand  # noqa: E402
 
@@ -43,10 +44,12 @@ def bot_positions(size: int, count: int, seed: int) -> list[Position]:
         if played.redeal:
             continue
         deal = played.events[0]
-        cards = [list(h) for h in deal.hands]  # type: ignore[attr-defined]
-        cards[played.landlord] += list(played.kitty)  # type: ignore[index,arg-type]
+        assert isinstance(deal, Deal) and deal.hands is not None  # the bots deal known hands
+        assert played.landlord is not None and played.kitty is not None
+        cards = [list(h) for h in deal.hands]
+        cards[played.landlord] += list(played.kitty)
         counts = tuple(tuple(rank_counts(h)) for h in cards)
-        found.append(Position(counts, played.landlord, played.landlord, rules=played.rules))  # type: ignore[arg-type]
+        found.append(Position(counts, played.landlord, played.landlord, rules=played.rules))
     return found
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.events import Event  # noqa: E402
 from sim.scripted import random_hand  # noqa: E402
 from tracker.store import EventStore  # noqa: E402
 
@@ -110,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.viewers - len(failed)} of {args.viewers} viewers connected"
               + (f"; failures: {failed[:3]}" if failed else ""))
 
-        events, hand_no, sent = [], 0, {}
+        events: list[tuple[int, Event]] = []
+        hand_no, sent = 0, {}
         while len(events) < args.events:
             hand_no += 1
             events.extend((hand_no, e) for e in random_hand("classic", hand_no).log)

@@ -49,6 +49,7 @@ from sim.compare import Comparison, compare_hands  # noqa: E402
 from sim.scripted import random_hand  # noqa: E402
 from tracker.detection import build_detector  # noqa: E402
 from tracker.match_record import hand_keys, match_record  # noqa: E402
+from tracker.records import Alert  # noqa: E402
 from tracker.session import TableSession  # noqa: E402
 from tracker.state import TableState  # noqa: E402
 from tracker.store import EventStore  # noqa: E402
@@ -177,7 +178,7 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     record = match_record(state, finished_only=False)
     if keep:  # what was read, for a look at the plays that differ (compare with truth.json)
         record["alerts"] = [{"hand": e.hand, "alert": e.event.alert, "seat": e.event.seat, "cards": e.event.cards,
-                             "time": e.event.time} for e in store.events(mid) if e.kind == "alert"]
+                             "time": e.event.time} for e in store.events(mid) if isinstance(e.event, Alert)]
         (folder / "read.json").write_text(json.dumps(record, ensure_ascii=False, indent=1))
     read = played(record["hands"])
     comparison = compare_hands(truth, read)
@@ -245,6 +246,7 @@ def bench_toy(hands: int, size: tuple[int, int], seed: int) -> dict:
                 state = session.referee.refresh()
                 number = state.hand_number + 1
                 store.append(mid, number, Deal(counts=(17, 17, 17)), source="referee")
+                assert hand.landlord is not None  # the bench plays hands that were bid
                 store.append(mid, number, Landlord(hand.landlord, hand.base), source="referee")
                 entered = True
             t0 = time.perf_counter()

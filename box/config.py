@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,7 +206,7 @@ class Config:
     def models(self) -> Path:
         if self.model_dir:
             return Path(self.model_dir)
-        from vision.detector import MODELS_DIR
+        from models import MODELS_DIR
 
         return MODELS_DIR
 
@@ -250,11 +251,11 @@ def _line_of(text: str, section: str, key: str | None = None) -> int | None:
 
 def parse_config(text: str, name: str = "config.toml", base: Path | None = None) -> Config:
     """Check TOML text against :data:`SCHEMA`; ``base`` anchors relative paths."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10: the optional backport, else a clear message
+    else:  # Python 3.10: the optional backport, else a clear message
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib
         except ImportError:
             raise ConfigError("reading config.toml needs Python 3.11 or newer (or `pip install tomli`)") from None
     try:
@@ -285,7 +286,7 @@ def parse_config(text: str, name: str = "config.toml", base: Path | None = None)
             if problem:
                 raise ConfigError(f"{at} = {_toml(value)}: {problem}")
             if spec.path and value and base is not None:
-                value = str((base / Path(value).expanduser()).resolve())
+                value = str((base / Path(str(value)).expanduser()).resolve())
             values[_FIELD[(section, key)]] = tuple(value) if isinstance(value, list) else value
     if isinstance(values.get("source"), int):
         values["source"] = str(values["source"])

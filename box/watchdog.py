@@ -110,4 +110,8 @@ def stop_on_sigterm(stop: Callable[[], Any]) -> Callable[[], None]:
         previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:
         return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, previous)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore

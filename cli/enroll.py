@@ -25,6 +25,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,13 +34,16 @@ from tracker.enroll import check_name
 from vision.cards import CARD_IDS, CARD_INDEX
 from vision.labels import LabelError, Samples, enrollment_samples
 
+if TYPE_CHECKING:
+    from vision.profile import DeckProfile
+
 
 @dataclass
 class Enrollment:
     """A fitted profile and, per card, how its crops as photographed read: crops, wrong by the
     reader alone, and of those right with the profile; and right by the reader, wrong with it."""
 
-    profile: object
+    profile: DeckProfile
     crops: Counter
     reader_wrong: Counter
     fixed: Counter

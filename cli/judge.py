@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import IO
+from collections.abc import Iterable
+from typing import IO, Any
 
 from engine.judge import judge
 from engine.rules import PRESETS, RuleSet, get_rules
@@ -40,16 +41,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.set_defaults(func=run_score)
 
 
-def _describe(verdict: dict[str, object]) -> str:
+def _describe(verdict: dict[str, Any]) -> str:
     lines = [f"{verdict['cards']}:"]
     readings = verdict["readings"]
     if verdict.get("reason") == "duplicate_card":
-        fields = {"cards": " ".join(verdict["duplicates"]), "decks": verdict.get("decks", 1)}  # type: ignore[arg-type]
+        fields = {"cards": " ".join(verdict["duplicates"]), "decks": verdict.get("decks", 1)}
         lines.append(f"  {judge_text('duplicate_card', 'zh', **fields)}")
         lines.append(f"  {judge_text('duplicate_card', 'en', **fields)}")
     elif not readings:
         lines.append(f"  {both('not_combo')}")
-    for r in readings:  # type: ignore[union-attr]
+    for r in readings:
         zh = type_name(r["type"], "zh")
         kick = f" + {r['kickers']}" if r["kickers"] else ""
         mark = ""
@@ -82,7 +83,7 @@ def _judge_line(line: str, number: int, default_rules: RuleSet) -> dict[str, obj
     return judge(query["cards"], after, rules)
 
 
-def _judge_batch(stream: IO[str] | IO[bytes], out: IO[str], default_rules: RuleSet) -> int:
+def _judge_batch(stream: Iterable[str | bytes], out: IO[str], default_rules: RuleSet) -> int:
     """One JSON answer per non-blank line, in order: a bad line gets an ``error`` answer and
     the batch goes on (exit status 1 at the end if any line was bad)."""
     bad = 0

@@ -43,7 +43,7 @@ def write_simulation(config: SimConfig, out: str | os.PathLike) -> dict[str, Any
     except OSError as exc:
         raise SimError(f"cannot write to {folder}: {exc.strerror or exc}") from None
     table = SimTable(config)
-    writer = cv2.VideoWriter(str(folder / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), config.fps, config.size)
+    writer = cv2.VideoWriter(str(folder / "video.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), config.fps, config.size)
     if not writer.isOpened():
         raise SimError(f"OpenCV cannot write an mp4v video to {folder}")
     try:

@@ -366,7 +366,7 @@ def _serve(store: Any, session: Any, args: argparse.Namespace, run_config: Confi
 # ---------------------------------------------------------------------- `run --config`
 #: run's option -> (Config field, built-in default when neither flag nor file sets it; a callable
 #: is called then, so the default store's folder is made only when it is used).
-RUN_OPTIONS: dict[str, tuple[str | None, Any]] = {
+RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "source": ("source", None), "calibration": ("calibration", None), "rules": ("preset", "classic"),
     "players": ("players", None), "db": ("db", lambda: str(default_db())), "host": ("host", "127.0.0.1"),
     "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),

@@ -79,7 +79,7 @@ def panel():
     playoff = None if state is None else playoff_due(state, c.live.results(now), now)
     notice = session.pop("notice", None)
     return render_template("club_director.html", state=state, hall=hall, notice=notice, csrf=csrf_token(),
-                           playoff=playoff, playoff_names=[state.name(p) for p in playoff.players] if playoff else [],
+                           playoff=playoff, playoff_names=[state.name(p) for p in playoff.players] if playoff and state is not None else [],
                            regs=c.storage.registrations(), key=current_app.config["CLUB_KEY"],
                            server=request.host_url.rstrip("/"))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from club.storage import BoxEvent, BoxMatch
@@ -129,7 +130,8 @@ def parse_match(table_no: int, box: str, data: Any, index: int) -> BoxMatch:
                     float(created))
 
 
-def parse_batch(table_no: int, data: Any, known_matches: set[int] = frozenset()) -> tuple[list[BoxEvent], list[BoxMatch]]:
+def parse_batch(table_no: int, data: Any, known_matches: AbstractSet[int] = frozenset()) -> tuple[
+        list[BoxEvent], list[BoxMatch]]:
     """The events and matches of a posted batch, or :class:`BatchError`. ``known_matches``: the
     box's matches the server already holds (a batch need not repeat them)."""
     if not isinstance(data, dict):

@@ -157,7 +157,7 @@ class Live:
         self.refresh(wait=self._change is None)  # a box's post never waits behind another's fold
         state = self._state
         session = state.current if state is not None else None
-        if session is None or table_no not in session.seating:
+        if state is None or session is None or table_no not in session.seating:
             return None
         return {"session": session.key, "players": [state.name(p) for p in session.seating[table_no]],
                 "preset": session.stage.rules_dict(), "started": session.clock.start,

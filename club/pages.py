@@ -36,7 +36,7 @@ def player(code: str):
     live = club().live
     state = live.state
     found = None if state is None else next((p for p in state.players.values() if p.code == code), None)
-    if found is None:
+    if state is None or found is None:
         abort(404, "no such player")
     now = time.time()
     res = live.results(now)
@@ -136,6 +136,7 @@ def export_csv():
 def export_sheet():
     data = event_data()
     state = club().live.state
+    assert state is not None  # event_data() answered 404 without an event
     stages = [(stage, data["standings"].get(stage.key, [])) for stage in state.format.stages]
     return render_template("club_sheet.html", data=data, stages=stages, printed=time.strftime("%Y-%m-%d"))
 

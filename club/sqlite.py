@@ -46,13 +46,14 @@ class SqliteStorage(Storage):
             with self._tx() as run:
                 yield run
             return
+        reader = self._reader
         with self._read_lock:
             # WAL: a read transaction sees every commit made before it began, and waits for none.
-            self._reader.execute("BEGIN")
+            reader.execute("BEGIN")
             try:
-                yield lambda sql, args=(): self._reader.execute(sql, args)
+                yield lambda sql, args=(): reader.execute(sql, args)
             finally:
-                self._reader.execute("COMMIT")
+                reader.execute("COMMIT")
 
     @contextmanager
     def _tx(self) -> Iterator[Callable]:

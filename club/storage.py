@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,19 @@ class BoxEvent:
     kind: str
     source: str
     payload: dict[str, Any]
+
+
+def _registration(row: Sequence[Any]) -> Registration:
+    """A ``boxes`` row as selected: table_no, box, token_hash, registered, acked, last_seen, active."""
+    table_no, box, token_hash, registered, acked, last_seen, active = row
+    return Registration(table_no, box, token_hash, registered, acked, last_seen, active=bool(active))
+
+
+def _box_event(row: Sequence[Any]) -> BoxEvent:
+    """A ``box_events`` row as selected: table_no, box, seq, prev, match_id, hand, time, kind,
+    source, and the payload's JSON."""
+    table_no, box, seq, prev, match_id, hand, at, kind, source, payload = row
+    return BoxEvent(table_no, box, seq, prev, match_id, hand, at, kind, source, payload=json.loads(payload))
 
 
 @dataclass(frozen=True)
@@ -206,15 +219,15 @@ class Storage(ABC):
         sql, args = (sql + " AND box = ?", args + (box,)) if box is not None else (sql + " AND active = 1", args)
         with self._read() as run:
             row = run(sql, args).fetchone()
-        return None if row is None else Registration(*row[:6], active=bool(row[6]))
+        return None if row is None else _registration(row)
 
     def registrations(self) -> list[Registration]:
         with self._read() as run:
             rows = run("SELECT table_no, box, token_hash, registered, acked, last_seen, active FROM boxes "
                        "ORDER BY table_no, registered").fetchall()
-        return [Registration(*r[:6], active=bool(r[6])) for r in rows]
+        return [_registration(r) for r in rows]
 
-    def ingest(self, table_no: int, box: str, events: list[BoxEvent], matches: list[BoxMatch] = (),
+    def ingest(self, table_no: int, box: str, events: list[BoxEvent], matches: Sequence[BoxMatch] = (),
                now: float | None = None) -> IngestResult:
         """Keep a batch of events (each names the ``prev`` seq it follows in the box's store) and
         the matches they belong to; idempotent: what is already held is counted, not kept twice."""
@@ -263,7 +276,7 @@ class Storage(ABC):
             args.append(upto)
         with self._read() as run:
             rows = run(sql + " ORDER BY table_no, box, seq", tuple(args)).fetchall()
-        return [BoxEvent(*r[:9], payload=json.loads(r[9])) for r in rows]
+        return [_box_event(r) for r in rows]
 
     def box_events_in(self, ranges: list[tuple[int, str, int, int]], chunk: int = 200) -> list[BoxEvent]:
         """The events of many boxes at once, each ``(table, box, after_seq, upto)``: one query per
@@ -279,7 +292,7 @@ class Storage(ABC):
             args = tuple(v for r in part for v in r)
             with self._read() as run:
                 rows = run(sql, args).fetchall()
-            out += [BoxEvent(*r[:9], payload=json.loads(r[9])) for r in rows]
+            out += [_box_event(r) for r in rows]
         return out
 
     def event_count(self) -> int:

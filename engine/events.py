@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from engine.cards import Card, format_cards, parse_cards
 
@@ -352,6 +352,18 @@ class KittyPick(Event):
     def __post_init__(self) -> None:
         _seat(self.seat)
         object.__setattr__(self, "cards", tuple(self.cards))
+
+
+AnyEvent = TypeVar("AnyEvent", bound=Event)
+
+
+def retimed(event: AnyEvent, time: float | None) -> AnyEvent:
+    """``event`` with another ``time``.
+
+    >>> retimed(Pass(1, time=3.0), None)
+    Pass(seat=1, time=None)
+    """
+    return dataclasses.replace(event, time=time)  # type: ignore[call-arg]  # each kind has a time, Event none
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

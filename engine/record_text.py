@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import time
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from engine.events import (
     Play,
     Reveal,
     Shown,
+    retimed,
 )
 from engine.scoring import Settlement, settle
 from engine.showdown import deck_audit, starting_hands
@@ -223,8 +223,7 @@ def _correction_lines(log: Iterable[Event], names: tuple[str, ...], w: _Say, sta
 def _correction_text(fix: Correction, events: list[Event], names: tuple[str, ...], w: _Say) -> str:
     def said(event: Event | None) -> str:
         # The correction's own time leads the line; the event it names is shown without one.
-        untimed = None if event is None else dataclasses.replace(event, time=None)  # type: ignore[call-arg]
-        return "" if untimed is None else _event_line(untimed, names, w, "")
+        return "" if event is None else _event_line(retimed(event, None), names, w, "")
 
     def which(number: int | None, event: Event | None) -> str:
         if number is not None:

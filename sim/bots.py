@@ -125,7 +125,7 @@ def _worth(hand: Hand, seat: int, rng: random.Random, style: BotStyle) -> float:
 
 def _answerable(hand: Hand, play: Combination, seats: list[int]) -> bool:
     assert hand.known is not None
-    return any(legal_plays(hand.known[s], play, hand.rules) for s in seats)  # type: ignore[arg-type]
+    return any(legal_plays(hand.known[s], play, hand.rules) for s in seats)
 
 
 def _cost(play: Combination, counts: Counter, left: int) -> float:
@@ -144,7 +144,7 @@ def choose_play(hand: Hand, seat: int, rng: random.Random, style: BotStyle = DEF
     assert hand.known is not None
     options: list[Combination] = []
     for prev in hand.current or (None,):
-        options.extend(legal_plays(hand.known[seat], prev, hand.rules))  # type: ignore[arg-type]
+        options.extend(legal_plays(hand.known[seat], prev, hand.rules))
     while options:
         play = _pick(hand, seat, options, rng, style)
         # the engine has the last word (a four-player bomb quota, say): try the next best
@@ -180,7 +180,8 @@ def _pick(hand: Hand, seat: int, options: list[Combination], rng: random.Random,
         if danger:  # big cards first when the opponent is about to go out
             return rng.choice(sorted(pool, key=lambda p: (-p.size, -p.main))[:3])
         return ranked[0]
-    top = hand.plays[hand.top].seat  # type: ignore[index]
+    assert hand.top is not None  # following: a play is on the table
+    top = hand.plays[hand.top].seat
     if (top in side) == (seat in side):
         return None  # the partner is winning this trick: let it stand
     if plain:
@@ -237,12 +238,12 @@ def before_play(hand: Hand, rng: random.Random, style: BotStyle = DEFAULT_STYLE)
     """Five-player choices once the marker is out: a strong hidden landlord reveals (亮出身份),
     then each strong hand doubles (加倍) in play order from the landlord."""
     events: list = []
-    if not hand.rules.hidden_landlord and not hand.rules.player_double:  # type: ignore[union-attr]
+    if not hand.rules.hidden_landlord and not hand.rules.player_double:
         return events
     twin = hand.twin_holder()
-    if hand.rules.hidden_landlord and twin is not None and _worth(hand, twin, rng, style) >= style.reveal_at:  # type: ignore[union-attr]
+    if hand.rules.hidden_landlord and twin is not None and _worth(hand, twin, rng, style) >= style.reveal_at:
         events.append(Reveal(twin))
-    if hand.rules.player_double:  # type: ignore[union-attr]
+    if hand.rules.player_double:
         seat = hand.landlord
         for _ in range(hand.players):
             assert seat is not None
@@ -264,16 +265,17 @@ def play_hand(rules: RuleSet | str = "classic", rng: random.Random | int = 0, fi
     while hand.phase == "bidding":
         assert hand.bidding is not None and hand.bidding.to_act is not None
         clock += rng.uniform(1, 5)
-        seat = hand.bidding.to_act
-        action, value = choose_bid(hand, seat, rng, style)
-        hand.apply(Bid(seat, action, value, time=round(clock, 1)))
+        bidder = hand.bidding.to_act
+        action, value = choose_bid(hand, bidder, rng, style)
+        hand.apply(Bid(bidder, action, value, time=round(clock, 1)))
     if hand.finished:
         return hand
+    assert hand.kitty is not None and hand.landlord is not None and hand.known is not None  # dealt by deal()
     clock += 2
-    hand.apply(Kitty(hand.kitty, time=round(clock, 1)))  # type: ignore[arg-type]
+    hand.apply(Kitty(hand.kitty, time=round(clock, 1)))
     if rules.kitty_choice:
         clock += rng.uniform(2, 6)
-        hand.apply(dataclasses.replace(pick_kitty(hand, hand.landlord), time=round(clock, 1)))  # type: ignore[arg-type]
+        hand.apply(dataclasses.replace(pick_kitty(hand, hand.landlord), time=round(clock, 1)))
     for event in before_play(hand, rng, style):
         clock += rng.uniform(1, 3)
         hand.apply(dataclasses.replace(event, time=round(clock, 1)))
@@ -283,7 +285,7 @@ def play_hand(rules: RuleSet | str = "classic", rng: random.Random | int = 0, fi
         clock += rng.uniform(1, 9)
         play = choose_play(hand, seat, rng, style)
         if play is None and not hand.current:  # a lead must play something
-            leads = legal_plays(hand.known[seat], None, hand.rules)  # type: ignore[index,arg-type]
+            leads = legal_plays(hand.known[seat], None, hand.rules)
             play = next(p for p in sorted(leads, key=lambda p: p.main) if hand.check(Play(seat, p.cards)) is None)
         event = Pass(seat, time=round(clock, 1)) if play is None else Play(seat, play.cards, time=round(clock, 1))
         hand.apply(event)

@@ -133,8 +133,8 @@ def git_files(git_dir: str | os.PathLike, commit: str, paths: list[str]) -> tupl
     files = {}
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         for member in tar:
-            if member.isfile():
-                files[member.name] = tar.extractfile(member).read()
+            if member.isfile() and (extracted := tar.extractfile(member)) is not None:
+                files[member.name] = extracted.read()
     return full, files
 
 
@@ -191,7 +191,11 @@ def flip_between(a: np.ndarray, b: np.ndarray) -> str:
     def small(image: np.ndarray) -> np.ndarray:
         return cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (48, 48), interpolation=cv2.INTER_AREA)
     sa, sb = small(a).astype(np.float32), small(b).astype(np.float32)
-    return min(FLIPS, key=lambda k: float(np.abs((sa if FLIPS[k] is None else cv2.flip(sa, FLIPS[k])) - sb).mean()))
+
+    def gap(code: int | None) -> float:
+        return float(np.abs((sa if code is None else cv2.flip(sa, code)) - sb).mean())
+
+    return min(FLIPS, key=lambda k: gap(FLIPS[k]))
 
 
 ROBOFLOW_VERSION = re.compile(r"(.+?)(?:_(?:jpe?g|png|bmp|webp))?\.rf\.[0-9a-f]+\.(\w+)", re.IGNORECASE)
@@ -221,10 +225,10 @@ def roboflow_photos(files: dict[str, bytes], root: str, scorer: Scorer) -> tuple
         if label not in files:
             raise RealSetError(f"{path} 没有标注文件 / has no label file {label}")
         try:
-            rows = parse_labels(files[label].decode("utf-8"), label, set(names))
+            labelled = parse_labels(files[label].decode("utf-8"), label, set(names))
         except LabelError as exc:
             raise RealSetError(str(exc)) from None
-        versions.setdefault(source, []).append((path, [(cards[int(r[0])], *map(float, r[1:])) for r in rows]))
+        versions.setdefault(source, []).append((path, [(cards[int(r[0])], *map(float, r[1:])) for r in labelled]))
     counts = {"sources": len(versions), "versions": sum(map(len, versions.values())), "mirrored_versions": 0,
               "kept_as_is": 0, "other_version_kept": 0, "flipped_back": 0, "undecided": 0,
               "versions_disagreeing": 0}
@@ -235,13 +239,14 @@ def roboflow_photos(files: dict[str, bytes], root: str, scorer: Scorer) -> tuple
         # first one swaps its two reads, so all of them add up in the first version's frame; the
         # side with more agreeing reads (then higher confidence) is the readable one.
         single = [flip_between(images[0], image) in ("horizontal", "vertical") for image in images]
-        total_as_is = total_flipped = 0.0
+        total_as_is: float | np.ndarray = 0.0
+        total_flipped: float | np.ndarray = 0.0
         verdicts = set()
         for image, (_, rows), swap in zip(images, listed, single, strict=True):
             h, w = image.shape[:2]
-            cards = [r[0] for r in rows]
-            as_is = np.array(scorer(image, pixel_boxes(rows, w, h), cards), np.float64)
-            flipped = np.array(scorer(cv2.flip(image, 1), pixel_boxes(mirrored_rows(rows), w, h), cards), np.float64)
+            shown = [r[0] for r in rows]
+            as_is = np.array(scorer(image, pixel_boxes(rows, w, h), shown), np.float64)
+            flipped = np.array(scorer(cv2.flip(image, 1), pixel_boxes(mirrored_rows(rows), w, h), shown), np.float64)
             if swap:
                 as_is, flipped = flipped, as_is
             if tuple(as_is) != tuple(flipped):
@@ -256,9 +261,9 @@ def roboflow_photos(files: dict[str, bytes], root: str, scorer: Scorer) -> tuple
         stem = re.sub(r"[^\w.-]+", "_", source)
         if not all(faces):
             pick = faces.index(False)
-            path, rows = listed[pick]
+            path, kept = listed[pick]
             counts["kept_as_is" if pick == 0 else "other_version_kept"] += 1
-            photos.append(Photo(source, stem, Path(path).suffix.lower(), files[path], rows))
+            photos.append(Photo(source, stem, Path(path).suffix.lower(), files[path], kept))
         else:
             ok, data = cv2.imencode(".jpg", cv2.flip(images[0], 1), [cv2.IMWRITE_JPEG_QUALITY, 95])
             counts["flipped_back"] += 1
@@ -342,7 +347,7 @@ def capture_logs(files: dict[str, bytes], root: str) -> tuple[list[Photo], list[
             continue
         card = card_from_name(name.stem)
         image = decode_capture_log(files[path].decode("utf-8", "replace")) if card else None
-        if image is None:
+        if card is None or image is None:
             other.append(name.name)
             continue
         photos.append(Photo(card, card, ".png", cv2.imencode(".png", image)[1].tobytes()))
@@ -371,12 +376,12 @@ def write_folder(folder: Path, photos: list[Photo], source: dict) -> dict:
     for photo in photos:
         if labelled:
             (folder / "images" / (photo.stem + photo.suffix)).write_bytes(photo.data)
-            (folder / "labels" / f"{photo.stem}.txt").write_text(label_lines(photo.boxes), encoding="utf-8")
+            (folder / "labels" / f"{photo.stem}.txt").write_text(label_lines(photo.boxes or []), encoding="utf-8")
         else:
             (folder / (photo.stem + photo.suffix)).write_bytes(photo.data)
     counts = {"photos": len(photos)}
     if labelled:
-        counts["boxes"] = sum(len(p.boxes) for p in photos)
+        counts["boxes"] = sum(len(p.boxes or ()) for p in photos)
     (folder / "source.json").write_text(json.dumps({**source, "counts": {**source.get("counts", {}), **counts}},
                                                    indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return counts

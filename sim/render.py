@@ -33,7 +33,7 @@ class TableLayer:
     def __init__(self, base: np.ndarray, h_canvas: np.ndarray, size: tuple[int, int], light: np.ndarray) -> None:
         self.base, self.h_canvas, self.size = base, h_canvas, size
         self.canvas = base.copy()
-        self.labels = np.zeros(base.shape[:2], np.int16)
+        self.labels: np.ndarray = np.zeros(base.shape[:2], np.int16)
         self.light = light
         self.view = self._warp((0, 0, base.shape[1], base.shape[0]), whole=True)
 
@@ -43,7 +43,7 @@ class TableLayer:
             return cv2.warpPerspective(self.canvas, self.h_canvas, (w, h), flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_REFLECT) * self.light
         x1, y1, x2, y2 = rect
-        corners = np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]).reshape(-1, 1, 2)
+        corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64).reshape(-1, 1, 2)
         frame = cv2.perspectiveTransform(corners, self.h_canvas).reshape(-1, 2)
         fx1, fy1 = np.maximum(np.floor(frame.min(0)).astype(int) - 2, 0)
         fx2, fy2 = np.minimum(np.ceil(frame.max(0)).astype(int) + 3, (w, h))
@@ -179,7 +179,7 @@ class Noise:
         field = bank[int(self.rng.integers(len(bank)))]
         dy, dx = (int(v) for v in self.rng.integers(0, self.MARGIN, 2))
         # shot noise follows the pixel's brightness (grey: the channels are alike enough)
-        std = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        std: np.ndarray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
         np.clip(std, 0, 255, out=std)
         std *= shot
         std += sigma_read**2
@@ -194,4 +194,7 @@ def to_jpeg_frame(img: np.ndarray, quality: int) -> np.ndarray:
     """The float frame as the camera's JPEG would give it back (uint8 BGR)."""
     np.clip(img, 0, 255, out=img)
     ok, buf = cv2.imencode(".jpg", img.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if frame is None:
+        raise ValueError(f"OpenCV could not decode the JPEG of a {img.shape} frame")
+    return frame

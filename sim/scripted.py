@@ -89,7 +89,7 @@ def random_hand(rules: RuleSet | str = "classic", seed: int | random.Random = 0,
     deck = full_deck(rules.decks)
     rng.shuffle(deck)
     size = rules.hand_size
-    hands = [tuple(sorted(deck[i * size:(i + 1) * size])) for i in range(rules.players)]
+    hands = tuple(tuple(sorted(deck[i * size:(i + 1) * size])) for i in range(rules.players))
     kitty = tuple(deck[rules.players * size:rules.players * size + rules.kitty_size])
     hand = Hand(rules)
     hand.apply(Deal(counts=(size,) * rules.players, first_bidder=first_bidder, hands=hands, kitty=kitty, time=0.0))
@@ -109,7 +109,8 @@ def random_hand(rules: RuleSet | str = "classic", seed: int | random.Random = 0,
     if rules.kitty_choice:  # 斗帝主: the landlord takes any of the kitty
         from engine.events import KittyPick
 
-        hand.apply(KittyPick(hand.landlord, tuple(c for c in kitty if rng.random() < 0.5)))  # type: ignore[arg-type]
+        assert hand.landlord is not None  # the bidding named him
+        hand.apply(KittyPick(hand.landlord, tuple(c for c in kitty if rng.random() < 0.5)))
     while not hand.finished:
         seat = hand.turn
         assert seat is not None and hand.known is not None
@@ -131,7 +132,8 @@ def random_hand(rules: RuleSet | str = "classic", seed: int | random.Random = 0,
 def build() -> tuple[Match, list[RecordedHand], list[str]]:
     """The demonstration match, its two hand records, and the referee's refusals on the way."""
     match = Match("classic", PLAYERS, name="演示 Demo")
-    records, refusals = [], []
+    records: list[RecordedHand] = []
+    refusals: list[str] = []
     for script in (hand_one, hand_two):
         events = script(match)
         hand = Hand(match.rules)

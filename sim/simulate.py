@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 
-from engine.events import Bid, Deal, Double, Kitty, Pass, Play, Shown
+from engine.events import Bid, Deal, Double, Kitty, Pass, Play, Shown, retimed
 from engine.hand import Hand
 from engine.match import Match
 from engine.record import dump
@@ -137,7 +137,9 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def _with_cards_shown(hand: Hand) -> Hand:
     """The hand with the seats left holding cards showing them after it (the club habit)."""
-    shown = [Shown(seat, tuple(hand.known[seat])) for seat in losers(hand)]  # type: ignore[index]
+    known = hand.known
+    assert known is not None  # a simulated deal is known
+    shown = [Shown(seat, tuple(known[seat])) for seat in losers(hand)]
     return Hand.from_events(hand.rules, [*hand.events, *shown])
 
 
@@ -184,7 +186,7 @@ class SimTable:
         self.piles: dict[str, list[dict]] = {z: [] for z in self.layout.zones}
         self.placed: list[dict] = []  # every card put down: card, zone, seat, centre_mm, time
         self.tokens: list[dict] = []  # bid tokens lying on the table (picked up when bidding ends)
-        self.timeline: list[list[float | None]] = []  # per hand, per event: the video time
+        self.timeline: list[list[float]] = []  # per hand, per event: the video time
         self.arms: list[tuple[int, tuple[np.ndarray, np.ndarray]]] = []  # seat, (edge point, hand tip) in mm
 
     # ------------------------------------------------------------------ the game
@@ -466,7 +468,7 @@ class SimTable:
         """Every frame of every hand, with its time (seconds from the start of the video)."""
         seats = [f"seat{i}" for i in range(self.config.seats)]
         for hand in self.engine_hands:
-            times: list[float | None] = []
+            times: list[float] = []
             self.timeline.append(times)
             yield from self._still(1.0)
             passes, called = 0, False
@@ -486,10 +488,12 @@ class SimTable:
                     times.append(t)
                     called = called or event.action == "call"
                 elif isinstance(event, Kitty) and "kitty" in self.layout.zones and hand.rules.kitty_shown:
-                    t = yield from self._put("kitty", hand.landlord, [str(c) for c in event.cards])
+                    landlord = hand.landlord
+                    assert landlord is not None  # a kitty is shown to a landlord
+                    t = yield from self._put("kitty", landlord, [str(c) for c in event.cards])
                     times.append(t)
                     yield from self._still(STILL_S)
-                    yield from self._sweep(hand.landlord, ["kitty"])
+                    yield from self._sweep(landlord, ["kitty"])
                 elif isinstance(event, Play):
                     t = yield from self._put(seats[event.seat], event.seat, [str(c) for c in event.cards])
                     times.append(t)
@@ -525,7 +529,7 @@ class SimTable:
         keys = []
         for hand, times in zip(self.engine_hands, self.timeline, strict=True):
             start = times[0] or 0.0
-            events = [replace(e, time=round(start if isinstance(e, (Deal, Bid)) else t, 3))
+            events = [retimed(e, round(start if isinstance(e, (Deal, Bid)) else t, 3))
                       for e, t in zip(hand.events, times, strict=True)]
             refolded = Hand.from_events(self.rules, events)
             match.add_hand(refolded, started=start)

@@ -50,7 +50,8 @@ assert len(CODES) == len(CARD_IDS)
 
 def code_colour(card: str) -> tuple[int, int, int]:
     """The BGR colour of a card's code patch (on paper of ``PAPER`` white)."""
-    return tuple(round(LEVELS[v] * PAPER[0]) for v in CODES[CARD_INDEX[card]])  # type: ignore[return-value]
+    blue, green, red = (round(LEVELS[v] * PAPER[0]) for v in CODES[CARD_INDEX[card]])
+    return blue, green, red
 
 
 def toy_face(card: str, size: tuple[int, int], card_mm: float = 63.0) -> np.ndarray:
@@ -118,10 +119,10 @@ class ToyDetector(CornerDetector):
             inside = cv2.erode(blob, np.ones((core, core), np.uint8)) > 0
             if inside.sum() < 6:
                 continue
-            white = _paper_around(img, spread, labels == i, (x, y, w, h), ppm)
-            if white is None:
+            around = _paper_around(img, spread, labels == i, (x, y, w, h), ppm)
+            if around is None:
                 continue
-            colour = np.median(img[y:y + h, x:x + w][inside], axis=0) / white  # a share of the paper white
+            colour = np.median(img[y:y + h, x:x + w][inside], axis=0) / around  # a share of the paper white
             levels = np.rint((colour - LEVELS[0]) / STEP).astype(int)
             off = np.abs(colour - LEVELS[0] - STEP * levels).max()
             code = tuple(int(v) for v in levels)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from numpy.typing import ArrayLike
 
 from engine.events import Kitty, Pass, Play
 from sim.toy import PAPER, ToyDetector, code_colour
@@ -42,9 +43,9 @@ class ToyTable:
         self.mat = render_mat(self.layout, DPI)
         self.ppm = DPI / MM_PER_INCH
         w, h = self.layout.width_mm, self.layout.height_mm
-        table = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
         fx, fy = frame_size[0] / SIZE[0], frame_size[1] / SIZE[1]
-        image = np.float32([[172, 60], [795, 45], [892, 517], [82, 495]]) * np.float32([fx, fy])
+        image = np.array([[172, 60], [795, 45], [892, 517], [82, 495]], np.float32) * np.array([fx, fy], np.float32)
         self.size = tuple(frame_size)
         self.h_true = cv2.getPerspectiveTransform(table, image)
         self.rng = np.random.default_rng(seed)
@@ -68,7 +69,7 @@ class ToyTable:
         row, col = divmod(i, per_row)
         return x1 + col * (TILE_MM[0] + GAP_MM), y1 + 18 + row * (TILE_MM[1] + GAP_MM)
 
-    def _project(self, points_mm: np.ndarray) -> np.ndarray:
+    def _project(self, points_mm: ArrayLike) -> np.ndarray:
         pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
         return np.round(cv2.perspectiveTransform(pts, self.h_true).reshape(-1, 2)).astype(np.int32)
 

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ PACKAGES = ("engine", "vision", "tracker", "webkit", "webui", "club", "box", "cl
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> zipfile.ZipFile:
+def wheel(tmp_path_factory) -> Iterator[zipfile.ZipFile]:
     src = tmp_path_factory.mktemp("src")
     junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     for name in ("pyproject.toml", "README.md"):

@@ -33,9 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import parse_cards
-from engine.combination import type_name
 from engine.record_text import cards_text
-from engine.words import LANGS
+from engine.words import LANGS, type_name
 
 #: ``fault``: a player broke a rule; ``doubt``: the camera is unsure, a person should look;
 #: ``notice``: a reminder or a note; ``record``: an entry or a stored event the rules refuse.

@@ -111,7 +111,8 @@ def _alone(place: list[int], dets: Detections) -> CardInstance:
     main = place[0]
     card = CARD_IDS[int(dets.class_ids[main])]
     others = sorted(((c, round(p, 4)) for c, p in reading(dets, main).items() if c != card), key=lambda x: -x[1])
-    center = tuple(float(v) for v in dets.centers[main])
+    x, y = dets.centers[main]
+    center = (float(x), float(y))
     return CardInstance(card, tuple(sorted(place)), center, float(dets.scores[main]), tuple(others))
 
 
@@ -169,7 +170,8 @@ def join_split(cards: Sequence[CardInstance], dets: Detections, step: np.ndarray
 
 def _joined(a: CardInstance, b: CardInstance, dets: Detections) -> CardInstance:
     corners = tuple(sorted(a.corners + b.corners))
-    center = tuple(float(v) for v in dets.centers[list(corners)].mean(axis=0))
+    x, y = dets.centers[list(corners)].mean(axis=0)
+    center = (float(x), float(y))
     agreed = fuse(reading(dets, a.corners[0]), reading(dets, b.corners[0]))
     if agreed is not None:
         card, _, joint = agreed

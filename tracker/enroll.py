@@ -524,6 +524,7 @@ class DeckEnroller:
                 self._pause(session)  # the walk-through is not left half done while it trains
 
         try:
+            assert self.trainer is not None  # a training starts only with a trainer
             profile = self.trainer(detector, samples, training.name, progress)
             with self._lock:
                 if training.given_up:

@@ -54,7 +54,7 @@ class EntryWatcher:
         previous, self.previous = self.previous, grey
         if previous is None or previous.shape != grey.shape:
             return None
-        moved = (cv2.absdiff(grey, previous) > self.level).astype(np.uint8)
+        moved: np.ndarray = (cv2.absdiff(grey, previous) > self.level).astype(np.uint8)
         moved = cv2.dilate(moved, np.ones((5, 5), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
         best: tuple[int, int] | None = None  # (pixels over the pile, label)

@@ -380,7 +380,7 @@ class TableReader:
             self.span = float(np.median(self._spans))
         seen = []
         for card in grouping.cards:
-            center = view.to_table([card.center])[0]
+            center = view.to_table(np.array([card.center]))[0]
             seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
         return seen, unfamiliar
 
@@ -412,7 +412,7 @@ class TableReader:
         area = np.maximum((b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]), 1e-6)
         printed = zone_label(view.name)
         own = np.array([card[:-1] == printed for card in dets.cards], bool)
-        return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)  # type: ignore[no-any-return]
+        return (w * h / area >= LABEL_INSIDE) & ((dets.scores < LABEL_SURE) | own)
 
     def _facing(self, token: FoundToken) -> int | None:
         """The seat a token on the pile faces: whose edge of the mat its words point to (a player

@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
@@ -27,7 +27,7 @@ from engine.violations import Data, Violation, freeze_data
 from tracker import alerts
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Alert:
     """Something the referee wants a person to look at (a fault, or a doubtful read).
 
@@ -39,28 +39,34 @@ class Alert:
 
     ``fallback_en``/``fallback_zh``: text shown when the table cannot render the alert: the
     sentences of alerts stored before alerts were data (their ``message``/``zh`` keys), whose
-    kind may since have left the table. New alerts leave them empty.
+    kind may since have left the table. New alerts leave them empty. ``data`` may be given as a
+    mapping (or pairs); the alert holds it as sorted pairs (``engine.violations.freeze_data``).
     """
 
     kind: ClassVar[str] = "alert"
     alert: str
-    fallback_en: str = ""
-    fallback_zh: str = ""
-    seat: int | None = None
-    cards: str | None = None
-    suggestion: str | None = None
-    event_index: int | None = None
-    time: float | None = None
-    data: Data = ()
+    fallback_en: str
+    fallback_zh: str
+    seat: int | None
+    cards: str | None
+    suggestion: str | None
+    event_index: int | None
+    time: float | None
+    data: Data
 
-    def __post_init__(self) -> None:
-        if self.alert not in alerts.ALERTS and not (self.fallback_en or self.fallback_zh):
-            raise ValueError(f"unknown alert kind {self.alert!r}")
-        if self.seat is not None and (not isinstance(self.seat, int) or isinstance(self.seat, bool) or self.seat < 0):
-            raise ValueError(f"alert seat must be a non-negative integer or null, not {self.seat!r}")
-        if not isinstance(self.data, Mapping | tuple | list):
-            raise ValueError(f"alert data must be an object, not {type(self.data).__name__}")
-        object.__setattr__(self, "data", freeze_data(self.data))
+    def __init__(self, alert: str, fallback_en: str = "", fallback_zh: str = "", seat: int | None = None,
+                 cards: str | None = None, suggestion: str | None = None, event_index: int | None = None,
+                 time: float | None = None, data: Mapping[str, object] | Iterable[tuple[str, object]] = ()) -> None:
+        if alert not in alerts.ALERTS and not (fallback_en or fallback_zh):
+            raise ValueError(f"unknown alert kind {alert!r}")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 0):
+            raise ValueError(f"alert seat must be a non-negative integer or null, not {seat!r}")
+        if not isinstance(data, Mapping | tuple | list):
+            raise ValueError(f"alert data must be an object, not {type(data).__name__}")
+        for name, value in (("alert", alert), ("fallback_en", fallback_en), ("fallback_zh", fallback_zh),
+                            ("seat", seat), ("cards", cards), ("suggestion", suggestion),
+                            ("event_index", event_index), ("time", time), ("data", freeze_data(data))):
+            object.__setattr__(self, name, value)
 
     @classmethod
     def of(cls, violation: Violation, cards: str | None = None, time: float | None = None) -> Alert:
@@ -123,14 +129,15 @@ class MatchEnd:
 
 
 Record = Event | Alert | MatchEnd
-TRACKER_TYPES: dict[str, type] = {Alert.kind: Alert, MatchEnd.kind: MatchEnd}
+TRACKER_TYPES: dict[str, type[Alert] | type[MatchEnd]] = {Alert.kind: Alert, MatchEnd.kind: MatchEnd}
 
 
 def record_from_dict(data: dict[str, Any]) -> Record:
     """An engine event or a tracker record from its ``to_dict``; bad data raises ``ValueError``."""
     if not isinstance(data, dict):
         raise ValueError(f"a record must be a JSON object, not {type(data).__name__}")
-    cls = TRACKER_TYPES.get(data.get("kind"))  # type: ignore[arg-type]
+    kind: Any = data.get("kind")  # what the record says: any JSON value
+    cls = TRACKER_TYPES.get(kind)
     if cls is None:
         return event_from_dict(data)
     names = {f.name for f in fields(cls)} | ({"message", "zh"} if cls is Alert else set())

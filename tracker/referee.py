@@ -93,11 +93,11 @@ def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
     """The ``deck_audit`` alert once every seat left holding cards has shown them and the cards
     played and shown are not the deck (a card missing or seen too often); else ``None``."""
     audit = None if hand is None else deck_audit(hand)
-    if audit is None or audit.ok:
+    if hand is None or audit is None or audit.ok:
         return None
     return Alert("deck_audit", time=time, data={
         "missing": format_cards(audit.missing), "extra": format_cards(audit.extra),
-        "decks": hand.rules.decks})  # type: ignore[union-attr]
+        "decks": hand.rules.decks})
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,8 @@ class CameraReferee:
         out += self._flush_kitty()
         out += self._infer_passes(candidate.seat, candidate.time)
         play = Play(candidate.seat, candidate.engine_cards(), time=candidate.time)
-        violation = self.hand.check(play)  # type: ignore[union-attr]
+        assert self.hand is not None
+        violation = self.hand.check(play)
         if violation is None:
             return out + [self._append(play)] + self._announce_reminder(candidate.seat, candidate.time)
         suggestion = self._suggest(candidate, violation)
@@ -288,11 +289,11 @@ class CameraReferee:
         last = hand.events[-1] if hand is not None and hand.events else None
         if isinstance(last, Play) and sorted(last.cards) == sorted(whole):
             return []  # already put right (on the referee page)
-        if isinstance(last, Play) and tuple(sorted(last.cards)) == short:
-            fix = Correction("replace", len(hand.events) - 1, Play(last.seat, whole, time=last.time),  # type: ignore[union-attr]
+        if hand is not None and isinstance(last, Play) and tuple(sorted(last.cards)) == short:
+            fix = Correction("replace", len(hand.events) - 1, Play(last.seat, whole, time=last.time),
                              reason=f"camera: {format_cards(late)} of this play settled after it was read",
                              time=candidate.time)
-            if hand.check(fix) is None:  # type: ignore[union-attr]
+            if hand.check(fix) is None:
                 return [self._append(fix)] + self._announce_reminder(last.seat, candidate.time)
         extra = format_cards(late)
         alert = Alert("late_card", seat=candidate.seat, cards=format_cards(whole), time=candidate.time,
@@ -412,7 +413,8 @@ class CameraReferee:
         return record
 
     def _store_or_alert(self, event: Event, cards: str | None) -> list[Record]:
-        violation = self.hand.check(event)  # type: ignore[union-attr]
+        assert self.hand is not None  # the referee stores events into a hand dealt
+        violation = self.hand.check(event)
         if violation is None:
             return [self._append(event)]
         return [self._append(Alert.of(violation, cards, getattr(event, "time", None)))]
@@ -472,7 +474,7 @@ class CameraReferee:
         if beaten.seat == candidate.seat:
             return None
         shapes = {(r.type, r.length) for r in beaten.readings}
-        readings = classify(candidate.engine_cards(), hand.rules)  # type: ignore[arg-type]
+        readings = classify(candidate.engine_cards(), hand.rules)
         if not readings:
             return None
         if any((r.type, r.length) in shapes for r in readings):

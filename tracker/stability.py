@@ -249,6 +249,7 @@ class ZoneTracker:
         settled = self._settled(new, time, doubles)
         if late:  # the zone's last play, completed (_last is set: see above)
             last = self._last
+            assert last is not None
             settled = Settled(self.seat, last.cards + settled.cards, time, last.confidences + settled.confidences,
                               last.alternatives + settled.alternatives, amends=last.cards,
                               doubles=last.doubles + settled.doubles)
@@ -285,7 +286,8 @@ class ZoneTracker:
         taken: set[int] = set()
         votes: dict[int, Seen] = {}
         for s in sorted(seen, key=lambda s: -s.confidence):
-            best, best_key = None, (True, self.radius)
+            best: int | None = None
+            best_key: tuple[bool, float | None] = (True, self.radius)
             for i, slot in enumerate(self.slots):
                 if i in taken or not slot.accepts(s.card):
                     continue
@@ -299,17 +301,17 @@ class ZoneTracker:
             taken.add(best)
             votes[best] = s
         for i, slot in enumerate(self.slots):
-            s = votes.get(i)
-            slot.votes.append(None if s is None else s.card)
-            if s is not None:
-                slot.tally[s.card] += 1
-                slot.latest[s.card] = s
-                if s.center is not None and slot.center is not None:
-                    slot.center = ((slot.center[0] + s.center[0]) / 2, (slot.center[1] + s.center[1]) / 2)
+            vote = votes.get(i)
+            slot.votes.append(None if vote is None else vote.card)
+            if vote is not None:
+                slot.tally[vote.card] += 1
+                slot.latest[vote.card] = vote
+                if vote.center is not None and slot.center is not None:
+                    slot.center = ((slot.center[0] + vote.center[0]) / 2, (slot.center[1] + vote.center[1]) / 2)
         # A slot unseen for n frames is gone: swept away, or covered by a newer card.
         self.slots = [s for s in self.slots if any(v is not None for v in s.votes)]
 
-    def _settled(self, slots: list[_Slot], time: float, doubles: list[_Slot] = ()) -> Settled:
+    def _settled(self, slots: list[_Slot], time: float, doubles: Iterable[_Slot] = ()) -> Settled:
         cards, confs, alts = [], [], []
         for slot in sorted(slots, key=lambda s: s.place):
             cards.append(slot.card)

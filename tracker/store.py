@@ -185,7 +185,8 @@ class EventStore:
                 "INSERT INTO matches (created, players, rules, scoring, meta) VALUES (?, ?, ?, ?, ?)",
                 (time.time(), json.dumps(list(players), ensure_ascii=False),
                  json.dumps(rules_to_dict(ruleset), ensure_ascii=False), ruleset.scoring, meta_text))
-            return int(cur.lastrowid)  # type: ignore[arg-type]
+            assert cur.lastrowid is not None  # an INSERT sets it
+            return int(cur.lastrowid)
 
     def append(self, match_id: int, hand: int, event: Record, source: str = "camera") -> int:
         """Append ``event`` to hand ``hand`` of the match; returns its ``seq`` once it is on disk."""
@@ -208,7 +209,8 @@ class EventStore:
                     (match_id, hand, time.time(), payload["kind"], source, text))
             except sqlite3.IntegrityError:
                 raise StoreError(f"no match {match_id!r} in the store") from None
-            return int(cur.lastrowid)  # type: ignore[arg-type]
+            assert cur.lastrowid is not None  # an INSERT sets it
+            return int(cur.lastrowid)
 
     # ------------------------------------------------------------------ reading
     def events(self, match_id: int | None, hand: int | None = None, after_seq: int = 0,

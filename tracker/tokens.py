@@ -144,10 +144,10 @@ class FoundToken(NamedTuple):
         """The whole card's corners in the image (px), from where its marker lies."""
         x, y = MARKER_AT_MM
         s = MARKER_MM
-        marker_mm = np.float32([[x, y], [x + s, y], [x + s, y + s], [x, y + s]])
+        marker_mm = np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], np.float32)
         h = cv2.getPerspectiveTransform(marker_mm, self.corners.astype(np.float32))
         w, ht = TOKEN_MM
-        card = np.float64([[0, 0], [w, 0], [w, ht], [0, ht]]).reshape(-1, 1, 2)
+        card = np.array([[0, 0], [w, 0], [w, ht], [0, ht]], np.float64).reshape(-1, 1, 2)
         return cv2.perspectiveTransform(card, h).reshape(-1, 2)
 
     @property
@@ -268,7 +268,7 @@ def chinese_font(path: str | None = None) -> tuple[str, int] | None:
                 break
         if not faces:
             continue
-        index = next((i for i, f in faces if " SC" in " ".join(f.getname())), faces[0][0])
+        index = next((i for i, f in faces if " SC" in " ".join(filter(None, f.getname()))), faces[0][0])
         font = dict(faces)[index]
         if all(font.getmask(ch).getbbox() for ch in "叫抢牌"):
             return file, index
@@ -294,7 +294,7 @@ def _chinese_ink(text: str, size: tuple[int, int], font: tuple[str, int]) -> np.
     w, h = size
     face = ImageFont.truetype(font[0], max(8, h), index=font[1])
     x1, y1, x2, y2 = face.getbbox(text)
-    canvas = Image.new("L", (x2 - x1 + 2, y2 - y1 + 2), 0)
+    canvas = Image.new("L", (int(x2 - x1 + 2), int(y2 - y1 + 2)), 0)
     ImageDraw.Draw(canvas).text((1 - x1, 1 - y1), text, fill=255, font=face)
     ink = np.asarray(canvas)
     f = min(w / ink.shape[1], h / ink.shape[0])
@@ -338,13 +338,14 @@ def render_token(token: Token, px_per_mm: float = 12.0, chinese: bool | None = N
     card[y:y + side, x:x + side] = cv2.aruco.generateImageMarker(dictionary, token.marker, side)[..., None]
 
     def px(box: tuple[float, ...]) -> tuple[int, int, int, int]:
-        return tuple(round(v * ppm) for v in box)  # type: ignore[return-value]
+        x1, y1, x2, y2 = (round(v * ppm) for v in box)
+        return x1, y1, x2, y2
 
     zx1, zy1, zx2, zy2 = px(ZH_BOX_MM)
     if found is not None:
         ink = _chinese_ink(token.zh, (zx2 - zx1, zy2 - zy1), found).astype(np.float32)[..., None] / 255
         area = card[zy1:zy2, zx1:zx2].astype(np.float32)
-        card[zy1:zy2, zx1:zx2] = (area * (1 - ink) + np.float32(INK) * ink).astype(np.uint8)
+        card[zy1:zy2, zx1:zx2] = (area * (1 - ink) + np.array(INK, np.float32) * ink).astype(np.uint8)
         _hershey(card, token.en, px(EN_BOX_MM), INK)
     else:
         _hershey(card, token.en, (zx1, zy1 + (zy2 - zy1) // 4, zx2, zy2 - (zy2 - zy1) // 4), INK)
@@ -369,7 +370,7 @@ def render_sheets(tokens: Sequence[Token], copies: int, dpi: int = 300, chinese:
     pw, ph = A4_MM
     gap_x = (pw - SHEET_COLUMNS * TOKEN_MM[0]) / (SHEET_COLUMNS + 1)
     gap_y = (ph - SHEET_ROWS * TOKEN_MM[1]) / (SHEET_ROWS + 1)
-    pages = []
+    pages: list[np.ndarray] = []
     for start in range(0, len(order), per_page):
         page = np.full((round(ph * ppm), round(pw * ppm), 3), 255, np.uint8)
         for i, card in enumerate(order[start:start + per_page]):

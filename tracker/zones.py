@@ -241,7 +241,7 @@ class Calibration:
         if abs(cv2.contourArea(pts.astype(np.float32))) < 100:
             raise CalibrationError("the four corners enclose almost no area")
         h = cv2.getPerspectiveTransform(table.astype(np.float32), pts.astype(np.float32))
-        return cls(h, tuple(int(v) for v in image_size), layout, "corners", 0.0, ())  # type: ignore[arg-type]
+        return cls(h, (int(image_size[0]), int(image_size[1])), layout, "corners", 0.0, ())
 
     # ------------------------------------------------------------------ using one
     def table_to_image(self, points: Any) -> np.ndarray:
@@ -329,7 +329,7 @@ class Calibration:
         if len(size) != 2 or min(size) <= 0:
             raise CalibrationError(f"image_size must be [width, height], not {data['image_size']!r}")
         markers = data.get("markers", {}).get("found", [])
-        return cls(h, size, layout, str(data.get("method", "markers")), float(data.get("error_px", 0.0)),  # type: ignore[arg-type]
+        return cls(h, size, layout, str(data.get("method", "markers")), float(data.get("error_px", 0.0)),
                    tuple(int(i) for i in markers))
 
     @classmethod

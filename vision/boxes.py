@@ -103,10 +103,10 @@ def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return row
 
 
-def _intersections(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _intersections(boxes_a: ArrayLike, boxes_b: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The (len(a), len(b)) intersection areas of two box sets, and each set's areas."""
-    a = np.asarray(a, np.float32).reshape(-1, 4)
-    b = np.asarray(b, np.float32).reshape(-1, 4)
+    a = np.asarray(boxes_a, np.float32).reshape(-1, 4)
+    b = np.asarray(boxes_b, np.float32).reshape(-1, 4)
     tl = np.maximum(a[:, None, :2], b[None, :, :2])
     br = np.minimum(a[:, None, 2:], b[None, :, 2:])
     inter = np.clip(br - tl, 0, None).prod(axis=2)
@@ -119,7 +119,7 @@ def longer_sides(boxes: ArrayLike) -> np.ndarray:
     return np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
 
 
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def iou_matrix(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """IoU of every box in ``a`` against every box in ``b``: an (len(a), len(b)) matrix."""
     inter, area_a, area_b = _intersections(a, b)
     iou: np.ndarray = inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)

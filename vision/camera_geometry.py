@@ -156,19 +156,19 @@ def choose_mode(camera: str | Lens, height_mm: float, modes: Iterable[Sequence[i
     Smaller modes mean faster frames and less work per crop on the Pi, so more pixels than the
     detector needs are not taken.
     """
-    modes = [tuple(int(v) for v in m) for m in modes]
-    if not modes:
+    sizes = [(int(m[0]), int(m[1])) for m in modes]
+    if not sizes:
         raise GeometryError("no sensor modes to choose from")
-    fractions = list(crop_fractions) if crop_fractions is not None else [None] * len(modes)
-    views = [coverage(camera, height_mm, m, crop_fraction=f) for m, f in zip(modes, fractions, strict=True)]
-    ranked = sorted(zip(views, modes, strict=True), key=lambda vm: vm[1][0] * vm[1][1])
+    fractions = list(crop_fractions) if crop_fractions is not None else [None] * len(sizes)
+    views = [coverage(camera, height_mm, m, crop_fraction=f) for m, f in zip(sizes, fractions, strict=True)]
+    ranked = sorted(zip(views, sizes, strict=True), key=lambda vm: vm[1][0] * vm[1][1])
     if mat is not None:
         in_view = [vm for vm in ranked if vm[0].fits(mat)]
         ranked = in_view or ranked
     for view, mode in ranked:
         if view.index_px >= target_px:
-            return mode  # type: ignore[return-value]
-    return max(ranked, key=lambda vm: vm[0].index_px)[1]  # type: ignore[return-value]
+            return mode
+    return max(ranked, key=lambda vm: vm[0].index_px)[1]
 
 
 def mounting_table(heights_cm: Iterable[int] = range(60, 151, 10), cameras: Iterable[str] = tuple(LENSES),

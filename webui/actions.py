@@ -116,10 +116,10 @@ def corrected_events(events: Sequence[Event], fix: Correction) -> list[Event]:
     fixed = list(events)
     if fix.action == "undo":
         fixed = fixed[:-1]
-    elif fix.action == "replace" and fix.target < len(fixed):
-        fixed[fix.target] = fix.event  # type: ignore[assignment]
-    elif fix.action == "insert" and fix.target <= len(fixed):
-        fixed.insert(fix.target, fix.event)  # type: ignore[arg-type]
+    elif fix.action == "replace" and fix.target < len(fixed) and fix.event is not None:
+        fixed[fix.target] = fix.event
+    elif fix.action == "insert" and fix.target <= len(fixed) and fix.event is not None:
+        fixed.insert(fix.target, fix.event)
     elif fix.action == "delete" and fix.target < len(fixed):
         del fixed[fix.target]
     return fixed
@@ -255,7 +255,7 @@ class RefereeDesk:
         state = self.state(mid)
         seat = int_field(fields, "seat", low=0, high=len(state.info.players) - 1)
         points = int_field(fields, "points", required=False, low=-1000, high=1000, default=DROPPED_CARD_POINTS)
-        event = Penalty(seat=seat, points=points, reason=text_field(fields, "reason", required=False),  # type: ignore[arg-type]
+        event = Penalty(seat=seat, points=points, reason=text_field(fields, "reason", required=False),
                         disqualify=bool_field(fields, "disqualify"), time=time.time())
         return self._append(mid, 0, event, source)
 
@@ -275,7 +275,7 @@ class RefereeDesk:
 
     def _seat(self, fields: dict[str, Any], mid: int, default: int | None = None) -> int:
         n = len(self.state(mid).info.players)
-        return int_field(fields, "seat", low=0, high=n - 1, default=default)  # type: ignore[return-value]
+        return int_field(fields, "seat", low=0, high=n - 1, default=default)
 
     def bid(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
@@ -296,7 +296,7 @@ class RefereeDesk:
         mid = self.match_id(fields)
         seat = self._seat(fields, mid)
         base = int_field(fields, "base", required=False, low=1, high=100, default=1)
-        return self._hand_event(mid, Landlord(seat, base, time=time.time()), source)  # type: ignore[arg-type]
+        return self._hand_event(mid, Landlord(seat, base, time=time.time()), source)
 
     def kitty(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
@@ -365,7 +365,7 @@ class RefereeDesk:
         mid = self.match_id(fields)
         hand = self._current_hand(mid)
         index = int_field(fields, "index", low=0)
-        original = hand.events[index] if index < len(hand.events) else None  # type: ignore[operator]
+        original = hand.events[index] if index < len(hand.events) else None
         if not isinstance(original, Play | Pass):
             raise ActionError(f"event {index} of this hand is not a play or a pass", 404, "这一步不是出牌或不出")
         seat = self._seat(fields, mid, default=original.seat)
@@ -411,10 +411,10 @@ class RefereeDesk:
         mid = self.match_id(fields)
         hand = self._current_hand(mid)
         index = int_field(fields, "index", low=0, high=max(0, len(hand.events) - 1))
-        if isinstance(hand.events[index], Deal):  # type: ignore[index]
+        if isinstance(hand.events[index], Deal):
             raise ActionError("the deal cannot be deleted: abandon the hand instead", 409,
                               "发牌不能删除，请作废本局")
-        return self._fix(mid, "delete", index, None, fields, source)  # type: ignore[arg-type]
+        return self._fix(mid, "delete", index, None, fields, source)
 
     def undo(self, fields: dict[str, Any], source: str) -> int:
         mid = self.match_id(fields)
@@ -440,7 +440,7 @@ class RefereeDesk:
         hand = self._current_hand(mid)
         owing = hand.unannounced()
         seat = self._seat(fields, mid, default=owing[0] if len(owing) == 1 else None)
-        limit = hand.rules.announce_at  # type: ignore[union-attr]
+        limit = hand.rules.announce_at
         left = hand.cards_left[seat]
         if hand.phase == "play" and not 0 < left <= limit:
             players = self.state(mid).info.players  # named as the page names seats, never by a 0-based number

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from engine import words
@@ -152,6 +152,7 @@ def refusal(status: int, message: str, zh: str = "", headers: dict[str, str] | N
     English). Without a Chinese text, a Chinese visitor reads what the status means in
     Chinese, then the English detail."""
     chinese = lang() == "zh"
+    response: Response | str
     if wants_json():
         text = (zh or f"{_ZH_STATUS.get(status, '请求未完成')} / {message}") if chinese else message
         response = jsonify(error=text, message=message, status=status)

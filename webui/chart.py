@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 SEAT_COLOURS = ("#f2b134", "#4fc3f7", "#ef6f6c", "#8bd17c")
 
@@ -55,7 +56,7 @@ def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str],
     every = max(1, n_hands // 10)
     for i in range(0, n_hands + 1, every):
         out.append(f'<text class="tick" x="{x(i):.1f}" y="{height - 6}" text-anchor="middle">{i}</text>')
-    ends = []
+    ends: list[list[Any]] = []  # [label y, total, colour] per seat
     for seat, name in enumerate(players):
         colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
         points = " ".join(f"{x(i):.1f},{y(row[seat]):.1f}" for i, row in enumerate(progress))

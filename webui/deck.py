@@ -102,12 +102,12 @@ def _page(refusal: str | None = None, status: int = 200, entered: dict | None = 
     no_camera = e is None or why is not None
     plan = e.plan if e is not None and not no_camera else None
     rows, cells, columns, batch_count = [], [], 0, 0
-    if plan is not None and e.expected() is not None:
+    if e is not None and plan is not None and e.expected() is not None:
         rows = [[face(c, language) for c in row] for row in plan.rows(e.batch_number)]
         batch_count = sum(len(row) for row in rows)
         cells = _cells(e, language)
         columns = max([plan.per_row] + [c["column"] + 1 for c in cells])
-    saved = None
+    saved: dict[str, Any] | None = None
     if e is not None and e.saved is not None and plan is None:
         arg = e.saved_name if e.saved.parent == decks_dir() else str(e.saved)
         saved = {"name": e.saved_name, "path": str(e.saved), "arg": arg, "folder": str(e.saved.parent)}
@@ -135,7 +135,9 @@ def _step(action):
     fields.pop("csrf", None)
     try:
         if e is None:
-            raise DeckEnroller(None).unavailable()  # no camera: its words
+            why = DeckEnroller(None).unavailable()  # no camera: its words
+            assert why is not None
+            raise why
         done = action(e, fields)
     except (EnrollError, ActionError) as exc:
         return _page(f"{t('refused', lang())}: {_refused(exc)}", 400, fields)

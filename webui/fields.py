@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal, overload
 
 from engine.cards import parse_cards
 
@@ -119,7 +119,8 @@ def json_object(body: bytes) -> dict[str, Any]:
         raise ActionError(f"the body is not valid JSON: {str(exc)[:80]}", zh="请求内容不是有效的 JSON") from None
     if not isinstance(value, dict):
         raise ActionError("the request body must be a JSON object of fields", zh="请求格式不对（需要 JSON 对象）")
-    depth, level = 1, [value]
+    depth = 1
+    level: list[Any] = [value]
     while level:  # breadth first, one level of containers at a time
         level = [v for item in level for v in (item.values() if isinstance(item, dict) else item)
                  if isinstance(v, list | dict)]
@@ -143,8 +144,19 @@ def id_field(fields: dict[str, Any], name: str, required: bool = True) -> int | 
     return None if value is None else id_value(value, name)
 
 
+@overload
+def int_field(fields: dict[str, Any], name: str, required: Literal[True] = True, low: int | None = None,
+              high: int | None = None, default: int | None = None) -> int: ...
+@overload
+def int_field(fields: dict[str, Any], name: str, required: bool = True, low: int | None = None,
+              high: int | None = None, *, default: int) -> int: ...
+@overload
+def int_field(fields: dict[str, Any], name: str, required: bool = True, low: int | None = None,
+              high: int | None = None, default: None = None) -> int | None: ...
 def int_field(fields: dict[str, Any], name: str, required: bool = True, low: int | None = None,
               high: int | None = None, default: int | None = None) -> int | None:
+    """The field as a whole number in ``low..high``: required (the default) or with a ``default``,
+    it is always a number."""
     value = _field(fields, name, required and default is None)
     if value is None:
         return default

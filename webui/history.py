@@ -206,7 +206,8 @@ def sheet(match_id: str):
 def describe(event: Event, players: tuple[str, ...], language: str) -> dict[str, Any]:
     """One step of a replay in words, with the cards to draw."""
     t = lambda key, **kw: i18n.t(key, language, **kw)  # noqa: E731
-    who = players[event.seat] if isinstance(getattr(event, "seat", None), int) and event.seat < len(players) else ""  # type: ignore[attr-defined]
+    seat = getattr(event, "seat", None)
+    who = players[seat] if isinstance(seat, int) and seat < len(players) else ""
     cards: list[dict[str, str]] = []
     if isinstance(event, Deal):
         text = t("new_hand")

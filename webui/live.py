@@ -38,7 +38,7 @@ def match_arg() -> int | None:
     return id_value(raw, "match")
 
 
-def unknown_match(match_id: int) -> ActionError:
+def unknown_match(match_id: int | None) -> ActionError:
     return ActionError(f"no match {match_id} in the store", 404, f"没有第 {match_id} 场比赛")
 
 
@@ -46,7 +46,7 @@ def view_for(match_id: int | None) -> dict[str, Any]:
     try:
         return site().tables.view(match_id)
     except UnknownMatch:
-        raise unknown_match(match_id) from None  # type: ignore[arg-type]
+        raise unknown_match(match_id) from None
 
 
 def chart_for(view: dict[str, Any], language: str) -> str:

@@ -32,7 +32,7 @@ def fast_match(state: TableState, memo: dict | None = None) -> Match:
     """
     match = copy.copy(state.match)
     finished = [h for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.finished]
-    match.folded = lambda: list(finished)  # type: ignore[method-assign]
+    match.folded = lambda: list(finished)  # type: ignore[method-assign]  # this copy answers from the folds made
     key = (tuple((id(h), len(h.log)) for h in finished), len(match.penalties))
     rows = memo.get(key) if memo is not None else None
     if rows is None:
@@ -40,7 +40,7 @@ def fast_match(state: TableState, memo: dict | None = None) -> Match:
         if memo is not None:
             memo.clear()
             memo[key] = rows
-    match.settlements = lambda: list(rows)  # type: ignore[method-assign]
+    match.settlements = lambda: list(rows)  # type: ignore[method-assign]  # and from the rows computed
     return match
 
 

@@ -205,8 +205,8 @@ def _progress(state: TableState) -> list[list[int]]:
     start = rules.chips_start if rules.scoring == "chips" else 0
     running = [start] * len(state.info.players)
     rows = [list(running)]
-    for row in state.match.settlements():
-        running = [t + p for t, p in zip(running, row.points, strict=True)]
+    for settlement in state.match.settlements():
+        running = [t + p for t, p in zip(running, settlement.points, strict=True)]
         rows.append(list(running))
     finished = [n for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.finished]
     for number, penalty in state.penalty_hands:

@@ -47,6 +47,14 @@ HANDS_PER_TABLE = 20
 DEMO_DECK = "tigullio"
 
 
+class _NumberedTable(SimTable):
+    """A simulated table with its place in the feed's run of tables."""
+
+    def __init__(self, config: SimConfig, number: int) -> None:
+        super().__init__(config)
+        self.number = number
+
+
 def camera_unavailable(deck: str = DEMO_DECK) -> str | None:
     """Why this machine cannot film ``deck`` (its art or the SVG renderer missing), or None."""
     from sim.synth.decks import DECKS, DeckError, list_decks, load_deck
@@ -120,10 +128,8 @@ class CameraTable:
         return SimConfig(seed=self.seed + number, size=self.size, fps=self.fps, hands=self.hands_per_table,
                          deck=self.deck, style=self.style, cards=self.cards)
 
-    def _new_table(self, number: int) -> SimTable:
-        table = SimTable(self._config(number))
-        table.number = number  # type: ignore[attr-defined]
-        return table
+    def _new_table(self, number: int) -> _NumberedTable:
+        return _NumberedTable(self._config(number), number)
 
     def _new_session(self, table: SimTable) -> TableSession:
         return TableSession(None, table.calibration, self.detector, self.store, self.match_id,
@@ -197,7 +203,7 @@ class CameraTable:
                     except queue.Full:
                         continue
             offset += table.t + 1.0 / self.fps
-            table = self._new_table(table.number + 1)  # type: ignore[attr-defined]
+            table = self._new_table(table.number + 1)
 
     def _read_loop(self) -> None:
         while not self._stop.is_set():
@@ -211,7 +217,7 @@ class CameraTable:
                 if not self._next_hand(table, hand_index):
                     self._stop.set()
                     return
-            wait = self.started + t / self.speed - time.monotonic()  # type: ignore[operator]
+            wait = self.started + t / self.speed - time.monotonic()
             if wait > 0 and self._stop.wait(wait):
                 return
             began = time.perf_counter()
@@ -228,7 +234,7 @@ class CameraTable:
                 return
 
     # ------------------------------------------------------------------ hands
-    def _next_hand(self, table: SimTable, hand_index: int) -> bool:
+    def _next_hand(self, table: _NumberedTable, hand_index: int) -> bool:
         """A new hand is on film: score the last one, close it if the camera left it open,
         and enter the deal and the bids as the referee would. False when the demo is done."""
         if self.referee is not None:  # the last look at the hand before it is scored: to the end
@@ -253,7 +259,7 @@ class CameraTable:
         for bid in (e for e in truth.events if isinstance(e, Bid)):
             self.store.append(self.match_id, number, Bid(bid.seat, bid.action, bid.value, time=time.time()),
                               source="referee")
-        self._current, self._hand_number, self._truth = (table.number, hand_index), number, truth  # type: ignore[attr-defined]
+        self._current, self._hand_number, self._truth = (table.number, hand_index), number, truth
         self.referee = DemoCorrector(self.store, self.match_id, number, truth) if self.use_referee else None
         self.hands_shown += 1
         self.notify()

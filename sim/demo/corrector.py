@@ -20,10 +20,9 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
-from engine.events import Announce, Bid, Correction, Deal, Event, Kitty, Pass, Play, Shown
+from engine.events import Announce, Bid, Correction, Deal, Event, Kitty, Pass, Play, Shown, retimed
 from engine.hand import Hand
 from tracker.state import TableState
 from tracker.store import EventStore
@@ -175,4 +174,4 @@ def _compared(hand: Hand) -> tuple[list[int], list[Event]]:
 
 def _restamped(event: Event) -> Event:
     """The film's event with a wall-clock time, as the referee page stamps it."""
-    return replace(event, time=time.time())
+    return retimed(event, time.time())

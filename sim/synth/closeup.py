@@ -6,6 +6,8 @@ close-up tests read them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 
@@ -65,7 +67,7 @@ def render_closeup(rng: np.random.Generator, deck, shape: tuple[int, int] = (960
     image = drawn.image[top:top + ch, left:left + cw]
     if grow > 1:
         image = cv2.resize(image, (w, h), interpolation=cv2.INTER_CUBIC)
-    out = {card: {"card": card, "boxes": [], "visible": []} for card in cards}
+    out: dict[str, dict[str, Any]] = {card: {"card": card, "boxes": [], "visible": []} for card in cards}
     for corner, shown in [(c, True) for c in drawn.corners] + [(c, False) for c in drawn.hidden]:
         x1, y1, x2, y2 = corner["box"]
         inside = left <= x1 and x2 <= left + cw and top <= y1 and y2 <= top + ch

@@ -96,7 +96,7 @@ def hand(rng: np.random.Generator, img: np.ndarray, scale: float) -> np.ndarray:
     cover = (mask | sleeve) > 0
     # The hand hovers, so its shadow falls offset and soft on whatever is below.
     shift = rng.normal(0, 0.25, 2) * scale
-    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    m = np.array([[1, 0, shift[0]], [0, 1, shift[1]]], np.float32)
     shadow = cv2.warpAffine(cover.astype(np.float32), m, (w, h))
     shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, 0.12 * scale))
     img *= (1 - rng.uniform(0.2, 0.5) * shadow)[..., None]

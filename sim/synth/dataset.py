@@ -20,7 +20,9 @@ import multiprocessing as mp
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -250,7 +252,7 @@ def build(
             record(kept[split][i])
     try:
         if workers == 1:
-            results = map(render_one, tasks)
+            results: Iterator[dict[str, Any]] = map(render_one, tasks)
             pool = None
         else:
             pool = mp.get_context("fork").Pool(workers)

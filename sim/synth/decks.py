@@ -131,6 +131,12 @@ def _paper_colour(faces: dict[str, np.ndarray]) -> np.ndarray:
     return np.median(np.concatenate(samples), axis=0)
 
 
+def _box(values: list[int]) -> Box:
+    """A box as the cache's JSON lists it."""
+    x1, y1, x2, y2 = (int(v) for v in values)
+    return x1, y1, x2, y2
+
+
 def _turn(box: Box, w: int, h: int) -> Box:
     x1, y1, x2, y2 = box
     return (w - x2, h - y2, w - x1, h - y1)
@@ -155,7 +161,8 @@ def build_deck(name: str) -> Deck:
     numbers = [b for c in faces if c[:-1] in "2 3 4 5 6 7 8 9 10".split() for b in found[c] if b]
     if len(numbers) < 30:
         raise DeckError(f"deck {name!r}: corner indices not found on most number cards")
-    window = tuple(int(v) for v in np.median(np.array(numbers), axis=0))
+    x1, y1, x2, y2 = (int(v) for v in np.median(np.array(numbers), axis=0))
+    window = (x1, y1, x2, y2)
     boxes: dict[str, tuple[Box, Box]] = {}
     for card in faces:
         pair = []
@@ -217,8 +224,8 @@ def load_deck(name: str, *, refresh: bool = False) -> Deck:
             if meta.get("version") == version:
                 stack = np.load(faces_path, mmap_mode="r")  # shared between worker processes
                 faces = {c: stack[i] for i, c in enumerate(meta["cards"])}
-                boxes = {c: tuple(tuple(int(v) for v in b) for b in meta["boxes"][c]) for c in meta["cards"]}
-                return Deck(name, faces, stack[-1], boxes)  # type: ignore[arg-type]
+                boxes = {c: (_box(meta["boxes"][c][0]), _box(meta["boxes"][c][1])) for c in meta["cards"]}
+                return Deck(name, faces, stack[-1], boxes)
         except (OSError, ValueError, KeyError):
             pass  # a broken cache is rebuilt below
     deck = procedural.build_procedural(int(name[5:])) if generated else build_deck(name)

@@ -128,6 +128,8 @@ def encode_jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     if not ok:
         raise ValueError(f"OpenCV could not encode a {image.shape} image as JPEG")
     out = cv2.imdecode(buf, cv2.IMREAD_COLOR if colour else cv2.IMREAD_GRAYSCALE)
+    if out is None:
+        raise ValueError(f"OpenCV could not decode the JPEG of a {image.shape} image")
     return out.reshape(image.shape)
 
 
@@ -233,7 +235,7 @@ def random_chain(rng: np.random.Generator, p: float = 0.4, max_strength: float =
     """A random camera for training: each degradation on with chance ``p``, at a strength drawn
     uniformly up to ``max_strength``, in the order a camera applies them (:data:`DEGRADATIONS`);
     one of the two blurs at most. Returns ``[(name, strength)]``, for :func:`apply_chain`."""
-    chain = []
+    chain: list[tuple[str, float]] = []
     for name in DEGRADATIONS:
         on = rng.random() < p
         strength = float(rng.uniform(0, max_strength))

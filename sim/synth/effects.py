@@ -35,7 +35,7 @@ def shadows(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     """Soft shadows of things outside the frame (a head, an arm, a lamp arm)."""
     h, w = img.shape[:2]
     blob = smooth_noise(rng, h, w, rng.uniform(60, 200))
-    mask = np.clip((blob - rng.uniform(0.3, 1.2)) * 2, 0, 1)
+    mask: np.ndarray = np.clip((blob - rng.uniform(0.3, 1.2)) * 2, 0, 1)
     mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(3, 15))
     return img * (1 - rng.uniform(0.2, 0.55) * mask)[..., None]
 
@@ -74,7 +74,7 @@ def defocus(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.0) -
 
 def motion_blur(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.0) -> np.ndarray:
     length = int(rng.integers(3, max(4, min(8, int(0.2 * index_px)))))
-    kernel = np.zeros((length, length), np.float32)
+    kernel: np.ndarray = np.zeros((length, length), np.float32)
     kernel[length // 2, :] = 1
     rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
     kernel = cv2.warpAffine(kernel, rot, (length, length))
@@ -109,7 +109,10 @@ def sensor_noise(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 def jpeg(rng: np.random.Generator, img: np.ndarray, quality: int | None = None) -> np.ndarray:
     q = int(rng.integers(35, 95)) if quality is None else quality
     ok, buf = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, q])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR).astype(np.float32)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if decoded is None:
+        raise ValueError(f"OpenCV could not decode the JPEG of a {img.shape} image")
+    return decoded.astype(np.float32)
 
 
 def camera(rng: np.random.Generator, img: np.ndarray, index_px: float = 30.0) -> np.ndarray:

@@ -98,7 +98,8 @@ def deal(
                 pool.remove(card)
                 pool.insert(len(pool) - int(rng.integers(0, min(n_cards, len(pool) + 1))), card)
     n_groups = 1 if n_cards < 4 else int(rng.integers(1, 5))
-    cuts = np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else []
+    cuts: np.ndarray | list[int] = (
+        np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else [])
     counts = np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)
     names = list(_WEIGHTS)
     probs = np.array([_WEIGHTS[k] for k in names])

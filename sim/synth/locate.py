@@ -32,7 +32,7 @@ def ink_mask(face: np.ndarray, paper: np.ndarray) -> np.ndarray:
     """Pixels clearly unlike the paper, away from the card's own outline."""
     h, w = face.shape[:2]
     diff = np.abs(face[..., :3].astype(np.int16) - paper.astype(np.int16)).max(axis=2)
-    inside = (face[..., 3] > 200).astype(np.uint8)
+    inside: np.ndarray = (face[..., 3] > 200).astype(np.uint8)
     edge = max(3, round(0.022 * w))
     inside = cv2.erode(inside, np.ones((2 * edge + 1, 2 * edge + 1), np.uint8))
     return (diff > INK_DIFF) & (inside > 0)

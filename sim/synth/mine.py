@@ -76,17 +76,18 @@ def mine_crops(detector, data: str | os.PathLike, split: str, out: str | os.Path
         image = read_image(row["image"])
         boxes, _, _ = detector.find(image, floor)
         labels = label_boxes(boxes, row["corners"])
-        keep = [i for i, label in enumerate(labels) if label is not None]
+        named = {i: label for i, label in enumerate(labels) if label is not None}
+        keep = list(named)
         counts["skipped"] += len(labels) - len(keep)
         crops = crop_squares(image, boxes[keep], detector.read_size, detector.settings.reader_pad)
         stem = Path(row["image"]).stem
         for crop, i in zip(crops, keep, strict=True):
-            folder = out / labels[i]
+            folder = out / named[i]
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / f"{prefix}{stem}_{i}.png"
             if not cv2.imwrite(str(target), crop):
                 raise OSError(f"could not write {target}")
-            counts[labels[i]] += 1
+            counts[named[i]] += 1
         if progress:
             progress(n + 1, len(rows))
     return counts

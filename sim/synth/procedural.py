@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -118,7 +119,7 @@ class _Design:
         if n >= EMBLEM_DECKS_FROM:  # a stream of its own: nothing drawn above changes
             erng = np.random.default_rng([20261130, n, 2])
             self.joker_style = JOKER_STYLES[erng.choice(4, p=[0.3, 0.15, 0.1, 0.45])]
-            self.emblem = {
+            self.emblem: dict[str, Any] = {
                 "outer": ("circle", "oval", "shield")[erng.choice(3, p=[0.45, 0.35, 0.2])],
                 "solid": bool(erng.random() < 0.45),  # a filled shape with the mark cut out, else a ring
                 "mark": ("star", "star4", "crown", "letter", "dot")[erng.choice(5, p=[0.4, 0.15, 0.15, 0.15, 0.15])],

@@ -14,6 +14,7 @@ index, how much of it shows: only indices at least ``min_visible`` visible are l
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -159,7 +160,7 @@ def check_index_range(index_range, largest: float = math.inf) -> tuple[float, fl
 
 def render_full(
     rng: np.random.Generator,
-    decks: list[Deck | str],
+    decks: Sequence[Deck | str],
     imgsz: int = 416,
     *,
     n_cards: int | None = None,

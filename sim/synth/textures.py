@@ -32,7 +32,7 @@ def _colour(rng: np.random.Generator, base: tuple[int, int, int], spread: float)
 def felt(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     bases = [(40, 110, 30), (35, 90, 20), (110, 60, 20), (40, 40, 130), (30, 30, 30), (60, 50, 90)]
     base = _colour(rng, bases[rng.integers(len(bases))], 18)
-    grain = rng.normal(0, 1, (h, w)).astype(np.float32)
+    grain: np.ndarray = rng.normal(0, 1, (h, w)).astype(np.float32)
     grain = cv2.GaussianBlur(grain, (0, 0), 0.7)
     mottled = smooth_noise(rng, h, w, rng.uniform(20, 90))
     shade = 1 + 0.05 * mottled[..., None] + 0.06 * grain[..., None]
@@ -59,7 +59,7 @@ def wood(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     if rng.random() < 0.7:
         seam = (np.mod(yy, period) < 1.2).astype(np.float32)
         shade *= 1 - 0.4 * cv2.GaussianBlur(seam, (0, 0), 0.7)
-    turn = cv2.getRotationMatrix2D((d / 2, d / 2), rng.uniform(0, 180), 1.0)
+    turn: np.ndarray = cv2.getRotationMatrix2D((d / 2, d / 2), rng.uniform(0, 180), 1.0)
     turn[:, 2] -= ((d - w) / 2, (d - h) / 2)
     shade = cv2.warpAffine(shade, turn, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     return np.clip(base * shade[..., None], 0, 255)
@@ -96,7 +96,7 @@ def paper(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 def desk(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     """Laminate, stone or plastic: a flat colour with faint speckle."""
     base = _colour(rng, tuple(rng.integers(20, 240, 3)), 5)
-    speckle = rng.normal(0, 1, (h, w)).astype(np.float32)
+    speckle: np.ndarray = rng.normal(0, 1, (h, w)).astype(np.float32)
     speckle = cv2.GaussianBlur(speckle, (0, 0), rng.uniform(0.5, 2.0))
     blotch = smooth_noise(rng, h, w, rng.uniform(50, 200))
     return np.clip(base * (1 + 0.04 * speckle + 0.03 * blotch)[..., None], 0, 255)

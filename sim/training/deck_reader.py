@@ -263,9 +263,9 @@ def _tune(detector, samples, name: str, settings: TuneSettings, seed: int, check
     model.eval()
     model.softmax = True
     with tempfile.TemporaryDirectory() as tmp:
-        target = export_classifier(model, ckpt["imgsz"], classes, Path(tmp) / "reader.onnx",
-                                   f"ddz-table deck reader for {name}")
-        model_bytes = target.read_bytes()
+        exported = export_classifier(model, ckpt["imgsz"], classes, Path(tmp) / "reader.onnx",
+                                     f"ddz-table deck reader for {name}")
+        model_bytes = exported.read_bytes()
     seconds = time.perf_counter() - started
     report = {"crops": int(len(held_labels)), "before": round(before, 4), "after": round(after, 4),
               "with_blend": round(with_blend, 4), "trained_on": int(train.sum()), "seconds": round(seconds, 1),

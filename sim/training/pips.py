@@ -47,8 +47,8 @@ from sim.synth.degrade import apply_chain, random_chain
 from sim.synth.layout import CardPose
 from sim.synth.scene import card_affine, place_card, scaled_art, tint
 from sim.synth.textures import table_surface
-from vision.cards import JOKERS
-from vision.face_suit import NOT_A_PIP, SUITS, find_pips, inside_polygon, pip_crops
+from vision.cards import JOKERS, SUITS
+from vision.face_suit import NOT_A_PIP, find_pips, inside_polygon, pip_crops
 from vision.settings import INDEX_PX
 
 #: The classifier's classes, in its output order.
@@ -221,7 +221,7 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         img = np.rot90(batch[i], int(rng.integers(4)))
         if rng.random() < 0.5:
             img = img[:, ::-1]
-        m = cv2.getRotationMatrix2D((s / 2, s / 2), float(rng.normal(0, 8)), float(np.exp(rng.normal(0, 0.08))))
+        m: np.ndarray = cv2.getRotationMatrix2D((s / 2, s / 2), float(rng.normal(0, 8)), float(np.exp(rng.normal(0, 0.08))))
         m[:, 2] += rng.normal(0, 0.03 * s, 2)
         out[i] = cv2.warpAffine(np.ascontiguousarray(img), m, (s, s), flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)

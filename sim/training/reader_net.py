@@ -57,9 +57,9 @@ class Residual(nn.Module):
 
     def __init__(self, channels: int):
         super().__init__()
-        self.body = nn.Sequential(conv(channels, channels), nn.Conv2d(channels, channels, 3, 1, 1, bias=False),
-                                  nn.BatchNorm2d(channels))
-        nn.init.zeros_(self.body[2].weight)
+        last = nn.BatchNorm2d(channels)
+        self.body = nn.Sequential(conv(channels, channels), nn.Conv2d(channels, channels, 3, 1, 1, bias=False), last)
+        nn.init.zeros_(last.weight)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.body(x)
@@ -76,6 +76,12 @@ class IndexReader(nn.Module):
     ``blocks`` adds that many residual blocks at each of the three last grids (0: the
     original, shallower reader; its checkpoints load into a deeper one, see
     :func:`load_weights`)."""
+
+    # Buffers (register_buffer): the classes' rank and suit columns, and each class's rank and suit.
+    rank_map: torch.Tensor
+    suit_map: torch.Tensor
+    rank_of: torch.Tensor
+    suit_of: torch.Tensor
 
     def __init__(self, names: list[str], imgsz: int = 96, width: int = 32, blocks: int = 0):
         super().__init__()
@@ -181,7 +187,7 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         # Crops come at every rotation already; turning them further is free data.
         angle = rng.uniform(0, 360) if rng.random() < 0.5 else rng.normal(0, 6)
         scale = float(np.exp(rng.normal(0, 0.08)))
-        m = cv2.getRotationMatrix2D((s / 2, s / 2), angle, scale)
+        m: np.ndarray = cv2.getRotationMatrix2D((s / 2, s / 2), angle, scale)
         m[:, 2] += rng.normal(0, 0.04 * s, 2)
         out[i] = cv2.warpAffine(batch[i], m, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.3:
@@ -189,7 +195,7 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             # ink thickened (erode: dark spreads) or thinned (dilate) by a pixel or so.
             kernel = np.ones((int(rng.integers(2, 4)),) * 2, np.uint8)
             out[i] = cv2.erode(out[i], kernel) if rng.random() < 0.5 else cv2.dilate(out[i], kernel)
-    x = out.astype(np.float32)
+    x: np.ndarray = out.astype(np.float32)
     gain = rng.uniform(0.7, 1.3, (n, 1, 1, 1)) * rng.uniform(0.9, 1.1, (n, 1, 1, 3))
     bias = rng.uniform(-25, 25, (n, 1, 1, 1))
     x = x * gain + bias
@@ -335,7 +341,7 @@ def export_classifier(model: nn.Module, imgsz: int, names: list[str], target: st
     dummy = torch.zeros(1, 3, imgsz, imgsz)
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, dummy, str(target), input_names=["images"], output_names=["output0"],
+    torch.onnx.export(model, (dummy,), str(target), input_names=["images"], output_names=["output0"],
                       dynamic_axes={"images": {0: "batch"}, "output0": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     proto = onnx.load(str(target))

@@ -62,7 +62,7 @@ def train(real: Path, rendered: Path, out: Path, val: Path | None = None, epochs
     weights = out / "weights"
     weights.mkdir(parents=True, exist_ok=True)
     best = -1.0
-    if val_x is not None:
+    if val_x is not None and val_y is not None:
         best = evaluate(model, val_x, val_y, "cpu")
         log(f"base reader val top1 {best:.4f}")
         torch.save({**ckpt, "optimizer": None}, weights / "best.pt")
@@ -88,7 +88,7 @@ def train(real: Path, rendered: Path, out: Path, val: Path | None = None, epochs
             loss.backward()
             optimiser.step()
             running += loss.item()
-        acc = evaluate(model, val_x, val_y, "cpu") if val_x is not None else float("nan")
+        acc = evaluate(model, val_x, val_y, "cpu") if val_x is not None and val_y is not None else float("nan")
         entry = {"epoch": epoch + 1, "loss": round(running / steps_per_epoch, 4), "val_top1": round(acc, 4),
                  "seconds": round(time.time() - t0, 1)}
         log(json.dumps(entry))

@@ -122,6 +122,7 @@ def prepare_offline(threads: int | None = None):
 
 
 def run_dir(config: TrainConfig) -> Path:
+    assert config.name is not None  # TrainConfig names every run (its stage by default)
     return Path(config.project) / config.name
 
 

@@ -17,8 +17,9 @@ import pytest
 from box import doctor
 from box.config import load_config, render_config
 from cli.main import main
+from models import MODELS_DIR
 from tracker.zones import Calibration, MatLayout
-from vision.detector import MODELS_DIR, CardDetector
+from vision.detector import CardDetector
 from vision.profile import DeckProfile
 
 SIZE = (640, 360)

@@ -23,6 +23,7 @@ CHECK = REPO / "deploy" / "raspberrypi" / "pi-check"
 
 def load(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

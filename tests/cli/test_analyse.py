@@ -24,6 +24,7 @@ def bot_record(seed: int, cards: int = 5) -> RecordedHand:
 
 def without_hands(record: RecordedHand) -> RecordedHand:
     deal = record.events[0]
+    assert isinstance(deal, Deal)
     return RecordedHand(record.rules, record.players, (Deal(counts=deal.counts), *record.events[1:]))
 
 

@@ -43,6 +43,7 @@ def shown_instead(record: RecordedHand) -> RecordedHand:
     """The same hand as a camera records it: no hands in the deal, the cards left shown after."""
     hand = record.hand()
     deal = record.events[0]
+    assert isinstance(deal, Deal) and hand.known is not None
     events = [Deal(counts=deal.counts, first_bidder=deal.first_bidder, time=deal.time), *record.events[1:]]
     events += [Shown(seat, tuple(cards)) for seat, cards in enumerate(hand.known) if cards]
     return RecordedHand(record.rules, record.players, tuple(events))

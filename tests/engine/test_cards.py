@@ -52,7 +52,7 @@ def test_bad_text_raises_value_error_naming_the_bad_token(text, token):
 
 def test_non_text_raises_type_error():
     with pytest.raises(TypeError):
-        parse_cards(33)  # type: ignore[arg-type]
+        parse_cards(33)
 
 
 def test_format_then_parse_is_lossless_for_two_full_decks():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import parse_cards
-from engine.events import Bid, Deal, Landlord, Pass, Play
+from engine.events import Bid, Deal, Event, Landlord, Pass, Play
 from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS, HandRecord, Match
 from engine.rules import get_rules
@@ -34,7 +34,7 @@ def quick_hand(match: Match, landlord: int, landlord_wins: bool, base: int = 1, 
 
 def redeal(match: Match) -> HandRecord:
     first = match.next_first_bidder()
-    events = [Deal(counts=(17,) * match.n, first_bidder=first)]
+    events: list[Event] = [Deal(counts=(17,) * match.n, first_bidder=first)]
     events += [Bid((first + i) % match.n, "pass") for i in range(match.n)]
     return HandRecord(tuple(events))
 

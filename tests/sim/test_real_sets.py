@@ -37,7 +37,7 @@ NAMES = ["10 of hearts", "3 of spades", "jack  of clubs"]
 def photo(seed: int, marker: bool = True) -> np.ndarray:
     """A noisy 64x64 picture (every version of it tells its flip apart) with, as taken, a
     bright square in the top-left quarter."""
-    image = np.random.default_rng(seed).integers(0, 120, (64, 64, 3)).astype(np.uint8)
+    image: np.ndarray = np.random.default_rng(seed).integers(0, 120, (64, 64, 3)).astype(np.uint8)
     image = cv2.GaussianBlur(image, (5, 5), 0)
     if marker:
         image[4:20, 4:20] = 250
@@ -99,7 +99,7 @@ def marker_scorer(image: np.ndarray, boxes: np.ndarray, cards: list) -> tuple:
     h, w = image.shape[:2]
     quarters = {(r, c): image[r * h // 2:(r + 1) * h // 2, c * w // 2:(c + 1) * w // 2].mean()
                 for r in (0, 1) for c in (0, 1)}
-    brightest = max(quarters, key=quarters.get)
+    brightest = max(quarters, key=lambda q: quarters[q])
     if quarters[brightest] - min(quarters.values()) < 25:
         return (0,)
     return (1,) if brightest in ((0, 0), (1, 1)) else (0,)
@@ -138,8 +138,9 @@ def test_names_become_card_ids_and_the_folder_reads_as_yolo(mirror, tmp_path):
 def test_the_split_is_by_source_photo_and_the_same_for_a_seed(mirror, tmp_path):
     def parts(out: Path, **options) -> tuple[list[str], list[str]]:
         convert("poker-cards", mirror, out, commit="HEAD", scorer=marker_scorer, **options)
-        return tuple(sorted(p.stem for p in (out / f"poker-cards-{part}" / "images").glob("*"))
-                     for part in ("train", "test"))
+        train, test = (sorted(p.stem for p in (out / f"poker-cards-{part}" / "images").glob("*"))
+                       for part in ("train", "test"))
+        return train, test
 
     train, test = parts(tmp_path / "a", seed=3)
     assert sorted(train + test) == ["IMGA", "IMGB", "IMGC", "IMGD"] and not set(train) & set(test)

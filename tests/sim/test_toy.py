@@ -36,10 +36,12 @@ def table_with_cards(cards: list[str], rng: np.random.Generator) -> np.ndarray:
 def camera(img: np.ndarray, rng: np.random.Generator, gain: float, cast: tuple[float, float, float]) -> np.ndarray:
     h, w = img.shape[:2]
     ramp = np.linspace(0.8, 1.1, w, dtype=np.float32)[None, :, None]  # a lamp off to one side
-    out = img.astype(np.float32) * ramp * gain * np.float32(cast)
+    out = img.astype(np.float32) * ramp * gain * np.array(cast, np.float32)
     out += rng.normal(0, 4, out.shape).astype(np.float32)
     ok, buf = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 75])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None
+    return decoded
 
 
 def read(image: np.ndarray) -> list[str]:

@@ -17,7 +17,7 @@ GLYPHS = {"As": "A", "7h": "7"}
 def draw_scene(rng: np.random.Generator, size: int = 160) -> tuple[np.ndarray, list[tuple[str, list[float]]]]:
     """One image and its (card, index box xyxy) pairs."""
     image = np.full((size, size, 3), rng.integers(60, 120), np.uint8)
-    labels = []
+    labels: list[tuple[str, list[float]]] = []
     for slot in range(2):
         card = list(GLYPHS)[int(rng.integers(len(GLYPHS)))]
         x = int(rng.integers(4, size // 2 - 44)) + slot * size // 2

@@ -68,7 +68,7 @@ def true_labels(layout: LayoutRead, corners: list[dict]) -> list[str]:
             best = max(corners, key=lambda c: _iou(box, c["box"]))
             if _iou(box, best["box"]) >= 0.3:
                 votes[best["card"]] = votes.get(best["card"], 0) + 1
-        labels.append(max(votes, key=votes.get) if votes else NOT_A_CARD)
+        labels.append(max(votes, key=lambda c: votes[c]) if votes else NOT_A_CARD)
     return labels
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import sys
 
 from sim.scripted import random_hand
-from tracker.records import Alert
+from tracker.records import Alert, Record
 from tracker.store import EventStore
 
 PLAYERS = ("甲", "乙", "丙")
 
 
-def scripted_log(seed: int, hands: int = 4) -> list[tuple[int, object]]:
+def scripted_log(seed: int, hands: int = 4) -> list[tuple[int, Record]]:
     """(hand number, event) in append order; an alert after every tenth event."""
-    log: list[tuple[int, object]] = []
+    log: list[tuple[int, Record]] = []
     for number in range(1, hands + 1):
         hand = random_hand("classic", seed * 100 + number, first_bidder=(number - 1) % 3)
         for i, event in enumerate(hand.log):

@@ -15,7 +15,7 @@ import engine.cards
 import tracker.alerts
 import tracker.records
 from engine.bidding import Bidding
-from engine.cards import parse_cards
+from engine.cards import Card, parse_cards
 from engine.events import Bid, Correction, Deal, Kitty, OpenHand, Pass, Play
 from engine.hand import Hand
 from engine.rules import get_rules
@@ -97,7 +97,10 @@ def _check(events, event, rules="classic"):
     return violation
 
 
-C = parse_cards
+def C(text: str) -> tuple[Card, ...]:
+    return tuple(parse_cards(text))
+
+
 DEALT = [Deal(counts=(17, 17, 17)), Bid(0, "bid", 3)]
 CASES = [
     (DEALT, Play(1, C("3s")), "out_of_turn"),

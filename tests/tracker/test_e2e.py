@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from engine.events import Bid
+from engine.events import Bid, Deal
+from engine.match import Match
 from engine.record import load
 from sim.compare import compare_records
 from tracker.state import TableState
@@ -38,11 +39,14 @@ def simulate(out: Path, *argv: str) -> dict:
 
 def enter_deal_and_bids(db: Path, truth: dict) -> int:
     """The referee's part: the deal's counts and the bids, as typed on the page."""
-    hand = load(truth).folded()[0]
+    record = load(truth)
+    assert isinstance(record, Match)
+    hand = record.folded()[0]
     deal = hand.events[0]
+    assert isinstance(deal, Deal)
     store = EventStore(db)
     match = store.create_match(("P0", "P1", "P2"))
-    store.append(match, 1, type(deal)(counts=deal.counts, first_bidder=deal.first_bidder), source="referee")
+    store.append(match, 1, Deal(counts=deal.counts, first_bidder=deal.first_bidder), source="referee")
     for bid in (e for e in hand.events if isinstance(e, Bid)):
         store.append(match, 1, bid, source="referee")
     store.close()

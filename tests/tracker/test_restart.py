@@ -6,6 +6,7 @@ frame k and a fresh session on the same store from frame j <= k: the store must 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, cast
 
 import pytest
 
@@ -56,7 +57,7 @@ class Film:
 def stored(store: EventStore, mid: int) -> list[tuple[str, object]]:
     """The store's events and alerts, in order, without their times (a play put down just
     before a stop is stored a few frames later, once the fresh session has seen it settle)."""
-    return [(e.source, dataclasses.replace(e.event, time=None)) for e in store.events(mid)]
+    return [(e.source, dataclasses.replace(cast(Any, e.event), time=None)) for e in store.events(mid)]
 
 
 @pytest.fixture(scope="module")

@@ -201,7 +201,7 @@ class TokenTable:
         for (_, name), h in self.lying.items():
             card = self._cards.setdefault(name, render_token(token_named(name), 8.0, chinese=False))
             ch, cw = card.shape[:2]
-            corners = cv2.perspectiveTransform(np.float64([[[0, 0]], [[cw, 0]], [[cw, ch]], [[0, ch]]]), h)
+            corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[cw, 0]], [[cw, ch]], [[0, ch]]], np.float64), h)
             x1, y1 = np.floor(corners.reshape(-1, 2).min(axis=0)).astype(int)
             x2, y2 = np.ceil(corners.reshape(-1, 2).max(axis=0)).astype(int) + 1
             to_box = np.array([[1, 0, -x1], [0, 1, -y1], [0, 0, 1]]) @ h  # only the card's box is drawn

@@ -9,11 +9,10 @@ import pytest
 
 from models import MODELS_DIR
 from vision.backends import ModelFileError
-from vision.cards import CARD_INDEX
+from vision.cards import CARD_INDEX, SUITS
 from vision.detections import Detections
 from vision.face_suit import (
     DEFAULT_PIPS,
-    SUITS,
     FaceSuit,
     FaceSuitReader,
     combine,
@@ -40,7 +39,7 @@ def drawn_card(angle: float, pips: list[tuple[float, float]], size: tuple[int, i
     for x, y in pips:
         cv2.circle(face, (int(x), int(y)), 7, colour, -1)
     side = 260
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    m: np.ndarray = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
     m[:, 2] += (side / 2 - w / 2, side / 2 - h / 2)
     table = np.zeros((side, side, 3), np.uint8)
     table[:] = (40, 120, 30)

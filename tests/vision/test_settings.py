@@ -28,7 +28,7 @@ def test_the_tracker_differs_from_a_photo_only_in_its_joker_floors_and_no_close_
 
 def test_settings_are_frozen_and_a_variant_is_a_new_checked_copy():
     with pytest.raises(dataclasses.FrozenInstanceError):
-        PHOTO.conf = 0.5  # type: ignore[misc]
+        PHOTO.conf = 0.5
     sharper = PHOTO.replace(conf=0.5)
     assert sharper.conf == 0.5 and PHOTO.conf != 0.5 and sharper.turns == PHOTO.turns
     for bad, match in (({"turns": 3}, "turns must be one of"), ({"sure": 0.0}, "sure must be in"),

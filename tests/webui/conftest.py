@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from tests.webui.webui_site import PIN, referee_client
@@ -10,7 +12,7 @@ from webui import create_app
 
 
 @pytest.fixture
-def store() -> EventStore:
+def store() -> Iterator[EventStore]:
     s = EventStore(":memory:")
     yield s
     s.close()

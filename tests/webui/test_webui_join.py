@@ -22,12 +22,18 @@ def _svg(page: str) -> str:
     return found.group(0)
 
 
+def _found(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    assert match is not None, pattern
+    return match.group(1)
+
+
 def _decode_svg_modules(svg: str) -> str:
     """Read the code back from the SVG's own path (rows of ``h`` runs), as a phone would
     from the drawing: rasterise the runs and let OpenCV decode them."""
-    scale = int(re.search(r'transform="scale\((\d+)\)"', svg).group(1))
-    size = int(re.search(r'viewBox="0 0 (\d+) \d+"', svg).group(1)) // scale
-    d = re.search(r'<path stroke="#000" d="([^"]+)"', svg).group(1)
+    scale = int(_found(r'transform="scale\((\d+)\)"', svg))
+    size = int(_found(r'viewBox="0 0 (\d+) \d+"', svg)) // scale
+    d = _found(r'<path stroke="#000" d="([^"]+)"', svg)
     grid = np.full((size, size), 255, np.uint8)
     x = y = 0.0
     for op, a, b in re.findall(r"([Mmh])(-?[\d.]+)(?:[ ,](-?[\d.]+))?", d):

@@ -179,7 +179,9 @@ def browser():
 def _login(page, site: LiveSite) -> None:
     """Log the page's browser in through its request API: not one key is pressed."""
     form = page.request.get(f"{site.url}/referee/login").text()
-    token = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
+    found = re.search(r'name="csrf" value="([^"]+)"', form)
+    assert found is not None
+    token = found.group(1)
     assert page.request.post(f"{site.url}/referee/login", form={"pin": PIN, "csrf": token}).ok
 
 

@@ -85,7 +85,8 @@ class Rows(HTMLParser):
 
     def __init__(self, table_id: str) -> None:
         super().__init__()
-        self.table_id, self.depth, self.rows, self.cell = table_id, 0, [], None
+        self.table_id, self.depth, self.cell = table_id, 0, None
+        self.rows: list[list[str]] = []
         self.ids: dict[str, str] = {}
         self._open: list[tuple[str, str | None, list[str]]] = []
         self.row_classes: list[str] = []

@@ -14,7 +14,11 @@ def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse
     conn = http.client.HTTPConnection(site.url.removeprefix("http://"), timeout=10)
     conn.request("GET", path)
     response = conn.getresponse()
-    response.close = lambda: (http.client.HTTPResponse.close(response), conn.close())  # type: ignore[method-assign]
+    def close() -> None:
+        http.client.HTTPResponse.close(response)
+        conn.close()
+
+    response.close = close  # type: ignore[method-assign]  # the connection closes with its response
     return response
 
 

@@ -152,7 +152,7 @@ class PiCameraSource(FrameSource):
         pool = big_enough or modes
         pick = min if big_enough else max
         mode = pick(pool, key=lambda m: m["size"][0] * m["size"][1])
-        return mode, tuple(wanted)  # type: ignore[return-value]
+        return mode, wanted
 
     def _start_controls(self) -> dict[str, Any]:
         controls: dict[str, Any] = {}

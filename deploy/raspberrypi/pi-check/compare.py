@@ -194,14 +194,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(1 for p in a if p[1] == 'play')} plays; {len(diff)} differ")
         print("\n".join(diff[:20]))
         return 0 if a and not diff else 1
-    a, b = (read_jsonl(p) for p in args.jsonl)
-    good, worst, problems = compare_detections(a, b, args.tol, args.sure)
-    print(f"{len(a)} images, {sum(map(len, a.values()))} vs {sum(map(len, b.values()))} detections; "
+    one, two = (read_jsonl(p) for p in args.jsonl)  # the two machines' detections
+    good, worst, problems = compare_detections(one, two, args.tol, args.sure)
+    print(f"{len(one)} images, {sum(map(len, one.values()))} vs {sum(map(len, two.values()))} detections; "
           f"largest box edge difference {worst:.2f} px (tolerance {args.tol:g}), largest confidence "
-          f"difference {largest_confidence_gap(a, b):.3f}; {len(problems)} disagree"
+          f"difference {largest_confidence_gap(one, two):.3f}; {len(problems)} disagree"
           + (f" (reads under {args.sure:g} need no partner)" if args.sure else ""))
     print("\n".join(problems))
-    return 0 if good and any(a.values()) else 1
+    return 0 if good and any(one.values()) else 1
 
 
 if __name__ == "__main__":
