@@ -132,7 +132,7 @@ def test_no_package_imports_another_packages_private_names(package):
 
 
 def test_tests_import_each_other_by_package_path():
-    """``from tests.webui.webui_site import ...``, never ``from webui_site import ...`` (which works
+    """``from tests.kit.table_site import ...``, never ``from table_site import ...`` (which works
     only with that folder on sys.path) nor a relative import."""
     helpers = {p.stem for p in python_files("tests")} | {p.name for p in (ROOT / "tests").rglob("*") if p.is_dir()}
     helpers -= {"__init__", "__pycache__"}
@@ -147,6 +147,24 @@ def test_tests_import_each_other_by_package_path():
                 bad += [Import(path, node.lineno, name) for name in names
                         if name.split(".")[0] in helpers and name.split(".")[0] not in PROJECT]
     assert not bad, report("tests must import each other as tests.package.module", bad)
+
+
+def is_test_module(name: str) -> bool:
+    """A module pytest collects or loads itself (``test_*.py``, ``conftest.py``), by its last name."""
+    return name.startswith("test_") or name == "conftest"
+
+
+def test_tests_share_helpers_only_through_the_kit():
+    """What tests share lives in ``tests/kit/``: no test module or conftest imports another one
+    (a test module run for its helpers runs its module-level checks, and its tests move with it),
+    and outside the kit ``tests/`` holds only test modules, conftests and package ``__init__``s."""
+    kit = ROOT / "tests" / "kit"
+    bad = [imp for imp in all_imports("tests") if imp.top == "tests"
+           and (is_test_module(imp.module.split(".")[-1]) or any(map(is_test_module, imp.names)))]
+    assert not bad, report("tests import helpers from tests.kit, never from a test module or conftest", bad)
+    strays = [str(p.relative_to(ROOT)) for p in python_files("tests")
+              if kit not in p.parents and not is_test_module(p.stem) and p.name != "__init__.py"]
+    assert not strays, f"helpers outside tests/kit/ ({len(strays)}): " + ", ".join(strays)
 
 
 def test_bench_imports_no_tests():

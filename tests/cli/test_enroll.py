@@ -11,7 +11,8 @@ import pytest
 
 from cli.main import main
 from sim.synth import decks
-from tests.vision.test_profile import render_layout, write_yolo
+from sim.synth.enroll_layout import render_layout
+from tests.kit.labelled import write_yolo
 from vision.cards import CARD_IDS
 from vision.profile import DeckProfile
 

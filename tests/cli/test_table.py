@@ -10,28 +10,13 @@ import numpy as np
 import pytest
 
 from cli import table as cli
-from engine.cards import parse_cards
-from engine.events import Bid, Deal, Kitty, Play
-from engine.hand import Hand
 from engine.record import load
 from sim.toy_table import ToyTable
+from tests.kit.commands import ddz
+from tests.kit.hands import tiny_hand
 from tracker.state import TableState
 from tracker.store import EventStore
 from tracker.zones import Calibration, find_markers
-
-
-def tiny_hand():
-    """Two plays: the landlord leads from a short deal and a farmer goes out (anti-spring x2)."""
-    c = lambda text: tuple(parse_cards(text))  # noqa: E731
-    return Hand.from_events("classic", [Deal(counts=(2, 2, 2)), Bid(0, "bid", 3), Kitty(c("As 7d 7c")),
-                                        Play(0, c("3s 3h")), Play(1, c("5s 5h"))])
-
-
-def ddz(*argv):
-    parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args([str(a) for a in argv])
-    return args.func(args)
 
 
 def test_mat_png_and_pdf(tmp_path, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vision.test_labels import write_folder
+from tests.kit.labelled import write_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 
 from sim.toy_table import ToyTable
-from tests.cli.test_table import tiny_hand
+from tests.kit.hands import tiny_hand
 from tracker.match_record import hand_keys
 
 ROOT = Path(__file__).resolve().parents[2]

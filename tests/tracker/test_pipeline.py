@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 
 import tracker.pipeline as pipeline_module
-from engine.cards import parse_cards
-from engine.events import Bid, Deal, Kitty, Pass, Play
-from engine.hand import Hand
+from engine.events import Bid, Deal
 from engine.scoring import settle
 from sim.scripted import random_hand
 from sim.toy_table import ToyDetector, ToyTable
+from tests.kit.hands import actions, short_hand
 from tracker.match_record import match_record
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.state import TableState
@@ -28,32 +27,12 @@ from vision.sources import CallableSource, Frame
 pytestmark = pytest.mark.heavy  # films hands through the pipeline: seconds per test
 
 
-def actions(hand):
-    out = []
-    for e in hand.events:
-        if isinstance(e, Play):
-            out.append((e.seat, "play", sorted(str(c) for c in e.cards)))
-        elif isinstance(e, Pass):
-            out.append((e.seat, "pass", []))
-    return out
-
-
 def finished_hand(seed):
     for s in range(seed, seed + 50):
         hand = random_hand("classic", s)
         if hand.finished and not hand.redeal:
             return hand
     raise AssertionError("no played hand")
-
-
-def short_hand():
-    """A hand dealt short so it ends in ten actions: kitty shown and played from, a bomb
-    beside an earlier pair, a trick swept after two passes, the farmers going out."""
-    c = lambda text: tuple(parse_cards(text))  # noqa: E731
-    events = [Deal(counts=(2, 7, 3)), Bid(0, "bid", 3), Kitty(c("7d 7c As")),
-              Play(0, c("3s 3h")), Play(1, c("5s 5h")), Pass(2), Play(0, c("7d 7c")),
-              Play(1, c("Js Jh Jd Jc")), Pass(2), Pass(0), Play(1, c("4d"))]
-    return Hand.from_events("classic", events)
 
 
 class LateDetector(ToyDetector):

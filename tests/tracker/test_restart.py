@@ -12,7 +12,7 @@ import pytest
 from engine.events import Bid, Deal
 from engine.scoring import settle
 from sim.toy_table import ToyDetector, ToyTable
-from tests.tracker.test_pipeline import actions, short_hand
+from tests.kit.hands import actions, short_hand
 from tracker.pipeline import Pipeline, PipelineConfig
 from tracker.stability import Seen, ZoneTracker
 from tracker.state import TableState

@@ -10,7 +10,7 @@ from contextlib import ExitStack, contextmanager
 
 from cli.site import CHANNEL_TIMEOUT, CONNECTION_LIMIT, make_server
 from engine.events import Bid, Deal
-from tests.webui.webui_site import PIN, new_match, next_sse_data
+from tests.kit.table_site import PIN, new_match, next_sse_data
 from tracker.store import EventStore
 from webui import create_app
 

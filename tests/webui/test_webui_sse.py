@@ -7,7 +7,7 @@ import json
 import time
 
 from engine.events import Bid, Deal
-from tests.webui.webui_site import LiveSite, new_match, next_sse_data
+from tests.kit.table_site import LiveSite, new_match, next_sse_data
 
 
 def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse:
