@@ -481,20 +481,16 @@ def test_a_doubling_table_lays_double_or_no_double_for_every_seat_from_the_landl
 
 @pytest.mark.slow  # renders a short film and reads it: a minute on two cores
 def test_a_simulate_toy_film_with_tokens_is_read_end_to_end(tmp_path):
-    import importlib.util
     import json
-    from pathlib import Path
 
+    from bench import tracker as tracker_bench
     from cli.simulate import write_simulation
     from sim.simulate import SimConfig
 
     write_simulation(SimConfig(seed=3, style="toy", cards=3, size=(960, 540), tokens=True), tmp_path)
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert truth["simulate"]["tokens"] is True
-    spec = importlib.util.spec_from_file_location("bench_tracker", Path(__file__).parents[2] / "bench" / "tracker.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    out = bench.bench_sim(tmp_path, "sim.toy:ToyDetector", "onnx")
+    out = tracker_bench.bench_sim(tmp_path, "sim.toy:ToyDetector", "onnx")
     assert out["name"].endswith("(bids from tokens)")
     assert (out["hands"], out["landlord_right"], out["missed"], out["phantom"]) == (1, 1, 0, 0)
     assert out["hands_exact_points"] == 1

@@ -181,15 +181,15 @@ def test_a_faint_joker_the_reader_is_sure_of_is_kept_with_a_profile_too(enrolled
 
 
 def test_the_latency_bench_times_the_face_suit_and_a_profile(tmp_path, small_profile):
-    """``bench/detector.py latency-one --deck``: one JSON line with the group() times with and
+    """``python -m bench.detector latency-one --deck``: one JSON line with the group() times with and
     without the face's suit and detect() with the profile, each a positive number of ms."""
     import subprocess
     import sys
 
     path = small_profile.save(tmp_path / "club.npz")
-    bench = Path(__file__).resolve().parents[2] / "bench" / "detector.py"
-    done = subprocess.run([sys.executable, str(bench), "latency-one", "--runs", "2", "--threads", "1",
-                           "--deck", str(path)], capture_output=True, text=True, timeout=300)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "bench.detector", "latency-one", "--runs", "2", "--threads", "1",
+                           "--deck", str(path)], capture_output=True, text=True, timeout=300, cwd=root)
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout.strip().splitlines()[-1])
     assert row["profile_ms"] > 0 and row["group_no_face_ms"] >= 0 and row["group_face_ms"] >= 0
