@@ -16,6 +16,7 @@ from waitress.server import create_server
 from engine.cards import parse_cards
 from sim.scripted import random_hand
 from tests.kit.browser import CHROMIUM
+from tests.kit.serving import stop_server
 from tracker.store import EventStore
 from vision.detections import Detections
 from webui import create_app
@@ -76,8 +77,7 @@ class LiveSite:
 
     def __exit__(self, *exc: object) -> None:
         self.app.extensions["ddz"].watcher.stop()
-        self.server.close()
-        self.thread.join(timeout=5)
+        stop_server(self.server, self.thread)
 
 
 def play_hands(store: EventStore, match_id: int, seeds: list[int], first: int = 1) -> None:
