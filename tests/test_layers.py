@@ -9,6 +9,7 @@ literal name. A failure lists each offending import as ``file:line``.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,8 @@ def resolve(path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports(path: Path) -> list[Import]:
+@functools.cache  # every check that walks a package asks for the same files' imports
+def imports(path: Path) -> tuple[Import, ...]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
     for node in ast.walk(tree):
@@ -87,7 +89,7 @@ def imports(path: Path) -> list[Import]:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name in ("import_module", "__import__"):
                 found.append(Import(path, node.lineno, node.args[0].value))
-    return found
+    return tuple(found)
 
 
 def all_imports(package: str) -> list[Import]:
