@@ -8,6 +8,7 @@ never from one another (``tests/test_layers.py`` checks it).
   site on a free port, SSE reading, matches with played hands, a blind detector.
 - :mod:`~tests.kit.browser`: Debian's chromium for playwright.
 - :mod:`~tests.kit.club_server`: box events and a club server on a free port (thread or process).
+- :mod:`~tests.kit.serving`: stopping a waitress server that runs in a thread, at once.
 - :mod:`~tests.kit.enroll_frames`: stand-ins for deck enrollment (a pipeline, a detector, a trainer).
 - :mod:`~tests.kit.labelled`: tiny labelled YOLO folders written on disk.
 - :mod:`~tests.kit.tiny_cards`: a hand-drawn card dataset for training smoke tests.
