@@ -16,8 +16,8 @@ database (PostgreSQL's processes) and by the generator; and the latency from an 
 (its due time: the box posts at once) to the hall's data showing it: p50, p99, max.
 Target (docs/club.md): 300 tables at one event a second each, p99 under 1 s.
 
-    .venv/bin/python bench/club.py --tables 60 --seconds 20 --db sqlite
-    .venv/bin/python bench/club.py --tables 300 --seconds 20 --db postgresql
+    .venv/bin/python -m bench.club --tables 60 --seconds 20 --db sqlite
+    .venv/bin/python -m bench.club --tables 300 --seconds 20 --db postgresql
 """
 
 from __future__ import annotations
@@ -38,13 +38,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from club.pglocal import LocalPostgres, free_port
+from club.storage import open_storage
+from club.tournament import fold, next_session
+from sim.scripted import random_hand
 
-from club.pglocal import LocalPostgres, free_port  # noqa: E402
-from club.storage import open_storage  # noqa: E402
-from club.tournament import fold, next_session  # noqa: E402
-from sim.scripted import random_hand  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 KEY = "bench-key"
 TICK = os.sysconf("SC_CLK_TCK")

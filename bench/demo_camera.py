@@ -7,8 +7,8 @@ seconds per wall second; 1.0 keeps up with a real table), hands shown, plays the
 exactly against the film (before the demo referee's fixes) and the fixes. Ends with the events
 the store holds, by kind and source.
 
-    python bench/demo_camera.py --seconds 300 --size 960x540 --fps 5
-    python bench/demo_camera.py --cards toy      # the toy deck: everything but the card reader
+    python -m bench.demo_camera --seconds 300 --size 960x540 --fps 5
+    python -m bench.demo_camera --cards toy      # the toy deck: everything but the card reader
 """
 
 from __future__ import annotations
@@ -18,12 +18,9 @@ import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from sim.demo.camera_feed import CameraTable  # noqa: E402
-from tracker.store import EventStore  # noqa: E402
+from sim.demo.camera_feed import CameraTable
+from tracker.store import EventStore
 
 FIGURES = ("fps", "frames", "render_ms", "read_ms", "table_speed", "hands_shown", "reads", "error")
 

@@ -2,7 +2,7 @@
 
 Accuracy (seen vs unseen decks, two-stage against single-stage)::
 
-    python bench/detector.py accuracy --data datasets/generated/v1 --single models/single.onnx
+    python -m bench.detector accuracy --data datasets/generated/v1 --single models/single.onnx
 
 reads ``<data>/truth/<split>.jsonl`` and scores every image of ``test_seen`` and
 ``test_unseen``: the finder's box AP (mAP50, mAP50-95, one class), the card mAP50 (the box
@@ -19,13 +19,13 @@ on them or themselves that small on no larger corner, are set aside
 
 The reader alone on the labelled index crops, per deck::
 
-    python bench/detector.py reader --data datasets/generated/v2
+    python -m bench.detector reader --data datasets/generated/v2
 
 The shipped detector through each camera degradation of ``sim.synth.degrade`` (and none) on
 held-out-deck tables, rendered or ``--data``'s: corners found, card precision / recall, rank
 right, and which suit is read for which (club->spade, spade->club, heart<->diamond)::
 
-    python bench/detector.py degrade --scenes 120 --strength 0.5 1 [--data datasets/generated/v1]
+    python -m bench.detector degrade --scenes 120 --strength 0.5 1 [--data datasets/generated/v1]
 
 Latency at 640, reading every index, median of 30 runs, one backend per process, on a square
 640 image and on a 16:9 cut of it (a camera frame, letterboxed to 640x384 when the finder takes
@@ -33,7 +33,7 @@ any input size)::
 
     ddz-table export-model finder models/finder.onnx --format ncnn --format openvino   # once
     ddz-table export-model reader models/reader.onnx --format ncnn --format openvino
-    python bench/detector.py latency --backends onnx openvino ncnn
+    python -m bench.detector latency --backends onnx openvino ncnn
 
 (NCNN and OpenVINO find their exports beside the ``.onnx`` files; ``--finder`` and
 ``--reader`` point at other ones.) ``--threads`` fixes every runtime's thread count. The
@@ -46,7 +46,7 @@ its 54 cards (a YOLO folder, through ``cli.enroll.enroll_folder`` as ``--from-la
 then other rendered tables of that deck read without and with the profile: card precision and
 recall on corners of ``--working-px`` or more, clubs read as spades, enrollment time::
 
-    python bench/detector.py profile --scenes 40
+    python -m bench.detector profile --scenes 40
 
 Targets (issue 3): mAP50 >= 0.95 on unseen decks; card recall >= 0.95 and precision >= 0.98
 at the default threshold; <= 50 ms per 640 image with ONNX Runtime on this machine.
@@ -69,13 +69,12 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from sim.synth.closeup import CLOSEUP_BINS, CLOSEUP_FRAMES, render_closeup, score_closeup  # noqa: E402
-from sim.synth.degrade import DEGRADATIONS  # noqa: E402
-from sim.synth.degrade import apply as degrade_image  # noqa: E402
-from sim.synth.enroll_layout import render_layout  # noqa: E402
-from sim.training.evaluate import (  # noqa: E402
+from bench import child_env
+from sim.synth.closeup import CLOSEUP_BINS, CLOSEUP_FRAMES, render_closeup, score_closeup
+from sim.synth.degrade import DEGRADATIONS
+from sim.synth.degrade import apply as degrade_image
+from sim.synth.enroll_layout import render_layout
+from sim.training.evaluate import (
     WATCHED_SUIT_PAIRS,
     ReadTally,
     TableTally,
@@ -86,13 +85,13 @@ from sim.training.evaluate import (  # noqa: E402
     joker_marks,
     table_cards,
 )
-from sim.training.evaluate import load_truth as load_labelled  # noqa: E402
-from vision.backends import BACKEND_CHOICES  # noqa: E402
-from vision.cards import CARD_IDS, CARD_INDEX  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image  # noqa: E402
-from vision.grouping import FUSE_SHARE  # noqa: E402
-from vision.settings import GOOD_INDEX_PX, INDEX_PX, PHOTO, TURNS  # noqa: E402
+from sim.training.evaluate import load_truth as load_labelled
+from vision.backends import BACKEND_CHOICES
+from vision.cards import CARD_IDS, CARD_INDEX
+from vision.detections import Detections
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, read_image
+from vision.grouping import FUSE_SHARE
+from vision.settings import GOOD_INDEX_PX, INDEX_PX, PHOTO, TURNS
 
 SPLITS = ("test_seen", "test_unseen")
 
@@ -390,7 +389,7 @@ def latency(args) -> None:
           f"finder {args.finder}, reader {args.reader}", flush=True)
     results = []
     for backend in args.backends:
-        cmd = [sys.executable, __file__, "latency-one", "--backend", backend, "--runs", str(args.runs),
+        cmd = [sys.executable, "-m", "bench.detector", "latency-one", "--backend", backend, "--runs", str(args.runs),
                "--finder", str(args.finder), "--reader", str(args.reader), "--turns", str(args.turns)]
         if args.image:
             cmd += ["--image", args.image]
@@ -404,7 +403,7 @@ def latency(args) -> None:
             cmd += ["--no-zoom"]
         if args.deck:
             cmd += ["--deck", args.deck]
-        done = subprocess.run(cmd, capture_output=True, text=True)
+        done = subprocess.run(cmd, capture_output=True, text=True, env=child_env())
         line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
         if done.returncode == 0 and line.startswith("{"):
             print(line, flush=True)
@@ -771,7 +770,7 @@ def main() -> None:
             p.add_argument("--split", default="test_unseen", choices=SPLITS)
             p.add_argument("--imgsz", type=int, default=None, help="finder input size (default: the model's own)")
             p.add_argument("--deck", default=None, metavar="PROFILE",
-                           help="also time detect() with this deck profile (bench/detector.py profile --save)")
+                           help="also time detect() with this deck profile (python -m bench.detector profile --save)")
             if name == "latency":
                 p.add_argument("--backends", nargs="+", default=["onnx", "openvino", "ncnn"],
                                choices=BACKEND_CHOICES)
@@ -782,7 +781,7 @@ def main() -> None:
     p.add_argument("--reader", default=str(DEFAULT_READER))
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--scenes", type=int, default=40, help="tables read per held-out deck")
-    p.add_argument("--save", metavar="DIR", help="also write each deck's profile as DIR/NAME.npz (for bench/tracker.py --deck)")
+    p.add_argument("--save", metavar="DIR", help="also write each deck's profile as DIR/NAME.npz (for python -m bench.tracker --deck)")
     p.add_argument("--seed", type=int, default=0, help="seeds the layouts (the tables: seed + 1)")
     p.add_argument("--imgsz", type=int, default=640, help="rendered table size, px")
     p.add_argument("--index-px", nargs=2, type=float, default=list(INDEX_PX), metavar=("MIN", "MAX"),

@@ -3,9 +3,9 @@
     python3 -m venv /tmp/benchvenv
     /tmp/benchvenv/bin/pip install rlcard && /tmp/benchvenv/bin/pip install --no-deps douzero
     /tmp/benchvenv/bin/pip install --no-deps -e .
-    /tmp/benchvenv/bin/python bench/engine.py            # --quick for a short run
-    /tmp/benchvenv/bin/python bench/engine.py --sections 3 --presets four --brute-hands 2000
-    .venv/bin/python bench/engine.py --sections 3 --presets five,dizhu --brute-hands 1000
+    /tmp/benchvenv/bin/python -m bench.engine            # --quick for a short run
+    /tmp/benchvenv/bin/python -m bench.engine --sections 3 --presets four --brute-hands 2000
+    .venv/bin/python -m bench.engine --sections 3 --presets five,dizhu --brute-hands 1000
 
 A peer that is not installed is skipped with a message.
 
@@ -46,17 +46,14 @@ import random
 import sys
 import time
 from collections import Counter
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import classify as combos
-from engine import legal as moves  # noqa: E402
-from engine.cards import RANK_TEXT, Card, full_deck, parse_cards, rank_counts  # noqa: E402
-from engine.classify import beats, classify, to_combination  # noqa: E402
-from engine.legal import brute_force_plays, legal_plays, prev_key, rank_legal_plays  # noqa: E402
-from engine.rank_plays import generate  # noqa: E402
-from engine.rules import CLASSIC, get_rules  # noqa: E402
+from engine import legal as moves
+from engine.cards import RANK_TEXT, Card, full_deck, parse_cards, rank_counts
+from engine.classify import beats, classify, to_combination
+from engine.legal import brute_force_plays, legal_plays, prev_key, rank_legal_plays
+from engine.rank_plays import generate
+from engine.rules import CLASSIC, get_rules
 
 RLCARD_CHAR = dict(zip(RANK_TEXT, "3456789TJQKA2BR", strict=True))
 DOUZERO_INT = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 20, 30]

@@ -1,12 +1,12 @@
 """Enrollment on real photographs: fine-tune the deck's reader on one part of a labelled set,
 read the other part with it.
 
-    python bench/enroll.py TRAIN TEST [--whole-cards] [--epochs N] [--save FILE] [--numpy]
+    python -m bench.enroll TRAIN TEST [--whole-cards] [--epochs N] [--save FILE] [--numpy]
 
 ``TRAIN`` is what ``ddz-table enroll --from-labels`` takes (:func:`vision.labels.enrollment_samples`);
-``TEST`` is a YOLO folder as ``bench/real.py`` scores it (``--whole-cards`` when its boxes are
+``TEST`` is a YOLO folder as ``python -m bench.real`` scores it (``--whole-cards`` when its boxes are
 whole cards). Prints what enrollment measured on the corners it held out, its wall and CPU time,
-then ``bench/real.py``'s figures on ``TEST`` without and with the profile: card recall and
+then ``bench.real``'s figures on ``TEST`` without and with the profile: card recall and
 precision, and clubs read as spades. ``--numpy`` also scores the numpy-only profile (prototypes
 and bias on the base reader, ``enroll --no-tune``).
 """
@@ -22,12 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from sim.training.deck_reader import TuneSettings, tune_reader  # noqa: E402
-from vision.detector import CardDetector  # noqa: E402
-from vision.labels import enrollment_samples  # noqa: E402
+from bench import child_env
+from sim.training.deck_reader import TuneSettings, tune_reader
+from vision.detector import CardDetector
+from vision.labels import enrollment_samples
 
 
 def cpu_seconds() -> float:
@@ -38,10 +36,10 @@ def cpu_seconds() -> float:
 def score(test: str, whole: bool, deck: str | None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "real.json"
-        argv = [sys.executable, str(ROOT / "bench" / "real.py"), test, "--json", str(out)]
+        argv = [sys.executable, "-m", "bench.real", test, "--json", str(out)]
         argv += ["--whole-cards"] if whole else []
         argv += ["--deck", deck] if deck else []
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=child_env())
         return json.loads(out.read_text())
 
 

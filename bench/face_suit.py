@@ -10,7 +10,7 @@ indices alone, by the face alone (``FaceSuitReader.read``; "none" when it finds 
 sure of), and jointly (``CardDetector.group``: the face asked where the index suit is unsure);
 club->spade and spade->club counts for each. Clean, then each degradation at each strength::
 
-    python bench/face_suit.py --scenes 120 --strength 0.5 1
+    python -m bench.face_suit --scenes 120 --strength 0.5 1
 
 ``--sweep`` also prints the joint read for other ``face_suit_below`` and ``face_weight`` values
 (the face is read once per card and reused). ``--decks`` renders other decks instead (the
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import zlib
 from collections import defaultdict
@@ -29,19 +28,17 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from sim.synth.decks import HELD_OUT_DECKS, load_deck  # noqa: E402
-from sim.synth.degrade import DEGRADATIONS  # noqa: E402
-from sim.synth.degrade import apply as degrade_image  # noqa: E402
-from sim.synth.layout import CardPose  # noqa: E402
-from sim.synth.scene import render_full, render_scene  # noqa: E402
-from sim.training.evaluate import iou_matrix  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector  # noqa: E402
-from vision.face_suit import DEFAULT_PIPS  # noqa: E402
-from vision.grouping import FaceVote, group_corners  # noqa: E402
-from vision.settings import INDEX_PX, PHOTO  # noqa: E402
+from sim.synth.decks import HELD_OUT_DECKS, load_deck
+from sim.synth.degrade import DEGRADATIONS
+from sim.synth.degrade import apply as degrade_image
+from sim.synth.layout import CardPose
+from sim.synth.scene import render_full, render_scene
+from sim.training.evaluate import iou_matrix
+from vision.detections import Detections
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
+from vision.face_suit import DEFAULT_PIPS
+from vision.grouping import FaceVote, group_corners
+from vision.settings import INDEX_PX, PHOTO
 
 #: The degradations run by default: the blurs and the coarse sensor that turn clubs into
 #: spades most (models/README.md, Known weaknesses), and the noise and JPEG a cheap camera adds.

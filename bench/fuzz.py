@@ -14,7 +14,7 @@ The tests run a short fixed-seed version of this (tests/webui/test_webui_fuzz.py
 runs longer ones and prints what it sent, the answers by status, the slowest requests, and
 every 5xx or exception with the request that caused it. Exits 1 when there is one.
 
-    .venv/bin/python bench/fuzz.py --requests 20000 --seed 7
+    .venv/bin/python -m bench.fuzz --requests 20000 --seed 7
 """
 
 from __future__ import annotations
@@ -24,21 +24,16 @@ import json
 import logging
 import random
 import re
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # before bench/ itself, whose engine.py would shadow the package
-
-from engine.rules import PRESETS, SCORING_FORMATS  # noqa: E402
-from webui.actions import ACTIONS  # noqa: E402
-from webui.downloads import FORMATS  # noqa: E402
+from engine.rules import PRESETS, SCORING_FORMATS
+from webui.actions import ACTIONS
+from webui.downloads import FORMATS
 
 #: Numbers that break naive parsing: past 64 bits, signs, spaces, floats, digits Python's
 #: ``str.isdigit()`` accepts and ``int()`` refuses or reads as another number, thousands of digits.

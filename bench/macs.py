@@ -4,9 +4,9 @@ A timing under emulation (qemu) says nothing about a Raspberry Pi, but the arith
 needs is the same on every machine: this counts it, and ``deploy/raspberrypi/README.md``
 turns it into frames per second with a published Pi figure.
 
-    python bench/macs.py                                  # each model at the sizes the box uses
-    python bench/macs.py --film runs/sim/seed3            # + calls per frame, counted on a film
-    python bench/macs.py --model models/finder.onnx --shape 1x3x640x640
+    python -m bench.macs                                  # each model at the sizes the box uses
+    python -m bench.macs --film runs/sim/seed3            # + calls per frame, counted on a film
+    python -m bench.macs --model models/finder.onnx --shape 1x3x640x640
 
 The count walks the graph's Conv, ConvTranspose, Gemm and MatMul nodes after ONNX shape
 inference at a fixed input shape (every other node, activations and additions, is a few
@@ -33,6 +33,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from bench import child_env
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO / "models"
@@ -158,7 +160,7 @@ CALLS: Counter = Counter()
 
 
 def counting_detector() -> Any:
-    """``ddz-table run --detector macs:counting_detector`` (with ``bench/`` on PYTHONPATH): the
+    """``ddz-table run --detector bench.macs:counting_detector`` (from the repository root): the
     shipped tracker detector on ``$DDZ_MACS_BACKEND``, its model calls written to
     ``$DDZ_MACS_OUT`` as JSON when the run ends."""
     from tracker.detection import build_detector
@@ -187,11 +189,10 @@ def count_film(folder: Path, backend: str) -> tuple[int, list[tuple[str, tuple[i
         raise MacsError(f"no frames in {video}")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "calls.json"
-        env = os.environ | {"DDZ_MACS_BACKEND": backend, "DDZ_MACS_OUT": str(out),
-                            "PYTHONPATH": os.pathsep.join([str(REPO / "bench"), str(REPO)])}
+        env = child_env(DDZ_MACS_BACKEND=backend, DDZ_MACS_OUT=str(out))
         subprocess.run([sys.executable, "-m", "cli", "run", "--source", str(video), "--calibration",
                         str(calibration), "--db", str(Path(tmp) / "run.db"), "--no-web", "--new-match",
-                        "--pin", "000000", "--detector", "macs:counting_detector"],
+                        "--pin", "000000", "--detector", "bench.macs:counting_detector"],
                        env=env, check=True, stdout=subprocess.DEVNULL)
         calls = [(name, tuple(shape), n) for name, shape, n in json.loads(out.read_text(encoding="utf-8"))]
     return frames, calls

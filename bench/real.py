@@ -1,6 +1,6 @@
 """Real photographs: the shipped detector on a labelled folder of card photos.
 
-    python bench/real.py FOLDER [--whole-cards] [--limit N] [--scale S] [--json FILE]
+    python -m bench.real FOLDER [--whole-cards] [--limit N] [--scale S] [--json FILE]
 
 ``FOLDER`` is a folder of photos each named after the one card it shows (``10c.png``: scored
 as whole cards, the whole photo the card's box), or in YOLO format: ``data.yaml`` whose ``names`` spell cards (``10c``, ``QS``, ``TC``,
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,24 +42,22 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from sim.training.evaluate import (  # noqa: E402
+from sim.training.evaluate import (
     JOKER_SUIT,
     WATCHED_SUIT_PAIRS,
     ReadTally,
     match,
 )
-from vision.cards import CARD_IDS, CARD_INDEX, SUITS  # noqa: E402
-from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image  # noqa: E402
-from vision.labels import (  # noqa: E402
+from vision.cards import CARD_IDS, CARD_INDEX, SUITS
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image
+from vision.labels import (
     LabelError,
     LabelledFolder,
     LabelledImage,
     photos_named_by_card,
     read_label_folder,
 )
-from vision.settings import PHOTO  # noqa: E402
+from vision.settings import PHOTO
 
 #: Index size bins (longer side of the labelled box, px): under the working scale, the sizes
 #: where clubs and spades were mixed up on rendered tables, and larger.

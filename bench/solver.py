@@ -1,8 +1,8 @@
 """Perfect-information solver benchmark (prints tables; not a test).
 
-    .venv/bin/python bench/solver.py                      # defaults: a few minutes
-    .venv/bin/python bench/solver.py --sizes 8 --positions 10 --full 0 --check 0
-    .venv/bin/python bench/solver.py --check 10000 --sizes '' --full 0   # the correctness run
+    .venv/bin/python -m bench.solver                      # defaults: a few minutes
+    .venv/bin/python -m bench.solver --sizes 8 --positions 10 --full 0 --check 0
+    .venv/bin/python -m bench.solver --check 10000 --sizes '' --full 0   # the correctness run
 
 What is measured
   1. Positions from bot games (``sim.bots.play_hand``, classic, short deals): each seat dealt
@@ -24,14 +24,11 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.cards import rank_counts  # noqa: E402
-from engine.events import Deal  # noqa: E402
-from engine.solver import Position, Solver, brute_force, random_position  # noqa: E402
-from sim.bots import play_hand  # noqa: E402
+from engine.cards import rank_counts
+from engine.events import Deal
+from engine.solver import Position, Solver, brute_force, random_position
+from sim.bots import play_hand
 
 
 def bot_positions(size: int, count: int, seed: int) -> list[Position]:

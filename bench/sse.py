@@ -6,7 +6,7 @@ viewer and every event, the time from ``append`` returning to the viewer receivi
 message carrying that event's ``seq``. Prints latency percentiles; the target is < 200 ms
 with 50 viewers. Not a test: figures depend on the machine.
 
-    .venv/bin/python bench/sse.py --viewers 50 --events 60 --interval 0.25
+    .venv/bin/python -m bench.sse --viewers 50 --events 60 --interval 0.25
 """
 
 from __future__ import annotations
@@ -23,12 +23,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from engine.events import Event
+from sim.scripted import random_hand
+from tracker.store import EventStore
 
-from engine.events import Event  # noqa: E402
-from sim.scripted import random_hand  # noqa: E402
-from tracker.store import EventStore  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:

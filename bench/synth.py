@@ -1,7 +1,7 @@
 """Synthetic table figures: rendering speed and what the labels look like.
 
-    .venv/bin/python bench/synth.py --scenes 100            # render here and measure
-    .venv/bin/python bench/synth.py --truth datasets/generated/v2/truth/train.jsonl
+    .venv/bin/python -m bench.synth --scenes 100            # render here and measure
+    .venv/bin/python -m bench.synth --truth datasets/generated/v2/truth/train.jsonl
 
 Prints scenes per second (one process), labelled corner indices per image, index height
 percentiles (image pixels), the share of face-up corners left unlabelled as hidden, and

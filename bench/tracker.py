@@ -8,10 +8,10 @@ Targets (issue 4): >= 99 % plays exact, no phantom plays, >= 97 % hands with exa
 
 Two modes:
 
-    python bench/tracker.py --sim runs/sim/seed*        # ddz-table simulate output folders
-    python bench/tracker.py --toy 3 --size 1280x720     # the test suite's toy table
-    python bench/tracker.py --render 100 --size 1280x720  # simulate's drawing speed
-    python bench/tracker.py --suite runs/suite [--hands 3] [--cards 8]  # the acceptance films
+    python -m bench.tracker --sim runs/sim/seed*        # ddz-table simulate output folders
+    python -m bench.tracker --toy 3 --size 1280x720     # the test suite's toy table
+    python -m bench.tracker --render 100 --size 1280x720  # simulate's drawing speed
+    python -m bench.tracker --suite runs/suite [--hands 3] [--cards 8]  # the acceptance films
 
 ``--suite`` films :data:`SUITE` (3 seats on the four held-out decks, 4 seats on two, 2 seats
 on one, bids by tokens, the cards left shown after each hand) unless already there, reads each
@@ -29,7 +29,7 @@ the tracker alone (geometry, stability, turn inference), not the card reader. Th
 the full synthetic table (arms, sweeps, lighting, JPEG, the video codec):
 
     ddz-table simulate --seed 7 --hands 3 --style toy --out runs/sim/toy7
-    python bench/tracker.py --sim runs/sim/toy7 --detector toy
+    python -m bench.tracker --sim runs/sim/toy7 --detector toy
 """
 
 from __future__ import annotations
@@ -40,21 +40,18 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.events import Deal, Landlord, event_from_dict  # noqa: E402
-from engine.hand import Hand  # noqa: E402
-from sim.compare import Comparison, compare_hands  # noqa: E402
-from sim.scripted import random_hand  # noqa: E402
-from tracker.detection import build_detector  # noqa: E402
-from tracker.match_record import hand_keys, match_record  # noqa: E402
-from tracker.records import Alert  # noqa: E402
-from tracker.session import TableSession  # noqa: E402
-from tracker.state import TableState  # noqa: E402
-from tracker.store import EventStore  # noqa: E402
-from tracker.zones import Calibration  # noqa: E402
-from vision.sources import Frame, OpenCVSource  # noqa: E402
+from engine.events import Deal, Landlord, event_from_dict
+from engine.hand import Hand
+from sim.compare import Comparison, compare_hands
+from sim.scripted import random_hand
+from tracker.detection import build_detector
+from tracker.match_record import hand_keys, match_record
+from tracker.records import Alert
+from tracker.session import TableSession
+from tracker.state import TableState
+from tracker.store import EventStore
+from tracker.zones import Calibration
+from vision.sources import Frame, OpenCVSource
 
 
 class Entering:

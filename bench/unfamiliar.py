@@ -5,24 +5,20 @@ indices (finder score >= ``tracker.reader.FAMILIAR_FINDER``) the reader reads un
 ``FAMILIAR_SURE``, with the tracker's settings. The tracker raises ``unfamiliar_deck`` when
 ``ReaderConfig.unfamiliar_share`` of the last ``unfamiliar_window`` such indices were unsure::
 
-    python bench/unfamiliar.py --scenes 6 --seed 3
+    python -m bench.unfamiliar --scenes 6 --seed 3
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from sim.synth.decks import HELD_OUT_DECKS, list_decks  # noqa: E402
-from sim.synth.scene import render_scene  # noqa: E402
-from tracker.reader import FAMILIAR_FINDER, FAMILIAR_SURE, ReaderConfig  # noqa: E402
-from vision.detector import CardDetector  # noqa: E402
-from vision.settings import TRACKER  # noqa: E402
+from sim.synth.decks import HELD_OUT_DECKS, list_decks
+from sim.synth.scene import render_scene
+from tracker.reader import FAMILIAR_FINDER, FAMILIAR_SURE, ReaderConfig
+from vision.detector import CardDetector
+from vision.settings import TRACKER
 
 
 def main(argv: list[str] | None = None) -> None:

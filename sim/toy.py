@@ -99,7 +99,10 @@ class ToyDetector(CornerDetector):
                            interpolation=cv2.INTER_LINEAR)
         white = np.maximum(white, 20.0)
         norm = cv2.GaussianBlur(img, (3, 3), 0) / white
-        spread = norm.max(axis=2) - norm.min(axis=2)
+        # max - min over the three channels, taken plane by plane: the same numbers as a reduction
+        # over the last axis, several times quicker on a whole crop
+        b, g, r = norm[..., 0], norm[..., 1], norm[..., 2]
+        spread = np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r)
         mask = (spread > 0.3).astype(np.uint8)
         # the mat's coloured outlines and numbers are thin strokes: opened away; a patch is not
         side = max(3, int(2.2 * ppm)) | 1

@@ -10,6 +10,7 @@ literal name. A failure lists each offending import as ``file:line``.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +76,8 @@ def resolve(path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports(path: Path) -> list[Import]:
+@functools.cache  # every check that walks a package asks for the same files' imports
+def imports(path: Path) -> tuple[Import, ...]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
     for node in ast.walk(tree):
@@ -89,7 +91,7 @@ def imports(path: Path) -> list[Import]:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name in ("import_module", "__import__"):
                 found.append(Import(path, node.lineno, node.args[0].value))
-    return found
+    return tuple(found)
 
 
 def all_imports(package: str) -> list[Import]:
@@ -134,7 +136,7 @@ def test_no_package_imports_another_packages_private_names(package):
 
 
 def test_tests_import_each_other_by_package_path():
-    """``from tests.webui.webui_site import ...``, never ``from webui_site import ...`` (which works
+    """``from tests.kit.table_site import ...``, never ``from table_site import ...`` (which works
     only with that folder on sys.path) nor a relative import."""
     helpers = {p.stem for p in python_files("tests")} | {p.name for p in (ROOT / "tests").rglob("*") if p.is_dir()}
     helpers -= {"__init__", "__pycache__"}
@@ -149,6 +151,24 @@ def test_tests_import_each_other_by_package_path():
                 bad += [Import(path, node.lineno, name) for name in names
                         if name.split(".")[0] in helpers and name.split(".")[0] not in PROJECT]
     assert not bad, report("tests must import each other as tests.package.module", bad)
+
+
+def is_test_module(name: str) -> bool:
+    """A module pytest collects or loads itself (``test_*.py``, ``conftest.py``), by its last name."""
+    return name.startswith("test_") or name == "conftest"
+
+
+def test_tests_share_helpers_only_through_the_kit():
+    """What tests share lives in ``tests/kit/``: no test module or conftest imports another one
+    (a test module run for its helpers runs its module-level checks, and its tests move with it),
+    and outside the kit ``tests/`` holds only test modules, conftests and package ``__init__``s."""
+    kit = ROOT / "tests" / "kit"
+    bad = [imp for imp in all_imports("tests") if imp.top == "tests"
+           and (is_test_module(imp.module.split(".")[-1]) or any(map(is_test_module, imp.names)))]
+    assert not bad, report("tests import helpers from tests.kit, never from a test module or conftest", bad)
+    strays = [str(p.relative_to(ROOT)) for p in python_files("tests")
+              if kit not in p.parents and not is_test_module(p.stem) and p.name != "__init__.py"]
+    assert not strays, f"helpers outside tests/kit/ ({len(strays)}): " + ", ".join(strays)
 
 
 def test_bench_imports_no_tests():

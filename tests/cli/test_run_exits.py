@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from sim.toy_table import ToyDetector, ToyTable
-from tests.cli.test_table import ddz, tiny_hand
+from tests.kit.commands import ddz
+from tests.kit.hands import tiny_hand
 from tracker.session import TableSession
 from tracker.state import TableState
 from tracker.store import EventStore

@@ -10,28 +10,13 @@ import numpy as np
 import pytest
 
 from cli import table as cli
-from engine.cards import parse_cards
-from engine.events import Bid, Deal, Kitty, Play
-from engine.hand import Hand
 from engine.record import load
 from sim.toy_table import ToyTable
+from tests.kit.commands import ddz
+from tests.kit.hands import tiny_hand
 from tracker.state import TableState
 from tracker.store import EventStore
 from tracker.zones import Calibration, find_markers
-
-
-def tiny_hand():
-    """Two plays: the landlord leads from a short deal and a farmer goes out (anti-spring x2)."""
-    c = lambda text: tuple(parse_cards(text))  # noqa: E731
-    return Hand.from_events("classic", [Deal(counts=(2, 2, 2)), Bid(0, "bid", 3), Kitty(c("As 7d 7c")),
-                                        Play(0, c("3s 3h")), Play(1, c("5s 5h"))])
-
-
-def ddz(*argv):
-    parser = argparse.ArgumentParser()
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args([str(a) for a in argv])
-    return args.func(args)
 
 
 def test_mat_png_and_pdf(tmp_path, capsys):
@@ -47,18 +32,19 @@ def test_mat_png_and_pdf(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def toy_frames(tmp_path_factory):
-    """A folder with the frames of a short filmed hand, and one frame to calibrate from."""
+    """A folder with the frames of a short filmed hand, and one frame to calibrate from.
+    Lossless BMP: the same pixels as PNG, written and read many times quicker."""
     folder = tmp_path_factory.mktemp("frames")
     table = ToyTable(seed=2)
     for i, (image, _) in enumerate(table.play_hand(tiny_hand())):
-        cv2.imwrite(str(folder / f"{i:05d}.png"), image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        cv2.imwrite(str(folder / f"{i:05d}.bmp"), image)
     return folder, table
 
 
 def test_calibrate_from_a_photo_with_preview(tmp_path, toy_frames, capsys):
     folder, table = toy_frames
     out = tmp_path / "cal.json"
-    assert ddz("calibrate", "--image", folder / "00000.png", "--out", out, "--preview", tmp_path / "p.png") == 0
+    assert ddz("calibrate", "--image", folder / "00000.bmp", "--out", out, "--preview", tmp_path / "p.png") == 0
     cal = Calibration.load(out)
     assert cal.markers_found == (0, 1, 2, 3) and cal.image_size == (960, 540)
     corners = np.float32([[0, 0]]).reshape(1, 1, 2)
@@ -70,7 +56,7 @@ def test_calibrate_from_a_photo_with_preview(tmp_path, toy_frames, capsys):
 def test_calibrate_from_a_source_and_by_corners(tmp_path, toy_frames):
     folder, _ = toy_frames
     assert ddz("calibrate", "--source", folder, "--out", tmp_path / "a.json", "--tries", 3) == 0
-    assert ddz("calibrate", "--image", folder / "00000.png", "--corners", "172,60 795,45 892,517 82,495",
+    assert ddz("calibrate", "--image", folder / "00000.bmp", "--corners", "172,60 795,45 892,517 82,495",
                "--out", tmp_path / "b.json") == 0
     a, b = Calibration.load(tmp_path / "a.json"), Calibration.load(tmp_path / "b.json")
     assert b.method == "corners"
@@ -90,7 +76,7 @@ def test_calibrate_errors_are_messages(tmp_path, capsys):
 def test_run_referees_a_filmed_hand_and_writes_the_record(tmp_path, toy_frames, capsys):
     folder, _ = toy_frames
     cal, db, record = tmp_path / "cal.json", tmp_path / "t.db", tmp_path / "rec.json"
-    ddz("calibrate", "--image", folder / "00000.png", "--out", cal)
+    ddz("calibrate", "--image", folder / "00000.bmp", "--out", cal)
     store = EventStore(db)  # the page would enter the deal and the bids; here a script does
     mid = cli.choose_match(store, __import__("engine.rules").rules.get_rules("classic"), ("甲", "乙", "丙"), None, False)
     truth = tiny_hand()
@@ -116,7 +102,7 @@ def test_run_referees_a_filmed_hand_and_writes_the_record(tmp_path, toy_frames, 
 def test_run_refuses_mismatched_setups(tmp_path, toy_frames, capsys):
     folder, _ = toy_frames
     cal = tmp_path / "cal.json"
-    ddz("calibrate", "--image", folder / "00000.png", "--out", cal)
+    ddz("calibrate", "--image", folder / "00000.bmp", "--out", cal)
     assert ddz("run", "--source", folder, "--calibration", cal, "--rules", "four", "--no-web") == 2
     assert "3 seats" in capsys.readouterr().err
     assert ddz("run", "--source", folder, "--calibration", cal, "--players", "a,b", "--no-web") == 2

@@ -9,7 +9,7 @@ from playwright import sync_api
 
 from club.sqlite import SqliteStorage
 from club.storage import BoxEvent, BoxMatch
-from tests.club.clubkit import PIN, ThreadServer, hand_payloads
+from tests.kit.club_server import PIN, ThreadServer, hand_payloads
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"

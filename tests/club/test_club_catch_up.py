@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from club.sqlite import SqliteStorage
 from sim.scripted import random_hand
-from tests.club.clubkit import KEY, ThreadServer
+from tests.kit.club_server import KEY, ThreadServer
 from tracker.replicate import Replicator
 from tracker.store import EventStore, StoreError
 

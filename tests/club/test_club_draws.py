@@ -14,7 +14,7 @@ from club.sqlite import SqliteStorage
 from club.storage import BoxEvent, BoxMatch
 from club.tournament import next_session
 from engine.events import Concede, Deal, Landlord
-from tests.club.clubkit import PIN
+from tests.kit.club_server import PIN
 
 
 def repeats(seating: dict, met: set) -> int:

@@ -6,7 +6,7 @@ import pytest
 
 from club.app import build_app
 from club.ingest import token_hash
-from tests.club.clubkit import BOX, KEY, PIN, box_events, hand_payloads, wire
+from tests.kit.club_server import BOX, KEY, PIN, box_events, hand_payloads, wire
 
 MATCH = {"id": 1, "players": ["甲", "乙", "丙"], "preset": {"name": "chips", "changes": {}}, "created": 1.0, "meta": {}}
 

@@ -7,7 +7,7 @@ from club.live import Live
 from club.sqlite import SqliteStorage
 from club.storage import BoxEvent, BoxMatch
 from club.tournament import next_session
-from tests.club.clubkit import hand_payloads
+from tests.kit.club_server import hand_payloads
 
 
 def send(st, table: int, session: str, hand: int, seed: int) -> None:

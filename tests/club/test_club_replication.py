@@ -12,7 +12,7 @@ from club.live import Live
 from club.sqlite import SqliteStorage
 from club.tournament import next_session
 from sim.scripted import random_hand
-from tests.club.clubkit import KEY, ProcessServer, ThreadServer
+from tests.kit.club_server import KEY, ProcessServer, ThreadServer
 from tracker.replicate import Replicator
 from tracker.store import EventStore
 

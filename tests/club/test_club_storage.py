@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from club.storage import StorageError, open_storage
-from tests.club.clubkit import box_events, box_match, hand_payloads
+from tests.kit.club_server import box_events, box_match, hand_payloads
 
 
 def test_a_new_store_is_migrated_to_the_newest_schema(storage):

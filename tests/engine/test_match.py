@@ -4,39 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import parse_cards
-from engine.events import Bid, Deal, Event, Landlord, Pass, Play
-from engine.hand import Hand
-from engine.match import DROPPED_CARD_POINTS, HandRecord, Match
+from engine.match import DROPPED_CARD_POINTS, Match
 from engine.rules import get_rules
-
-
-def C(text: str) -> tuple:
-    return tuple(parse_cards(text))
-
-
-def quick_hand(match: Match, landlord: int, landlord_wins: bool, base: int = 1, bombs: int = 0) -> HandRecord:
-    """A short scripted hand (two cards each, the kitty makes the landlord's five); no spring."""
-    n = match.n
-    f1, f2 = (landlord + 1) % n, (landlord + 2) % n
-    events = [Deal(counts=(2,) * n, first_bidder=match.next_first_bidder()), Landlord(landlord, base)]
-    if landlord_wins:
-        events += [Play(landlord, C("3s")), Play(f1, C("4s")), Pass(f2)]
-        events += [Play(landlord, C("6s 6h 6d 6c"))] if bombs else [
-            Play(landlord, C("2s")), Pass(f1), Pass(f2), Play(landlord, C("5s 5h 5d"))]
-    else:
-        events += [Play(landlord, C("3s")), Pass(f1), Pass(f2), Play(landlord, C("7s")), Play(f1, C("8s")),
-                   Pass(f2), Pass(landlord), Play(f1, C("9s"))]
-    hand = Hand.from_events(match.rules, events)
-    assert hand.finished
-    return HandRecord.of(hand)
-
-
-def redeal(match: Match) -> HandRecord:
-    first = match.next_first_bidder()
-    events: list[Event] = [Deal(counts=(17,) * match.n, first_bidder=first)]
-    events += [Bid((first + i) % match.n, "pass") for i in range(match.n)]
-    return HandRecord(tuple(events))
+from tests.kit.hands import quick_hand, redeal
 
 
 def test_match_needs_the_right_number_of_players():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.events import Bid, Deal, End
 from engine.match import HandRecord, Match
-from tests.engine.test_match import quick_hand, redeal
+from tests.kit.hands import quick_hand, redeal
 
 
 def abandoned(match: Match) -> HandRecord:

@@ -6,7 +6,7 @@ import pytest
 
 from engine.match import HandRecord, Match, MatchOverError
 from engine.rules import get_rules
-from tests.engine.test_match import quick_hand, redeal
+from tests.kit.hands import quick_hand, redeal
 
 
 def test_a_hand_after_the_qq_target_is_refused():

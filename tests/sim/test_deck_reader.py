@@ -11,7 +11,7 @@ import pytest
 
 from sim.synth import decks
 from sim.synth.enroll_layout import render_layout
-from tests.vision.test_profile import write_yolo
+from tests.kit.labelled import write_yolo
 from vision.cards import CARD_IDS
 from vision.detector import DEFAULT_READER, CardDetector
 from vision.profile import DeckProfile, ProfileError, fit, fit_profile

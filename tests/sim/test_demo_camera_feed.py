@@ -11,7 +11,7 @@ import pytest
 from cli import site as commands
 from engine.events import Bid, Deal, End, Play
 from sim.demo.camera_feed import CameraTable
-from tests.webui.webui_site import PIN, SMALL, Blind, new_match
+from tests.kit.table_site import PIN, SMALL, Blind, new_match
 from tracker.state import TableState
 from webui import create_app
 

@@ -10,7 +10,7 @@ from engine.cards import Card
 from engine.events import Correction, Kitty, Pass, Play
 from sim.demo.camera_feed import CameraTable
 from sim.demo.corrector import REVIEW_S, DemoCorrector, due_events, event_key
-from tests.webui.webui_site import SMALL, Blind, new_match
+from tests.kit.table_site import SMALL, Blind, new_match
 from tracker.state import TableState
 
 pytestmark = pytest.mark.art  # renders Debian's card art (apt: deploy/system-deps.sh)

@@ -6,7 +6,7 @@ import pytest
 
 from engine.events import Correction, Deal, Play
 from sim.demo.feeder import SimulatedTable
-from tests.webui.webui_site import new_match
+from tests.kit.table_site import new_match
 from tracker.records import Alert
 from tracker.state import TableState
 

@@ -1,31 +1,20 @@
-"""bench/real.py on tiny folders written here: it reads them with ``vision.labels`` (whose own
+"""``python -m bench.real`` on tiny folders written here: it reads them with ``vision.labels`` (whose own
 tests are tests/vision/test_labels.py), exits with the reader's message on a bad folder, and
 says which classes it left out."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.vision.test_labels import write_folder
-
-ROOT = Path(__file__).resolve().parents[2]
+from bench import real as real_bench
+from tests.kit.labelled import write_folder
 
 
 @pytest.fixture(scope="module")
 def real():
-    spec = importlib.util.spec_from_file_location("bench_real", ROOT / "bench" / "real.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up by name
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+    return real_bench
 
 
 def test_a_bad_folder_exits_with_the_readers_message(real, tmp_path):

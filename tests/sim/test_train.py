@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sim.training.train import TrainConfig, TrainingError, train
-from tests.sim.tiny_cards import make_dataset
+from tests.kit.tiny_cards import make_dataset
 from vision.cards import CARD_INDEX
 
 pytestmark = pytest.mark.train

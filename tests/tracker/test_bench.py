@@ -1,26 +1,16 @@
-"""bench/tracker.py on a folder shaped like ``ddz-table simulate`` output (toy frames as a
+"""``python -m bench.tracker`` on a folder shaped like ``ddz-table simulate`` output (toy frames as a
 lossless HuffYUV video, the calibration, and truth.json with the plain hand keys)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import cv2
 
+from bench import tracker as tracker_bench
 from sim.toy_table import ToyTable
-from tests.cli.test_table import tiny_hand
+from tests.kit.hands import tiny_hand
 from tracker.match_record import hand_keys
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_tracker", ROOT / "bench" / "tracker.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_bench_reads_a_simulated_folder_and_scores_it(tmp_path, capsys):
@@ -36,7 +26,7 @@ def test_bench_reads_a_simulated_folder_and_scores_it(tmp_path, capsys):
     for action, t in zip(plays, table.landed[1:], strict=True):  # landed[0] is the kitty
         action["time"] = t
     (tmp_path / "truth.json").write_text(json.dumps({"version": 1, "hands": [keys]}))
-    out = load_bench().bench_sim(tmp_path, "sim.toy_table:ToyDetector", "onnx")
+    out = tracker_bench.bench_sim(tmp_path, "sim.toy_table:ToyDetector", "onnx")
     assert (out["plays"], out["exact"], out["phantom"], out["missed"]) == (2, 2, 0, 0)
     assert out["hands_exact_points"] == 1 and out["landlord_right"] == 1
     assert 0.3 < out["delay_max_s"] < 1.5
@@ -44,15 +34,14 @@ def test_bench_reads_a_simulated_folder_and_scores_it(tmp_path, capsys):
 
 
 def test_bench_times_simulate_drawing(capsys):
-    assert load_bench().main(["--render", "3", "--size", "320x180", "--style", "toy"]) == 0
+    assert tracker_bench.main(["--render", "3", "--size", "320x180", "--style", "toy"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["frames"] == 3 and out["ms_per_frame"] > 0 and out["name"] == "render toy at 320x180"
 
 
 def test_the_suite_films_each_seat_count_reads_it_and_adds_up(tmp_path, capsys, monkeypatch):
-    bench = load_bench()
-    monkeypatch.setattr(bench, "SUITE", ((3, "plastic", 5), (4, "plastic", 6)))
-    whole = bench.bench_suite(tmp_path, hands=1, cards=2, detector_spec="toy", backend="onnx", style="toy", fps=4)
+    monkeypatch.setattr(tracker_bench, "SUITE", ((3, "plastic", 5), (4, "plastic", 6)))
+    whole = tracker_bench.bench_suite(tmp_path, hands=1, cards=2, detector_spec="toy", backend="onnx", style="toy", fps=4)
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     films = [line for line in lines if not line["name"].startswith("suite")]
     assert len(films) == 2 and {p.name[:2] for p in tmp_path.iterdir()} == {"3p", "4p"}

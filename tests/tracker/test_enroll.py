@@ -11,7 +11,7 @@ import pytest
 from sim.synth import decks
 from sim.toy import ToyDetector
 from sim.toy_table import ToyTable
-from tests.tracker.enroll_frames import FrameSession, true_labels
+from tests.kit.enroll_frames import FrameSession, true_labels
 from tracker.deck_layout import reading_order, row_slots
 from tracker.detection import build_detector
 from tracker.enroll import DECK_CARDS, NOT_A_CARD, PAUSE_S, DeckEnroller, EnrollError, EnrollPlan

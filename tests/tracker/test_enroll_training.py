@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 
-from tests.tracker.enroll_frames import (
+from tests.kit.enroll_frames import (
     READER_CLASSES,
     FrameSession,
     GatedTrainer,

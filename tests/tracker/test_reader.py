@@ -11,8 +11,7 @@ import pytest
 import tracker.reader
 import vision.protocol
 from sim.toy_table import ToyDetector, ToyTable
-from tests.tracker.test_session import LabelReadingDetector, UnsureDetector
-from tests.tracker.test_tokens import TokenTable
+from tests.kit.toy_frames import LabelReadingDetector, TokenTable, UnsureDetector
 from tracker.reader import Observation, ReaderConfig, TableReader
 from vision.detections import Detections
 from vision.protocol import CornerDetector, Detector

@@ -13,7 +13,7 @@ import pytest
 from engine.events import Bid, Deal
 from engine.scoring import settle
 from sim.toy_table import ToyDetector, ToyTable
-from tests.tracker.test_session import actions, short_hand
+from tests.kit.hands import actions, short_hand
 from tracker.reader import ReaderConfig
 from tracker.session import SessionConfig, TableSession
 from tracker.stability import Seen, ZoneTracker
@@ -42,6 +42,7 @@ class Film:
         store = EventStore(":memory:")
         mid = store.create_match(("甲", "乙", "丙"))
         deal = self.truth.events[0]
+        assert isinstance(deal, Deal)
         store.append(mid, 1, Deal(counts=tuple(deal.counts), first_bidder=self.truth.first_bidder), source="referee")
         for bid in (e for e in self.truth.events if isinstance(e, Bid)):
             store.append(mid, 1, bid, source="referee")

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 import vision.protocol as protocol_module
-from engine.cards import parse_cards
-from engine.events import Bid, Deal, Kitty, Pass, Play
-from engine.hand import Hand
+from engine.events import Bid, Deal
 from engine.scoring import settle
 from sim.scripted import random_hand
 from sim.toy_table import ToyDetector, ToyTable
+from tests.kit.hands import actions, short_hand
+from tests.kit.toy_frames import LabelReadingDetector, UnsureDetector
 from tracker.match_record import match_record
 from tracker.reader import ReaderConfig
 from tracker.session import SessionConfig, TableSession
@@ -29,32 +29,12 @@ from vision.sources import CallableSource, Frame
 pytestmark = pytest.mark.heavy  # films hands through the session: seconds per test
 
 
-def actions(hand):
-    out = []
-    for e in hand.events:
-        if isinstance(e, Play):
-            out.append((e.seat, "play", sorted(str(c) for c in e.cards)))
-        elif isinstance(e, Pass):
-            out.append((e.seat, "pass", []))
-    return out
-
-
 def finished_hand(seed):
     for s in range(seed, seed + 50):
         hand = random_hand("classic", s)
         if hand.finished and not hand.redeal:
             return hand
     raise AssertionError("no played hand")
-
-
-def short_hand():
-    """A hand dealt short so it ends in ten actions: kitty shown and played from, a bomb
-    beside an earlier pair, a trick swept after two passes, the farmers going out."""
-    c = lambda text: tuple(parse_cards(text))  # noqa: E731
-    events = [Deal(counts=(2, 7, 3)), Bid(0, "bid", 3), Kitty(c("7d 7c As")),
-              Play(0, c("3s 3h")), Play(1, c("5s 5h")), Pass(2), Play(0, c("7d 7c")),
-              Play(1, c("Js Jh Jd Jc")), Pass(2), Pass(0), Play(1, c("4d"))]
-    return Hand.from_events("classic", events)
 
 
 class LateDetector(ToyDetector):
@@ -71,36 +51,6 @@ class LateDetector(ToyDetector):
             self.misses -= 1
             return dets[keep]
         return dets
-
-
-class LabelReadingDetector(ToyDetector):
-    """Also reads the mat's printed zone name as a card in every crop, as the card finder
-    does ("2" as 2s, at 0.3: the films' label reads scored 0.02-0.32), and a card index half
-    over it that is really there (``kept``), or ``inside`` it whole, read ``(card, score)``."""
-
-    def __init__(self, layout, kept=False, inside=None):
-        super().__init__()
-        self.layout, self.kept, self.inside = layout, kept, inside
-
-    def detect(self, image):
-        dets = super().detect(image)
-        ppm = self.px_per_mm
-        zone = next(z for z, poly in self.layout.zones.items()  # the crop's zone, by its size
-                    if image.shape[1] == max(1, round(float(np.ptp(poly[:, 0])) * ppm))
-                    and image.shape[0] == max(1, round(float(np.ptp(poly[:, 1])) * ppm)))
-        x1, y1, x2, y2 = np.subtract(self.layout.label_box(zone), [*self.layout.zones[zone].min(axis=0)] * 2) * ppm
-        boxes, cards, scores = [[x1 + 1, y1 + 2, x2 - 1, y2]], ["2s"], [0.3]
-        if self.kept:  # an index whose box reaches well out of the label's
-            boxes.append([x2 - 4, y1 + 10, x2 - 4 + 8 * ppm, y1 + 10 + 20 * ppm])
-            cards.append("9s")
-            scores.append(0.6)
-        if self.inside:  # an index lying on the label, its box inside the label's
-            boxes.append([x1 + 2, y1 + 3, x2 - 2, y2 - 1])
-            cards.append(self.inside[0])
-            scores.append(self.inside[1])
-        extra = Detections(np.array(boxes, np.float32), np.array(scores), np.zeros(len(boxes), np.int64))
-        extra = extra.with_cards(cards)
-        return Detections.concat([dets, extra]) if len(dets) else extra
 
 
 class SuitMisreadingDetector(ToyDetector):
@@ -319,20 +269,6 @@ def test_a_card_read_as_its_partner_in_a_pair_is_suggested_back():
     assert [(a.alert, a.cards, a.suggestion) for a in state.alerts if a.alert != "not_announced"] == [
         ("uncertain_read", "5s", "5s 5h")]
     assert actions(state.hand) == actions(truth)
-
-
-class UnsureDetector(ToyDetector):
-    """Reads every toy tile right but only ``reader_p`` sure, as the reader reads a deck it never learnt."""
-
-    def __init__(self, reader_p: float, profile=None):
-        super().__init__()
-        self.reader_p, self.profile = reader_p, profile
-
-    def detect(self, image):
-        dets = super().detect(image)
-        read = Detections(dets.boxes, dets.finder_scores * self.reader_p, np.zeros(len(dets), np.int64),
-                          dets.finder_scores)
-        return read.with_cards(dets.cards)
 
 
 @pytest.mark.parametrize(("reader_p", "profile", "hinted"), [(0.5, None, True), (0.95, None, False),

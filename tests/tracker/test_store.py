@@ -17,7 +17,7 @@ import pytest
 from engine.cards import parse_cards
 from engine.events import Bid, Correction, Deal, Pass, Penalty, Play
 from engine.hand import Hand
-from tests.tracker.store_writer import PLAYERS, scripted_log
+from tests.kit.store_writer import PLAYERS, scripted_log
 from tracker.records import Alert, MatchEnd
 from tracker.state import TableState
 from tracker.store import EventStore, StoreError
@@ -194,8 +194,8 @@ def _same(a: TableState, b: TableState) -> bool:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_kill_minus_nine_loses_no_acknowledged_event(tmp_path, seed):
     path = tmp_path / "table.db"
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{Path(__file__).parent}"}
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).parent / "store_writer.py"), str(path), str(seed)],
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tests.kit.store_writer", str(path), str(seed)],
                             stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     assert proc.stdout.readline().startswith("match")
     acked: list[int] = []

@@ -15,7 +15,8 @@ from engine.events import Bid, Deal, Double, Kitty, OpenHand, Pass, Play
 from engine.hand import Hand
 from engine.rules import get_rules
 from engine.scoring import settle
-from sim.toy_table import ToyDetector, ToyTable
+from sim.toy_table import ToyDetector
+from tests.kit.toy_frames import TokenTable
 from tracker.reader import ReaderConfig, TableReader
 from tracker.session import SessionConfig, TableSession
 from tracker.state import TableState
@@ -189,64 +190,6 @@ def test_a_watch_takes_what_lies_there_at_the_start_as_laid_before():
 
 
 # ---------------------------------------------------------------------- the session
-class TokenTable:
-    """The toy table with token cards pasted into its frames where seats lay them."""
-
-    def __init__(self, seed: int = 0, pile: bool = False) -> None:
-        self.table = ToyTable(seed=seed, pile=pile)
-        self.lying: dict[tuple[str, str], np.ndarray] = {}  # (zone, token) -> 3x3 card px -> frame px
-        self._cards: dict[str, np.ndarray] = {}
-
-    def _paste(self, image: np.ndarray) -> np.ndarray:
-        for (_, name), h in self.lying.items():
-            card = self._cards.setdefault(name, render_token(token_named(name), 8.0, chinese=False))
-            ch, cw = card.shape[:2]
-            corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[cw, 0]], [[cw, ch]], [[0, ch]]], np.float64), h)
-            x1, y1 = np.floor(corners.reshape(-1, 2).min(axis=0)).astype(int)
-            x2, y2 = np.ceil(corners.reshape(-1, 2).max(axis=0)).astype(int) + 1
-            to_box = np.array([[1, 0, -x1], [0, 1, -y1], [0, 0, 1]]) @ h  # only the card's box is drawn
-            size = (int(x2 - x1), int(y2 - y1))
-            warped = cv2.warpPerspective(card, to_box, size, flags=cv2.INTER_AREA)
-            mask = cv2.warpPerspective(np.full((ch, cw), 255, np.uint8), to_box, size) > 127
-            image[y1:y2, x1:x2][mask] = warped[mask]
-        return image
-
-    def stream(self, frames):
-        for image, t in frames:
-            yield self._paste(image), t
-
-    def still(self, count: int):
-        yield from self.stream(self.table.frames(count))
-
-    def where(self, zone: str, name: str, angle: float, at: tuple[float, float] | None = None) -> np.ndarray:
-        """Where a token lies: at the far end of the zone from where the toy table puts cards,
-        or centred on ``at`` (table mm)."""
-        poly = self.table.layout.zones[zone]
-        (x1, y1), (x2, y2) = poly.min(axis=0), poly.max(axis=0)
-        centre = at if at is not None else (x2 - 55, (y1 + y2) / 2) if x2 - x1 > y2 - y1 else ((x1 + x2) / 2, y2 - 58)
-        a = np.radians(angle)
-        r = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) / 8.0
-        t = np.array(centre) - r @ np.array([TOKEN_MM[0] * 4, TOKEN_MM[1] * 4])
-        return self.table.h_true @ np.vstack([np.column_stack([r, t]), [0, 0, 1]])
-
-    def lay(self, seat: int, name: str, angle: float = 12.0, still: int = 12, zone: str | None = None,
-            at: tuple[float, float] | None = None):
-        zone = zone or f"seat{seat}"
-        self.table.hands_over = {zone}
-        yield from self.still(3)
-        self.lying[(f"{zone}@{seat}", name)] = self.where(zone, name, angle, at)
-        self.table.hands_over = set()
-        yield from self.still(still)
-
-    def lift(self, seat: int, name: str, still: int = 8):
-        zone = f"seat{seat}"
-        self.table.hands_over = {zone}
-        yield from self.still(3)
-        del self.lying[(f"{zone}@{seat}", name)]
-        self.table.hands_over = set()
-        yield from self.still(still)
-
-
 def referee_on(table: TokenTable, store: EventStore, mid: int, frames) -> TableSession:
     session = TableSession(None, table.table.calibration(), ToyDetector(), store, mid)
     for image, t in frames:
@@ -481,20 +424,16 @@ def test_a_doubling_table_lays_double_or_no_double_for_every_seat_from_the_landl
 
 @pytest.mark.slow  # renders a short film and reads it: a minute on two cores
 def test_a_simulate_toy_film_with_tokens_is_read_end_to_end(tmp_path):
-    import importlib.util
     import json
-    from pathlib import Path
 
+    from bench import tracker as tracker_bench
     from cli.simulate import write_simulation
     from sim.simulate import SimConfig
 
     write_simulation(SimConfig(seed=3, style="toy", cards=3, size=(960, 540), tokens=True), tmp_path)
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert truth["simulate"]["tokens"] is True
-    spec = importlib.util.spec_from_file_location("bench_tracker", Path(__file__).parents[2] / "bench" / "tracker.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    out = bench.bench_sim(tmp_path, "sim.toy:ToyDetector", "onnx")
+    out = tracker_bench.bench_sim(tmp_path, "sim.toy:ToyDetector", "onnx")
     assert out["name"].endswith("(bids from tokens)")
     assert (out["hands"], out["landlord_right"], out["missed"], out["phantom"]) == (1, 1, 0, 0)
     assert out["hands_exact_points"] == 1

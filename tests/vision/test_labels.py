@@ -3,12 +3,10 @@ and the folder reader ``ddz-table enroll`` and ``bench/real.py`` share, on tiny 
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import cv2
 import numpy as np
 import pytest
 
+from tests.kit.labelled import write_folder
 from vision.labels import LabelError, card_from_name, parse_labels, read_label_folder, read_names
 
 
@@ -56,18 +54,6 @@ def test_label_lines_become_rows():
     rows = parse_labels("0 0.5 0.5 0.1 0.2\n\n1 0.25 0.75 0.5 0.5\n", "x.txt", {0, 1})
     np.testing.assert_allclose(rows, [[0, 0.5, 0.5, 0.1, 0.2], [1, 0.25, 0.75, 0.5, 0.5]])
     assert parse_labels("", "x.txt", {0}).shape == (0, 5)
-
-
-def write_folder(root: Path, names: str, labels: dict[str, str], size=(200, 100)) -> Path:
-    """A YOLO folder: data.yaml with these ``names``, white images under images/test and their
-    label files under labels/test."""
-    (root / "images" / "test").mkdir(parents=True)
-    (root / "labels" / "test").mkdir(parents=True)
-    (root / "data.yaml").write_text(f"path: .\ntest: images/test\nnames: {names}\n")
-    for stem, text in labels.items():
-        cv2.imwrite(str(root / "images" / "test" / f"{stem}.png"), np.full((size[1], size[0], 3), 255, np.uint8))
-        (root / "labels" / "test" / f"{stem}.txt").write_text(text)
-    return root
 
 
 def test_read_folder_maps_names_and_puts_boxes_in_pixels(tmp_path):

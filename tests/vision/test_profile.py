@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
@@ -27,20 +26,6 @@ READER_CLASSES = CardDetector(DEFAULT_FINDER, DEFAULT_READER).reader_classes
 # bench/detector.py profile.
 FIXED_FLOOR = 1
 BROKEN_CEILING = 1
-
-
-def write_yolo(folder: Path, image: np.ndarray, corners: list[dict], spell=lambda card: card) -> Path:
-    """A YOLO folder of one image: data.yaml naming the 54 cards through ``spell``, images/, labels/."""
-    (folder / "images").mkdir(parents=True)
-    (folder / "labels").mkdir(parents=True)
-    cv2.imwrite(str(folder / "images" / "layout.png"), image)
-    h, w = image.shape[:2]
-    lines = [f"{CARD_INDEX[c['card']]} {(c['box'][0] + c['box'][2]) / 2 / w:.6f} {(c['box'][1] + c['box'][3]) / 2 / h:.6f} "
-             f"{(c['box'][2] - c['box'][0]) / w:.6f} {(c['box'][3] - c['box'][1]) / h:.6f}" for c in corners]
-    (folder / "labels" / "layout.txt").write_text("\n".join(lines) + "\n")
-    names = "".join(f"  {i}: {json.dumps(spell(card))}\n" for i, card in enumerate(CARD_IDS))
-    (folder / "data.yaml").write_text(f"nc: {len(CARD_IDS)}\nnames:\n{names}")
-    return folder
 
 
 def _probs(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -196,15 +181,15 @@ def test_a_faint_joker_the_reader_is_sure_of_is_kept_with_a_profile_too(enrolled
 
 
 def test_the_latency_bench_times_the_face_suit_and_a_profile(tmp_path, small_profile):
-    """``bench/detector.py latency-one --deck``: one JSON line with the group() times with and
+    """``python -m bench.detector latency-one --deck``: one JSON line with the group() times with and
     without the face's suit and detect() with the profile, each a positive number of ms."""
     import subprocess
     import sys
 
     path = small_profile.save(tmp_path / "club.npz")
-    bench = Path(__file__).resolve().parents[2] / "bench" / "detector.py"
-    done = subprocess.run([sys.executable, str(bench), "latency-one", "--runs", "2", "--threads", "1",
-                           "--deck", str(path)], capture_output=True, text=True, timeout=300)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "bench.detector", "latency-one", "--runs", "2", "--threads", "1",
+                           "--deck", str(path)], capture_output=True, text=True, timeout=300, cwd=root)
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout.strip().splitlines()[-1])
     assert row["profile_ms"] > 0 and row["group_no_face_ms"] >= 0 and row["group_face_ms"] >= 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.cards import parse_cards
 from engine.events import Deal, Landlord, Pass, Play, Shown
-from tests.webui.webui_site import new_match
+from tests.kit.table_site import new_match
 
 
 def C(text: str):

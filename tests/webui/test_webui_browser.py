@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import os
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -22,19 +21,15 @@ from playwright import sync_api
 from engine.events import Announce, Bid, Deal, Play
 from engine.record import load
 from sim.scripted import random_hand
-from tests.webui.webui_site import PIN, LiveSite, card_tuple, new_match, play_hands
+from tests.kit.browser import ARGS, CHROMIUM, require_chromium
+from tests.kit.table_site import PIN, LiveSite, card_tuple, new_match, play_hands
 from tracker.records import Alert
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
-# Missing browser parts are a failure, not a skip: `make test` installs them (deploy/system-deps.sh).
-if not shutil.which(CHROMIUM):
-    raise RuntimeError(f"{CHROMIUM} is missing: run deploy/system-deps.sh (apt-get install chromium fonts-noto-cjk)")
+require_chromium()
 
 
 JOIN = "http://192.168.1.20:8000/"
@@ -305,7 +300,7 @@ def test_the_join_code_on_the_live_page_reads_back_as_the_address(site, page, tm
 
 def test_the_demo_camera_feed_shows_its_annotated_frames(browser):
     from sim.demo.camera_feed import CameraTable
-    from tests.webui.webui_site import SMALL, Blind
+    from tests.kit.table_site import SMALL, Blind
     from tracker.store import EventStore
 
     store = EventStore(":memory:")

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.webui.webui_site import PIN, LiveSite, new_match, next_sse_data, referee_client
+from tests.kit.table_site import PIN, LiveSite, new_match, next_sse_data, referee_client
 from webui import create_app, live
 from webui.sse import Watcher, stream
 from webui.view import camera_state

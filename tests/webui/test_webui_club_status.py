@@ -15,8 +15,8 @@ from club.pglocal import free_port
 from club.sqlite import SqliteStorage
 from sim.scripted import random_hand
 from sim.toy_table import ToyDetector, ToyTable
-from tests.club.clubkit import KEY, ThreadServer
-from tests.webui.webui_site import PIN, referee_client
+from tests.kit.club_server import KEY, ThreadServer
+from tests.kit.table_site import PIN, referee_client
 from tracker.replicate import Replicator
 from tracker.session import TableSession
 from tracker.store import EventStore

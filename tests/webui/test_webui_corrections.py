@@ -4,8 +4,7 @@ insert a missed pass, delete an event, open hand (明牌), announce (报单/报�
 from __future__ import annotations
 
 from engine.events import Announce, Bid, Correction, Deal, Escape, OpenHand, Pass, Play
-from tests.webui.test_webui_referee import act, api
-from tests.webui.webui_site import api_state, card_tuple, new_match
+from tests.kit.table_site import act, api, api_state, card_tuple, new_match
 
 
 def _hand(store, *events, preset: str = "classic") -> int:

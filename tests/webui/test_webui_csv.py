@@ -15,7 +15,7 @@ from engine.match import HandRecord, Match
 from engine.record import dumps
 from engine.record_text import FORMULA_START, csv_cell, csv_sheet
 from sim.scripted import random_hand
-from tests.webui.webui_site import play_hands
+from tests.kit.table_site import play_hands
 from tracker.store import EventStore
 
 EVIL = ('=HYPERLINK("http://evil","x")', "+SUM(1)", "@cmd")

@@ -15,8 +15,8 @@ import pytest
 
 from sim.synth import decks
 from sim.toy import ToyDetector
-from tests.tracker.enroll_frames import FrameSession, GatedTrainer, StubDetector, batch, true_labels
-from tests.webui.webui_site import PIN, LiveSite, phone_deck_walk_through, referee_client
+from tests.kit.enroll_frames import FrameSession, GatedTrainer, StubDetector, batch, true_labels
+from tests.kit.table_site import PIN, LiveSite, phone_deck_walk_through, referee_client
 from tracker.detection import build_detector
 from tracker.enroll import Batch, DeckEnroller
 from vision.profile import DeckProfile, fit
@@ -336,7 +336,7 @@ def test_the_training_status_is_the_referees_only(client):
 
 def test_an_unfamiliar_deck_alert_offers_the_walk_through(referee, client, store):
     from engine.events import Bid, Deal
-    from tests.webui.webui_site import fragment_html, new_match
+    from tests.kit.table_site import fragment_html, new_match
     from tracker.records import Alert
 
     mid = new_match(store)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from sim.synth import decks
-from tests.tracker.enroll_frames import FrameSession, GatedTrainer, true_labels
-from tests.webui.webui_site import LiveSite, phone_deck_walk_through
+from tests.kit.enroll_frames import FrameSession, GatedTrainer, true_labels
+from tests.kit.table_site import LiveSite, phone_deck_walk_through
 from tracker.detection import build_detector
 from tracker.enroll import DeckEnroller
 from vision.profile import DeckProfile

@@ -12,7 +12,7 @@ from cli import site as commands
 from engine.match import HandRecord, Match
 from engine.record import RecordedHand, load
 from sim.scripted import random_hand
-from tests.webui.webui_site import PLAYERS, new_match, play_hands
+from tests.kit.table_site import PLAYERS, new_match, play_hands
 from tracker.store import EventStore
 from webui.downloads import parse_target
 

@@ -11,7 +11,7 @@ import pytest
 
 from engine.cards import Card
 from engine.events import Bid, Deal, Marker, Play
-from tests.webui.webui_site import LiveSite, act, api_state, card_tuple, fragment_html
+from tests.kit.table_site import LiveSite, act, api_state, card_tuple, fragment_html
 
 FIVE_PLAYERS = ("张三", "李四", "王五", "赵六", "钱七")
 

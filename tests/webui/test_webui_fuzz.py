@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 from bench.fuzz import run
-from tests.webui.webui_site import PIN, new_match, play_hands
+from tests.kit.table_site import PIN, new_match, play_hands
 
 REQUESTS = 3000
 SEED = 20261203

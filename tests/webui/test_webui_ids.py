@@ -15,7 +15,7 @@ import pytest
 from waitress.server import create_server
 
 from engine.events import Deal
-from tests.webui.webui_site import PIN, new_match, play_hands
+from tests.kit.table_site import PIN, new_match, play_hands
 from tracker.store import EventStore, StoreError
 
 PAST = str(2**63)  # one past SQLite's largest integer

@@ -11,7 +11,7 @@ import segno
 
 from box import lan as tracker_config
 from cli.site import make_server
-from tests.webui.webui_site import PIN
+from tests.kit.table_site import PIN
 from tracker.store import EventStore
 from webui import create_app, join
 

@@ -13,8 +13,7 @@ import pytest
 from playwright import sync_api
 
 from engine.events import Bid, Deal, Play
-from tests.webui.test_webui_referee import act, api
-from tests.webui.webui_site import PIN, PLAYERS, LiveSite, card_tuple, new_match
+from tests.kit.table_site import PIN, PLAYERS, LiveSite, act, api, card_tuple, new_match
 
 PHONE = {"width": 390, "height": 844}
 CHROMIUM = "/usr/bin/chromium"

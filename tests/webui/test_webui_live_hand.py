@@ -12,7 +12,7 @@ import pytest
 from engine.events import Bid, Deal, Pass, Play
 from engine.hand import Hand
 from engine.scoring import at_stake
-from tests.webui.webui_site import (
+from tests.kit.table_site import (
     PLAYERS,
     LiveSite,
     act,

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from tests.webui.webui_site import PIN
+from tests.kit.table_site import PIN
 from webkit.lockout import Attempts, client_key
 
 

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from tests.webui.webui_site import new_match, play_hands
+from tests.kit.table_site import new_match, play_hands
 
 
 @pytest.fixture

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from engine.cards import parse_cards
 from engine.events import Bid, Correction, Deal, Play
-from tests.webui.webui_site import PIN, PLAYERS, act, new_match
+from tests.kit.table_site import PIN, PLAYERS, act, api, new_match
 from tracker.records import MatchEnd
 from tracker.state import TableState
-
-
-def api(c, action, body, pin=PIN):
-    return c.post(f"/api/referee/{action}", json=body, headers={"X-Referee-PIN": pin})
 
 
 def test_referee_page_needs_a_login(client):

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 import pytest
 
 from engine.events import Penalty
-from tests.webui.webui_site import PIN, PLAYERS, LiveSite, new_match, play_hands
+from tests.kit.table_site import PIN, PLAYERS, LiveSite, new_match, play_hands
 from tracker.state import TableState
 
 #: 2026-12-03 19:30 on this machine's clock: the sheet prints the local time.
@@ -288,7 +288,9 @@ def test_an_abandoned_hand_is_not_counted_among_finished_hands(client, played):
 def test_printed_the_sheet_hides_the_nav_and_shows_the_table():
     from playwright import sync_api
 
-    from tests.webui.test_webui_browser import ARGS, CHROMIUM
+    from tests.kit.browser import ARGS, CHROMIUM, require_chromium
+
+    require_chromium()
 
     with LiveSite() as site:
         mid = play_the_match(site.app.test_client(), site.store)

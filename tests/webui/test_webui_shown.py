@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.cards import parse_cards
 from engine.events import Deal, Landlord, Play
-from tests.webui.webui_site import act, new_match
+from tests.kit.table_site import act, new_match
 
 FARMER_1 = "3s 4s 5s"
 FARMER_2 = "6s 7s 8s"

@@ -10,7 +10,8 @@ from contextlib import ExitStack, contextmanager
 
 from cli.site import CHANNEL_TIMEOUT, CONNECTION_LIMIT, make_server
 from engine.events import Bid, Deal
-from tests.webui.webui_site import PIN, new_match, next_sse_data
+from tests.kit.serving import stop_server
+from tests.kit.table_site import PIN, new_match, next_sse_data
 from tracker.store import EventStore
 from webui import create_app
 
@@ -27,8 +28,7 @@ def served(config: dict | None = None, **limits):
         yield store, server, f"127.0.0.1:{server.effective_port}"
     finally:
         app.extensions["ddz"].watcher.stop()
-        server.close()
-        thread.join(timeout=5)
+        stop_server(server, thread)
         store.close()
 
 

@@ -7,7 +7,7 @@ import json
 import time
 
 from engine.events import Bid, Deal
-from tests.webui.webui_site import LiveSite, new_match, next_sse_data
+from tests.kit.table_site import LiveSite, new_match, next_sse_data
 
 
 def _open(site: LiveSite, path: str = "/api/events") -> http.client.HTTPResponse:
@@ -39,7 +39,8 @@ def test_an_appended_event_is_pushed_to_an_open_stream():
 
 
 def test_streams_over_the_cap_get_503_and_slots_come_back():
-    with LiveSite({"SSE_LIMIT": 1}) as site:
+    # a closed stream frees its slot at the server's next write: keep-alives a fifth of a second apart
+    with LiveSite({"SSE_LIMIT": 1, "SSE_KEEPALIVE": 0.2}) as site:
         new_match(site.store)
         first = _open(site)
         next_sse_data(first)

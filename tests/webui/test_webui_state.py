@@ -7,7 +7,7 @@ import time
 from engine.events import Bid, Deal, Pass, Play
 from engine.match import HandRecord, Match
 from sim.scripted import random_hand
-from tests.webui.webui_site import PLAYERS, card_tuple, new_match, play_hands
+from tests.kit.table_site import PLAYERS, card_tuple, new_match, play_hands
 from tracker.records import Alert
 from webui.chart import score_chart
 

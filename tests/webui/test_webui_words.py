@@ -10,7 +10,7 @@ import re
 from engine.events import Announce, Bid, Correction, Deal, Play
 from engine.hand import Hand
 from engine.rules import PRESETS, SCORING_FORMATS
-from tests.webui.webui_site import PLAYERS, act, card_tuple, new_match
+from tests.kit.table_site import PLAYERS, act, card_tuple, new_match
 from webui import i18n
 from webui.view import corrected_indexes
 

@@ -1,4 +1,5 @@
-"""A writer the durability test runs as a subprocess and kills with SIGKILL.
+"""A writer the durability test (tests/tracker/test_store.py) runs as a subprocess,
+``python -m tests.kit.store_writer DB SEED``, and kills with SIGKILL.
 
 It creates a match in the store at argv[1] and appends the events of seeded random hands
 (``scripted_log``), printing each acknowledged seq on its own line, flushed, after

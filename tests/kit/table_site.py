@@ -1,4 +1,7 @@
-"""A real site on a free port (waitress in a thread), for browser tests, SSE tests and screenshots."""
+"""The table site in tests: a logged-in referee client and its form and JSON posts, the live
+page's fragment and state, a real site on a free port (waitress in a thread) for browser, SSE and
+screenshot tests, matches with played hands, a detector that sees nothing, and a phone in
+chromium begun on the deck walk-through."""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ from waitress.server import create_server
 
 from engine.cards import parse_cards
 from sim.scripted import random_hand
+from tests.kit.browser import CHROMIUM
+from tests.kit.serving import stop_server
 from tracker.store import EventStore
 from vision.detections import Detections
 from vision.protocol import CornerDetector
@@ -36,6 +41,11 @@ def referee_client(app):
 def act(client, action: str, **fields):
     """The referee's form post for ``action`` on a logged-in test client (``client.csrf`` set)."""
     return client.post(f"/referee/act/{action}", data={"csrf": client.csrf, **{k: str(v) for k, v in fields.items()}})
+
+
+def api(client, action: str, body: dict, pin: str = PIN):
+    """The referee's JSON call for ``action``, signed by the PIN header (no login needed)."""
+    return client.post(f"/api/referee/{action}", json=body, headers={"X-Referee-PIN": pin})
 
 
 def card_tuple(text: str) -> tuple:
@@ -68,8 +78,7 @@ class LiveSite:
 
     def __exit__(self, *exc: object) -> None:
         self.app.extensions["ddz"].watcher.stop()
-        self.server.close()
-        self.thread.join(timeout=5)
+        stop_server(self.server, self.thread)
 
 
 def play_hands(store: EventStore, match_id: int, seeds: list[int], first: int = 1) -> None:
@@ -115,7 +124,7 @@ def phone_deck_walk_through(playwright, site: LiveSite, name: str = "phone", bat
     """Chromium as a 390 x 844 phone, logged in as the referee at ``site``, with the deck
     walk-through begun (``name``, ``batch`` cards a batch, ``per_row`` a row): ``(browser, page)``.
     The caller closes the browser."""
-    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+    browser = playwright.chromium.launch(executable_path=CHROMIUM,
                                          args=["--headless", "--no-sandbox", "--disable-gpu"])
     page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
     page.on("dialog", lambda dialog: dialog.accept())

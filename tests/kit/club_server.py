@@ -17,6 +17,7 @@ from club.app import build_app
 from club.pglocal import free_port
 from club.storage import BoxEvent, BoxMatch
 from sim.scripted import random_hand
+from tests.kit.serving import stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "135790"
@@ -59,8 +60,7 @@ class ThreadServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.close()
-        self.thread.join(timeout=5)
+        stop_server(self.server, self.thread)
 
 
 class ProcessServer:
