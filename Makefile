@@ -67,7 +67,7 @@ FAST_SIM := $(addprefix tests/sim/,test_bots.py test_compare.py test_toy.py test
 test-fast: $(DEV)
 	$(VENV)/bin/pytest -q -m "not slow and not browser and not train and not art and not heavy" \
 		--ignore=tests/webui/test_webui_browser.py \
-		tests/engine tests/tracker tests/webui tests/box tests/cli tests/test_layers.py \
+		tests/engine tests/tracker tests/webui tests/box tests/cli tests/test_layers.py tests/test_words.py tests/test_shared_constants.py \
 		$(FAST_SIM) $(FAST_VISION)
 
 # The Pi box on arm64 (deploy/raspberrypi/README.md, "The arm64 check"): a Debian arm64 root under
