@@ -27,7 +27,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from tracker.store import EventStore
-from webui import i18n, join
+from webui import analysis, i18n, join
 from webui.actions import RefereeDesk
 from webui.auth import Attempts, csrf_token, is_referee, new_pin
 from webui.fields import ActionError, json_object
@@ -192,6 +192,7 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
 
     for bp in (live_bp, api_bp, referee_bp, deck_bp, history_bp):
         app.register_blueprint(bp)
+    analysis.start(app, tables)  # every finished hand's 复盘, solved in the background
 
     @app.context_processor
     def _words() -> dict[str, Any]:
