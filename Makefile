@@ -78,7 +78,7 @@ bench-engine:
 	$(BENCHVENV)/bin/pip install -q rlcard
 	$(BENCHVENV)/bin/pip install -q --no-deps douzero
 	$(BENCHVENV)/bin/pip install -q --no-deps -e .
-	$(BENCHVENV)/bin/python bench/engine.py
+	$(BENCHVENV)/bin/python -m bench.engine
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
