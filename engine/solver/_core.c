@@ -89,6 +89,7 @@ typedef struct {
  * proof-number search also keeps its estimates of positions not proved yet. Entries come in
  * buckets of TT_WAYS. */
 #define TT_WAYS 4
+#define PREFETCH 8 /* children whose buckets a node asks for at once */
 #define INF 0xffffffffu   /* proved */
 #define CAP 0xfffffff0u   /* the largest estimate of a position not proved */
 
@@ -715,11 +716,15 @@ static void cache_clear(Search *s) {
     s->cache_clears++;
 }
 
+static inline size_t mv_index(const Search *s, uint64_t h, uint32_t tid) {
+    return mix64(h ^ ((uint64_t)tid << 60) ^ ((uint64_t)tid * 0xd6e8feb86659fd93ULL)) & s->mv_mask;
+}
+
 /* The ordered moves of hand h on trick tid (engine.solver.search.Solver.moves): a play that
  * empties the hand first, then by (bomb, 手数 left, more cards first, lower main); a stable sort
  * of the generation order. ``ordinary``: how many are not bombs. */
 static int moves_of(Search *s, uint64_t h, uint32_t tid, List *out) {
-    size_t i = mix64(h ^ ((uint64_t)tid << 60) ^ ((uint64_t)tid * 0xd6e8feb86659fd93ULL)) & s->mv_mask;
+    size_t i = mv_index(s, h, tid);
     for (;;) {
         MoveSlot *e = &s->mv[i];
         if (!e->off) break;
@@ -803,7 +808,7 @@ static int moves_of(Search *s, uint64_t h, uint32_t tid, List *out) {
     free(keys);
     free(after);
     s->sn = base;
-    i = mix64(h ^ ((uint64_t)tid << 60) ^ ((uint64_t)tid * 0xd6e8feb86659fd93ULL)) & s->mv_mask;
+    i = mv_index(s, h, tid);
     while (s->mv[i].off) i = (i + 1) & s->mv_mask;
     s->mv[i] = (MoveSlot){h, tid, (uint32_t)s->arena_n + 1, (uint32_t)n, ordinary};
     s->mv_used++;
@@ -822,6 +827,13 @@ static inline uint64_t *tt_bucket(const Search *s, const uint64_t *h, int turn, 
     for (int i = 0; i < s->players; i++) x = mix64(x ^ h[i]);
     size_t b = (size_t)(((unsigned __int128)x * s->tt_buckets) >> 64);
     return s->tt + b * TT_WAYS * s->tt_words;
+}
+
+/* Every cache line of a bucket (it spans two or three). */
+static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
+    const char *p = (const char *)bucket, *end = p + TT_WAYS * s->tt_words * sizeof(uint64_t) - 1;
+    for (; p <= end; p += 64) __builtin_prefetch(p);
+    __builtin_prefetch(end);
 }
 
 static inline uint64_t tt_tag(uint32_t tid, int turn, int by) {
@@ -857,21 +869,31 @@ static int tt_get(Search *s, const uint64_t *h, int turn, uint32_t tid, int by) 
     return !(pd >> 32) ? 1 : !(pd & 0xffffffffu) ? 0 : -1;
 }
 
-/* A zeroed table of ``buckets`` buckets, on huge pages where the system gives them (one random
- * probe a node: fewer TLB misses). */
-static uint64_t *tt_alloc(size_t buckets, size_t words) {
-    size_t bytes = buckets * TT_WAYS * words * sizeof(uint64_t), big = (size_t)2 << 20;
-    if (bytes >= big) {
-        size_t rounded = (bytes + big - 1) / big * big;
-        uint64_t *t = aligned_alloc(big, rounded);
-        if (!t) return NULL;
+#define BIG ((size_t)1 << 20)
+
+/* Zeroed memory. A large block is mapped (its pages are zero when first touched, so what a
+ * search never reaches costs nothing) and on huge pages where the system gives them: the table
+ * and the caches are read at random, a few times a node, and fewer TLB misses pay. */
+static void *big_calloc(size_t bytes) {
+    if (bytes < BIG) return calloc(bytes ? bytes : 1, 1);
+    void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (t == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
-        madvise(t, rounded, MADV_HUGEPAGE);
+    madvise(t, bytes, MADV_HUGEPAGE);
 #endif
-        memset(t, 0, bytes);
-        return t;
-    }
-    return calloc(buckets * TT_WAYS * words, sizeof(uint64_t));
+    return t;
+}
+
+static void big_free(void *p, size_t bytes) {
+    if (!p) return;
+    if (bytes < BIG) free(p);
+    else munmap(p, bytes);
+}
+
+static size_t tt_bytes(const Search *s, size_t buckets) { return buckets * TT_WAYS * s->tt_words * sizeof(uint64_t); }
+
+static uint64_t *tt_alloc(size_t buckets, size_t words) {
+    return big_calloc(buckets * TT_WAYS * words * sizeof(uint64_t));
 }
 
 static void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn, uint32_t dn,
@@ -886,7 +908,7 @@ static void tt_grow(Search *s) {
         s->tt_max_buckets = s->tt_buckets;
         return;
     }
-    size_t n = s->tt_buckets * TT_WAYS, w = s->tt_words;
+    size_t n = s->tt_buckets * TT_WAYS, w = s->tt_words, old_bytes = tt_bytes(s, s->tt_buckets);
     s->tt = t;
     s->tt_buckets = buckets;
     s->tt_used = 0;
@@ -898,7 +920,7 @@ static void tt_grow(Search *s) {
         tt_store(s, h, (int)((last >> 16) & 0xffff), (uint32_t)(last >> 32), (int)((last >> 8) & 0xff),
                  (uint32_t)(e[s->players + 1] >> 32), (uint32_t)e[s->players + 1], (uint64_t)1 << ((last & 63) - 1));
     }
-    free(old);
+    big_free(old, old_bytes);
 }
 
 /* Keep what took ``cost`` nodes to learn: in its own slot, an empty one, or in place of the one of
@@ -1019,10 +1041,17 @@ static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by)
         return -1;
     }
     uint64_t first = s->nodes;
-    if (s->use_table) __builtin_prefetch(tt_bucket(s, hands, turn, tid, by)); /* while the moves are found */
+    if (s->use_table) {
+        /* An answer kept for the position as it stands was found where this seat had a move (the
+         * table keeps positions after the passes), so it stands; the move list is not needed then. */
+        tt_prefetch(s, tt_bucket(s, hands, turn, tid, by)); /* its lines at once */
+        __builtin_prefetch(&s->mv[mv_index(s, hands[turn], tid)]);
+        int known = tt_get(s, hands, turn, tid, by);
+        if (known >= 0) return known == s->side[turn];
+    }
     List l;
     if (moves_of(s, hands[turn], tid, &l)) return -1;
-    int flip = 0;
+    int flip = 0, asked = turn;
     while (tid && !l.n) { /* a seat that cannot beat the trick passes: no choice, no node */
         int nxt = s->next[turn];
         if (s->side[nxt] != s->side[turn]) flip = !flip;
@@ -1035,7 +1064,7 @@ static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by)
     }
     int me = s->side[turn];
     uint64_t h = hands[turn];
-    if (s->use_table) {
+    if (s->use_table && turn != asked) { /* others passed: the position after them */
         int known = tt_get(s, hands, turn, tid, by);
         if (known >= 0) return (known == me) != flip;
     }
@@ -1059,6 +1088,12 @@ static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by)
         uint64_t child[MAXSEATS];
         memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
+        if (s->use_table) { /* the children's table buckets, fetched together: one wait, not one each */
+            for (uint32_t i = 0; i < l.n && i < PREFETCH; i++) {
+                child[turn] = h - l.v[i].pint;
+                tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));
+            }
+        }
         for (uint32_t i = 0; i < l.n; i++) {
             if (i == l.ordinary && !passed) {
                 passed = 1;
@@ -1115,7 +1150,7 @@ static int c_reserve(Search *s, size_t more) {
 
 /* Whether hand h has a play on trick tid (without ordering it: the cache first, else generation). */
 static int can_play(Search *s, uint64_t h, uint32_t tid) {
-    size_t i = mix64(h ^ ((uint64_t)tid << 60) ^ ((uint64_t)tid * 0xd6e8feb86659fd93ULL)) & s->mv_mask;
+    size_t i = mv_index(s, h, tid);
     for (;;) {
         MoveSlot *e = &s->mv[i];
         if (!e->off) break;
@@ -1391,17 +1426,17 @@ static int root(Search *s, uint64_t *hands, int turn, uint32_t tid, int by, Move
 static void search_free_tables(Search *s) {
     free(s->cv);
     s->cv = NULL;
-    free(s->tt);
-    free(s->mv);
-    free(s->arena);
-    free(s->need);
+    if (s->tt) big_free(s->tt, tt_bytes(s, s->tt_buckets));
+    if (s->mv) big_free(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot));
+    if (s->arena) big_free(s->arena, s->arena_cap * sizeof(Move));
+    if (s->need) big_free(s->need, (s->need_mask + 1) * sizeof(NeedSlot));
+    if (s->af) big_free(s->af, (s->af_mask + 1) * sizeof(AfterSlot));
     free(s->rd);
     free(s->rkeys);
     free(s->tkeys);
     free(s->toff);
     free(s->tlen);
     free(s->tmap);
-    free(s->af);
     free(s->sv);
     s->tt = NULL;
     s->mv = NULL;
@@ -1489,15 +1524,15 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     size_t rd_n = pow2_at_least((size_t)(cache * 0.05 / sizeof(ReadSlot))) / 2;
     size_t af_n = pow2_at_least((size_t)(cache * 0.1 / sizeof(AfterSlot))) / 2;
     s->tt = tt_alloc(s->tt_buckets, s->tt_words);
-    s->mv = calloc(mv_n, sizeof(MoveSlot));
+    s->mv = big_calloc(mv_n * sizeof(MoveSlot));
     s->mv_mask = mv_n - 1;
-    s->arena = malloc(arena * sizeof(Move));
+    s->arena = big_calloc(arena * sizeof(Move));
     s->arena_cap = arena;
-    s->need = calloc(need_n, sizeof(NeedSlot));
+    s->need = big_calloc(need_n * sizeof(NeedSlot));
     s->need_mask = need_n - 1;
     s->rd = calloc(rd_n, sizeof(ReadSlot));
     s->rd_mask = rd_n - 1;
-    s->af = calloc(af_n, sizeof(AfterSlot));
+    s->af = big_calloc(af_n * sizeof(AfterSlot));
     s->af_mask = af_n - 1;
     s->tmap = calloc(1024, sizeof(uint32_t));
     s->tmap_mask = 1023;
