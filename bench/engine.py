@@ -1,23 +1,27 @@
 """Rules-engine benchmark, side by side with the peers (prints tables; not a test).
 
-    python3 -m venv /tmp/benchvenv
-    /tmp/benchvenv/bin/pip install rlcard && /tmp/benchvenv/bin/pip install --no-deps douzero
-    /tmp/benchvenv/bin/pip install --no-deps -e .
-    /tmp/benchvenv/bin/python -m bench.engine            # --quick for a short run
-    /tmp/benchvenv/bin/python -m bench.engine --sections 3 --presets four --brute-hands 2000
+    python3 -m venv /tmp/ddz-benchvenv
+    /tmp/ddz-benchvenv/bin/pip install rlcard && /tmp/ddz-benchvenv/bin/pip install --no-deps douzero
+    /tmp/ddz-benchvenv/bin/pip install --no-deps -e .       # (or PYTHONPATH=. with the core built in place)
+    /tmp/ddz-benchvenv/bin/python -m bench.engine            # --quick for a short run
+    /tmp/ddz-benchvenv/bin/python -m bench.engine --sections 3 --presets four --brute-hands 2000
     .venv/bin/python -m bench.engine --sections 3 --presets five,dizhu --brute-hands 1000
 
 A peer that is not installed is skipped with a message.
 
 What is measured
   1. Classifications per second from rank text ("3 3 3 4"): ours (``classify``; cold = first
-     sight of each input after every cache is cleared, so parsing and classifying; warm = its
-     text cache holds the inputs; cards = lists of suited ``Card`` objects through the
-     rank-signature cache) against rlcard 1.2.0's card-type table, computed in advance and
-     shipped as JSON (text -> its sorted key -> ``CARD_TYPE`` lookup). Inputs are half real
-     combinations, half random card sets (mostly illegal).
+     sight of each input after every cache is cleared: where the solver's compiled core is built,
+     a one-deck rule set's rank text is looked up in its table of every combination, made once
+     per process (``engine.compiled_plays``; its making is timed apart), else parsed and
+     classified; warm = the text cache holds the inputs; cards = lists of suited ``Card``
+     objects through the rank-signature cache) against rlcard 1.2.0's card-type table, computed
+     in advance and shipped as JSON (text -> its sorted key -> ``CARD_TYPE`` lookup). Inputs are
+     half real combinations, half random card sets (mostly illegal).
   2. Legal-move generations per second for random 20-card hands after each kind of previous
-     play: ours (``legal_plays`` on suited cards, cold and warm) against douzero 1.1.0's
+     play: ours (``legal_plays`` on suited cards, cold and warm: the compiled core generates the
+     plays and builds them on the cards where it is built; ``rank`` is the Python generators)
+     against douzero 1.1.0's
      ``MovesGener`` + ``move_selector`` filters, exactly as its ``GameEnv`` calls them (its
      previous-play type is worked out once, outside the timing, as ours is a Combination).
   3. Illegal or missing moves against brute force (classify every sub-multiset of the hand)
@@ -48,6 +52,7 @@ import time
 from collections import Counter
 
 from engine import classify as combos
+from engine import compiled_plays
 from engine import legal as moves
 from engine.cards import RANK_TEXT, Card, full_deck, parse_cards, rank_counts
 from engine.classify import beats, classify, to_combination
@@ -183,6 +188,14 @@ def classification_inputs(n: int, seed: int) -> list[str]:
 
 def bench_classification(n: int, passes: int) -> None:
     print(f"\n1. Classifications per second from rank text ({n} inputs, fastest of {passes} runs per chunk)")
+    compiled_plays.forget()
+    start = time.perf_counter()
+    built = compiled_plays.reading_table(CLASSIC)
+    if built is None:
+        print("  (the compiled core is not built: rank text is parsed and classified)")
+    else:
+        print(f"  (the table of every combination: {len(built[1]):,} card sets, made once in "
+              f"{1000 * (time.perf_counter() - start):.0f} ms)")
     texts = classification_inputs(n, seed=1)
     card_lists = [parse_cards(t) for t in texts]
 
@@ -205,7 +218,8 @@ def bench_classification(n: int, passes: int) -> None:
 def bench_legal_moves(n_hands: int, passes: int) -> None:
     print(f"\n2. Legal-move generations per second, 20-card hands ({n_hands} hands, fastest of {passes} runs per chunk)")
     print("   rank = rank-level plays from the hand (generate(), no answer cache; like douzero, no suits)")
-    print("   cold = legal_plays, Combinations on the hand's cards, answer caches cleared before each chunk")
+    core = "the compiled core" if compiled_plays.generator(CLASSIC) is not None else "Python (core not built)"
+    print(f"   cold = legal_plays ({core}), Combinations on the hand's cards, answer caches cleared before each chunk")
     print("   (rank and cold keep the table of built rank-level plays: it depends on no hand)")
     print("   warm = legal_plays again on the same hands (rank-level answers cached; cards mapped anew)")
     rng = random.Random(2)

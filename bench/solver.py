@@ -1,34 +1,44 @@
-"""Perfect-information solver benchmark (prints tables; not a test).
+"""Perfect-information solver benchmark: the pure-Python search and the compiled core side by
+side (prints tables; not a test).
 
-    .venv/bin/python -m bench.solver                      # defaults: a few minutes
-    .venv/bin/python -m bench.solver --sizes 8 --positions 10 --full 0 --check 0
-    .venv/bin/python -m bench.solver --check 10000 --sizes '' --full 0   # the correctness run
+    python -m bench.solver                                  # defaults: about ten minutes
+    python -m bench.solver --sizes 8 --positions 10 --full 0 --check 0
+    python -m bench.solver --check 10000 --sizes '' --full 0      # the correctness run
+    python -m bench.solver --sizes 12 --positions 8 --python-budget 10 --full 20   # the issue's figures
 
-What is measured
+What is measured (the machine's load average is printed first and last: the machines this
+runs on are shared, and only figures of one run compare)
   1. Positions from bot games (``sim.bots.play_hand``, classic, short deals): each seat dealt
      N cards (N = 8, 12, 16), bots bid, the landlord takes the kitty (N + 3 cards) and leads.
-     Each is solved once with the largest budget; a position solved in t seconds counts as
-     solved within every budget >= t. The same positions are then solved by the plain
-     alpha-beta (the same search without the transposition table). Nodes per second are over
-     all the positions, solved or not.
+     Each is solved once by each search with its budget; a position solved in t seconds counts as
+     solved within every budget >= t. Rows: ``python`` (engine.solver.search, the reference),
+     ``same`` (the compiled core searching exactly the reference's nodes: ``cuts=0``; its nodes a
+     second against the reference's is the like-for-like speed-up) and ``core`` (the compiled
+     core as the analysis runs it). Nodes a second are over all the positions, solved or not.
   2. Full classic hands: the opening position (landlord 20 cards, farmers 17, landlord to lead)
-     of bot-dealt hands (``bot_positions(17, ...)``), with budgets of 10 s and 60 s.
-  3. Correctness: the solver, with and without its table, against the exhaustive minimax
-     (``engine.solver.brute_force``) on random positions of 1 to 6 cards a seat (half of them
-     with a trick to beat).
+     of bot-dealt hands, solved by the compiled core with budgets of 10 s and 60 s.
+  3. Correctness: the compiled core, with and without its table (and the reference with
+     ``--check-python``), against the exhaustive minimax (``engine.solver.brute_force``) on
+     random positions of 1 to 6 cards a seat (half of them with a trick to beat).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
+from collections.abc import Callable
 
 from engine.cards import rank_counts
 from engine.events import Deal
-from engine.solver import Position, Solver, brute_force, random_position
+from engine.solver import CompiledSolver, Position, Solver, brute_force, random_position
+from engine.solver.compiled import available, why_not
+from engine.solver.search import Verdict
 from sim.bots import play_hand
+
+Make = Callable[[Position], "Solver | CompiledSolver"]
 
 
 def bot_positions(size: int, count: int, seed: int) -> list[Position]:
@@ -50,17 +60,21 @@ def bot_positions(size: int, count: int, seed: int) -> list[Position]:
     return found
 
 
-def run(positions: list[Position], budget: float, table: bool) -> tuple[list[float | None], int, float]:
-    """Seconds each position took (None: not solved within ``budget``), nodes and time in all."""
-    times: list[float | None] = []
-    nodes, spent = 0, 0.0
-    for p in positions:
-        solver = Solver(p.rules, p.landlord, table=table)
-        v = solver.solve(p, seconds=budget)
-        nodes += v.nodes
-        spent += v.seconds
-        times.append(v.seconds if v.exact else None)
-    return times, nodes, spent
+SEARCHES: dict[str, Make] = {
+    "python": lambda p: Solver(p.rules, p.landlord),
+    "same": lambda p: CompiledSolver(p.rules, p.landlord, cuts=0),
+    "core": lambda p: CompiledSolver(p.rules, p.landlord),
+}
+
+
+def run(positions: list[Position], budget: float, make: Make) -> tuple[list[Verdict], int, float]:
+    """Each position's verdict within ``budget``, and nodes and time in all."""
+    verdicts = [make(p).solve(p, seconds=budget) for p in positions]
+    return verdicts, sum(v.nodes for v in verdicts), sum(v.seconds for v in verdicts)
+
+
+def solved_times(verdicts: list[Verdict]) -> list[float | None]:
+    return [v.seconds if v.exact else None for v in verdicts]
 
 
 def shares(times: list[float | None], budgets: list[float]) -> str:
@@ -68,26 +82,43 @@ def shares(times: list[float | None], budgets: list[float]) -> str:
     return "  ".join(f"<= {b:g} s: {sum(1 for t in times if t is not None and t <= b)}/{n}" for b in budgets)
 
 
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
+
+
 def section_positions(args: argparse.Namespace) -> None:
     budgets = sorted(float(b) for b in args.budgets.split(","))
-    print(f"1. Positions from bot games ({args.positions} per size, budget {budgets[-1]:g} s, seed {args.seed})")
+    print(f"1. Positions from bot games ({args.positions} per size, budget {budgets[-1]:g} s, the reference "
+          f"{args.python_budget:g} s; seed {args.seed})")
     for size in (int(s) for s in args.sizes.split(",") if s):
         positions = bot_positions(size, args.positions, args.seed + size)
-        modes = [("table", True)] + ([("plain", False)] if size <= args.plain_max else [])
-        for name, table in modes:
-            times, nodes, spent = run(positions, budgets[-1], table)
+        rates: dict[str, float] = {}
+        answers: dict[str, list[bool | None]] = {}
+        for name in ("python", "same", "core"):
+            budget = args.python_budget if name == "python" else budgets[-1]
+            verdicts, nodes, spent = run(positions, budget, SEARCHES[name])
+            times = solved_times(verdicts)
+            answers[name] = [v.landlord_wins for v in verdicts]
+            rates[name] = nodes / max(spent, 1e-9)
             solved = [t for t in times if t is not None]
             worst = f"{max(solved):.2f}" if solved else "-"
-            print(f"  {size:>2} cards a seat, landlord {size + 3}  {name:<5}  {shares(times, budgets)}  "
-                  f"slowest solved {worst} s  {nodes / max(spent, 1e-9):,.0f} nodes/s", flush=True)
+            ratio = f"  ({rates[name] / rates['python']:.0f}x the reference)" if name != "python" else ""
+            print(f"  {size:>2} cards a seat, landlord {size + 3}  {name:<6}  {shares(times, budgets)}  "
+                  f"slowest solved {worst} s  {rates[name]:>12,.0f} nodes/s{ratio}", flush=True)
+        clash = [i for i in range(len(positions)) if len({a[i] for a in answers.values()} - {None}) > 1]
+        if clash:
+            print(f"  !! the searches disagree on positions {clash}")
 
 
 def section_full(args: argparse.Namespace) -> None:
     budgets = sorted(float(b) for b in args.full_budgets.split(","))
     print(f"2. Full classic hands from the deal (20/17/17), {args.full} hands, seed {args.seed}")
     positions = bot_positions(17, args.full, args.seed + 1000)
-    times, nodes, spent = run(positions, budgets[-1], True)
-    print(f"  table  {shares(times, budgets)}  {nodes / max(spent, 1e-9):,.0f} nodes/s", flush=True)
+    verdicts, nodes, spent = run(positions, budgets[-1], SEARCHES["core"])
+    times = solved_times(verdicts)
+    print(f"  core  {shares(times, budgets)}  {nodes / max(spent, 1e-9):,.0f} nodes/s", flush=True)
+    print("  seconds each: " + " ".join("-" if t is None else f"{t:.1f}" for t in times))
 
 
 def section_check(args: argparse.Namespace) -> None:
@@ -97,33 +128,43 @@ def section_check(args: argparse.Namespace) -> None:
     for i in range(args.check):
         p = random_position(rng, rng.randint(1, 6))
         expected = brute_force(p)
-        with_table = Solver(p.rules, p.landlord).solve(p).landlord_wins
-        plain = Solver(p.rules, p.landlord, table=False).solve(p).landlord_wins
-        if with_table == plain == expected:
+        answers = [CompiledSolver(p.rules, p.landlord, table_mb=1, cache_mb=2).solve(p).landlord_wins,
+                   CompiledSolver(p.rules, p.landlord, table=False, table_mb=1, cache_mb=2).solve(p).landlord_wins]
+        if args.check_python:
+            answers += [Solver(p.rules, p.landlord).solve(p).landlord_wins,
+                        Solver(p.rules, p.landlord, table=False).solve(p).landlord_wins]
+        if all(a == expected for a in answers):
             agree += 1
         else:
-            print(f"  DISAGREE on position {i}: brute {expected}, table {with_table}, plain {plain}: {p}")
-    print(f"3. Correctness: {agree}/{args.check} random positions of 1-6 cards a seat agree with brute force "
-          f"({time.perf_counter() - start:.0f} s)")
+            print(f"  DISAGREE on position {i}: brute {expected}, searches {answers}: {p}")
+    searched = "the compiled core and the reference" if args.check_python else "the compiled core"
+    print(f"3. Correctness: {agree}/{args.check} random positions of 1-6 cards a seat: {searched}, with and "
+          f"without the table, agree with brute force ({time.perf_counter() - start:.0f} s)")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sizes", default="8,12,16", help="cards a seat for section 1 ('' to skip)")
     parser.add_argument("--positions", type=int, default=4, help="positions per size")
     parser.add_argument("--budgets", default="1,10", help="seconds, comma-separated; the largest is spent")
-    parser.add_argument("--plain-max", type=int, default=12, help="run the plain alpha-beta up to this size")
-    parser.add_argument("--full", type=int, default=2, help="full classic hands for section 2 (0 to skip)")
+    parser.add_argument("--python-budget", type=float, default=10.0, help="seconds for the reference search")
+    parser.add_argument("--full", type=int, default=4, help="full classic hands for section 2 (0 to skip)")
     parser.add_argument("--full-budgets", default="10,60")
     parser.add_argument("--check", type=int, default=300, help="random positions for section 3 (0 to skip)")
+    parser.add_argument("--check-python", action="store_true", help="section 3 checks the reference too")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if not available():
+        print(f"bench.solver: {why_not()}", file=sys.stderr)
+        return 2
+    print(f"Python {sys.version.split()[0]}; {load()}", flush=True)
     if args.sizes:
         section_positions(args)
     if args.full:
         section_full(args)
     if args.check:
         section_check(args)
+    print(f"({load()})")
     return 0
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +44,8 @@ from engine.record import RecordedHand
 from engine.record_text import cards_text, play_number
 from engine.rules import RuleSet
 from engine.showdown import starting_hands
-from engine.solver import PASS, Position, Solver, Verdict, check_rules
+from engine.solver import PASS, Position, Verdict, check_rules, make_solver
+from engine.solver.compiled import Core
 from engine.words import GAME, Words, type_name
 
 #: Seconds for a whole hand by default (the CLI); the site uses a shorter budget (webui).
@@ -186,9 +188,12 @@ def dealt_hands(hand: Hand) -> tuple[list[tuple[Card, ...]], tuple[Card, ...] | 
     return list(shown), hand.kitty
 
 
-def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds: float | None = None) -> Analysis:
+def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds: float | None = None, *,
+            core: Core = "auto", progress: Callable[[int, int], None] | None = None) -> Analysis:
     """Solve every position of a recorded hand within ``seconds`` (and each seat-as-landlord
-    check within ``bid_seconds``, by default a third of ``seconds``)."""
+    check within ``bid_seconds``, by default a third of ``seconds``). ``core``: the compiled
+    search where it is built, or the one named (:func:`engine.solver.make_solver`);
+    ``progress(done, total)`` is told after each position and each seat checked."""
     started = time.perf_counter()
     rules = check_rules(record.rules)
     hand = record.hand()
@@ -199,9 +204,10 @@ def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds:
     if kitty is not None:
         held[hand.landlord] += list(kitty)
     walk = _positions(hand.rules, hand.events, hand.landlord, held)
-    solver = Solver(rules, hand.landlord)
+    solver = make_solver(rules, hand.landlord, core=core)
     deadline = started + seconds
     verdicts: list[Verdict | None] = [None] * len(walk)
+    checks = len(walk) + (rules.players if kitty is not None or not rules.kitty_size else 0)
     for i in range(len(walk) - 1, -1, -1):  # the last positions are small, and fill the table for the rest
         left = deadline - time.perf_counter()
         if left <= 0:
@@ -210,6 +216,8 @@ def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds:
         if not v.exact:
             break
         verdicts[i] = v
+        if progress is not None:
+            progress(len(walk) - i, checks)
     steps = _steps(walk, verdicts, hand.landlord, hand.events)
     start = verdicts[0].landlord_wins if verdicts and verdicts[0] is not None else None
     nodes = solver.nodes
@@ -220,14 +228,16 @@ def analyse(record: RecordedHand, seconds: float = DEFAULT_SECONDS, bid_seconds:
         for seat in range(rules.players):
             if seat == hand.landlord and start is not None:
                 results.append(start)
-                continue
-            cards = [list(h) for h in dealt]
-            cards[seat] += list(kitty or ())
-            other = Solver(rules, seat)
-            v = other.solve(Position(tuple(tuple(rank_counts(h)) for h in cards), seat, seat, rules=rules),
-                            seconds=per_seat)
-            nodes += other.nodes
-            results.append(v.landlord_wins)
+            else:
+                cards = [list(h) for h in dealt]
+                cards[seat] += list(kitty or ())
+                other = make_solver(rules, seat, core=core)
+                v = other.solve(Position(tuple(tuple(rank_counts(h)) for h in cards), seat, seat, rules=rules),
+                                seconds=per_seat)
+                nodes += other.nodes
+                results.append(v.landlord_wins)
+            if progress is not None:
+                progress(len(walk) + seat + 1, checks)
         as_landlord = tuple(results)
     return Analysis(record.players, hand.landlord, steps, start, as_landlord, time.perf_counter() - started, nodes)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TypedDict
 
+from engine import compiled_plays
 from engine.cards import ACE, BJ, RJ, TWO, Card, as_cards
 from engine.combination import TYPES, Combination
 from engine.rules import CLASSIC, RuleSet
@@ -359,7 +360,11 @@ def classify(cards: str | Iterable[Card], rules: RuleSet = CLASSIC) -> list[Comb
         cache = _rank_cache(rules)["text"]
         found = cache.get(cards)
         if found is None:
-            found = tuple(_classify_cards(as_cards(cards), rules))
+            # rank-only text is looked up in the table of every combination (one deck, the core
+            # built: engine.compiled_plays); anything else is parsed and classified
+            found = compiled_plays.classify_text(cards, rules)
+            if found is None:
+                found = tuple(_classify_cards(as_cards(cards), rules))
             if len(cache) >= _TEXT_CACHE_MAX:
                 cache.clear()
             cache[cards] = found

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import product
 
-from engine import rank_plays
+from engine import compiled_plays, rank_plays
 from engine.cards import Card, as_cards
 from engine.classify import (
     NRANKS,
@@ -67,6 +67,8 @@ def legal_plays(
     hand_cards: str | Iterable[Card], prev: Combination | None = None, rules: RuleSet = CLASSIC
 ) -> list[Combination]:
     """Every distinct combination the hand can play on ``prev`` (every lead when ``prev`` is None).
+    The compiled core answers where it is built (:mod:`engine.compiled_plays`): the same plays in
+    the same order as the Python generators, which answer elsewhere.
 
     One Combination per rank-level play, in ``classify``'s order, made of the hand's own cards
     (each rank's first cards in suit order to the core, the next to the kickers). Passing is
@@ -75,6 +77,9 @@ def legal_plays(
     if prev is not None and prev.type not in TYPES:
         raise ValueError(f"unknown combination type {prev.type!r}")
     groups = group_by_rank(as_cards(hand_cards))
+    made = compiled_plays.legal(groups, prev, rules)  # the compiled core, where it is built
+    if made is not None:
+        return made
     key = prev_key(prev)
     plays = rank_legal_plays(tuple(map(len, groups)), key, rules)
     return combinations(plays, groups)

@@ -1,6 +1,7 @@
 """The wheel holds the whole program: every package, the site's templates and static files, the
 shipped ONNX and NCNN weights (found through ``models.MODELS_DIR`` once installed), no training
-checkpoint, and the ``ddz-table`` command.
+checkpoint, the solver's compiled core (built by setup.py where a compiler is there, as here),
+and the ``ddz-table`` command.
 
 The wheel is built offline (``pip wheel --no-build-isolation``, with the venv's setuptools) from
 a copy of the source, so the build's ``build/`` and ``*.egg-info`` never land in the checkout.
@@ -26,8 +27,8 @@ PACKAGES = ("engine", "vision", "tracker", "webkit", "webui", "club", "box", "cl
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Iterator[zipfile.ZipFile]:
     src = tmp_path_factory.mktemp("src")
-    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    for name in ("pyproject.toml", "README.md"):
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.so")
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     for package in PACKAGES:
         shutil.copytree(ROOT / package, src / package, ignore=junk)
@@ -81,6 +82,12 @@ def test_the_wheel_holds_every_module_and_the_sites_files(wheel):
     assert not [n for n in names if n.split("/")[0] in ("tests", "bench", "datasets", "deploy", "docs")]
 
 
+def test_the_wheel_holds_the_solvers_compiled_core_built_from_its_source(wheel):
+    names = wheel.namelist()
+    assert [n for n in names if n.startswith("engine/solver/_core") and n.endswith(".so")]
+    assert "engine/solver/_core.pyi" in names
+
+
 def test_the_ddz_table_command_is_cli_main(wheel):
     [entry_points] = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     parser = configparser.ConfigParser()
@@ -90,7 +97,7 @@ def test_the_ddz_table_command_is_cli_main(wheel):
 
 def test_the_installed_program_finds_its_models_where_it_is_installed(wheel, tmp_path):
     site = tmp_path / "site"
-    wheel.extractall(site)  # a pure-Python wheel installs by unpacking
+    wheel.extractall(site)  # a wheel installs by unpacking
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     probe = ("import models, vision.detector as d, box.config as c; "

@@ -31,7 +31,7 @@ from engine.cards import RANK_TEXT, SUIT_SYMBOLS
 from tracker.store import EventStore
 from webkit.lang import lang, setup
 from webkit.lockout import Attempts
-from webui import i18n, join
+from webui import analysis, i18n, join
 from webui.actions import RefereeDesk
 from webui.auth import is_referee, new_pin
 from webui.fields import ActionError, json_object
@@ -192,6 +192,7 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
 
     for bp in (live_bp, api_bp, referee_bp, deck_bp, history_bp):
         app.register_blueprint(bp)
+    analysis.start(app, tables)  # every finished hand's 复盘, solved in the background
 
     def page_helpers(current: str) -> dict[str, Any]:
         return {"cards": card_list, "type_name": words.type_name, "cause_name": words.cause_name,

@@ -107,7 +107,9 @@ NEW_CONFIG=$(config_tool render --set "seats=$SEATS" --set "preset=$PRESET" --se
 # ---------------------------------------------------------------- 1. Debian packages
 if [[ $APT == 1 ]]; then
     say "Debian packages / 安装系统软件包"
-    packages=(python3-venv python3-pip git)
+    # gcc and python3-dev build the solver's compiled core (engine/solver/_core.c) for the 复盘;
+    # without them the install still works and the analysis runs the slow pure-Python search.
+    packages=(python3-venv python3-pip git gcc python3-dev)
     # Only Raspberry Pi OS has these; elsewhere (a PC with a USB camera) they are skipped.
     for pkg in python3-picamera2 rpicam-apps; do
         if apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then packages+=("$pkg"); fi
@@ -161,6 +163,9 @@ if [[ $VENV == 1 ]]; then
     # would ship again from there.
     run rm -rf "$REPO/build"
     run "$VENV_PY" -m pip install --upgrade --quiet -c "$constraints" "${REPO}[pi]"
+    if [[ -x "$VENV_PY" ]] && ! "$VENV_PY" -c 'import sys; from engine.solver.compiled import available; sys.exit(not available())'; then
+        say "WARNING: the solver's compiled core was not built (gcc, python3-dev?): the 复盘 runs the slow pure-Python search / 复盘求解器未编译"
+    fi
     run "$VENV_PY" -m compileall -q "$R$APP_DIR/venv/lib"  # the service cannot write bytecode later
 else
     say "skip the virtual environment (--no-venv)"

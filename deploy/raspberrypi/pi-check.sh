@@ -9,7 +9,7 @@
 #
 # The root is built once and kept ($ROOT, default /var/tmp/ddz-pi-root, outside the repo);
 # each step leaves a stamp in $WORK/stamps, so a run cut short carries on where it stopped.
-# Steps: host root base x86 install wheels backend doctor service video detect compare uninstall report.
+# Steps: host root base x86 install wheels solver backend doctor service video detect compare uninstall report.
 # Under qemu everything runs 10-50 times slower than on a Pi: no timing here is a measurement.
 #
 # 在 PC 上用 arm64 模拟环境检查树莓派盒子的安装、服务和识别结果。
@@ -33,7 +33,7 @@ FRAMES=${DDZ_PI_FRAMES:-130}
 export QEMU_CPU=${DDZ_PI_CPU:-cortex-a72}
 PI5_CPU=cortex-a76
 FROM=""
-STEPS=(host root base x86 install wheels backend doctor service video detect compare uninstall report)
+STEPS=(host root base x86 install wheels solver backend doctor service video detect compare uninstall report)
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -246,6 +246,26 @@ if todo wheels; then
     done_step wheels
 fi
 
+# ---------------------------------------------------------------- 6b. the solver's compiled core
+if todo solver; then
+    say "solver: the compiled core built on arm64, answering as the pure-Python search"
+    probe='import random, sys
+from engine.solver import random_position
+from engine.solver.compiled import available, solve, why_not
+if not available():
+    sys.exit(f"not built: {why_not()}")
+rng, same = random.Random(48), 0
+for _ in range(30):
+    p = random_position(rng, rng.randint(2, 6))
+    a, b = solve(p, core="compiled"), solve(p, core="python")
+    same += (a.landlord_wins, a.move) == (b.landlord_wins, b.move)
+print(f"compiled core built; {same}/30 positions answered as the pure-Python search")
+sys.exit(same != 30)'
+    if out=$(in_root "$VENV/bin/python" -c "$probe" 2>&1); then status=PASS; else status=FAIL; fi
+    result solver "$status" "$(tail -1 <<<"$out")"
+    done_step solver
+fi
+
 # service_argv CMD...: SERVICE_ARGV = CMD in the root as the unit runs its ExecStart: as its
 # User and Group (with their groups), in its WorkingDirectory, with its UMask, its Environment
 # and what systemd adds (HOME, USER, LOGNAME, and EXTRA_ENV: the notify socket, the watchdog).
@@ -435,7 +455,7 @@ fi
 
 # ---------------------------------------------------------------- report
 say "results ($(date -u '+%Y-%m-%d %H:%M UTC'); the files are in $WORK)"
-for s in install wheels backend doctor service video detect-ncnn detect-onnx detect-ncnn-a76 uninstall; do
+for s in install wheels solver backend doctor service video detect-ncnn detect-onnx detect-ncnn-a76 uninstall; do
     grep -E "^(PASS|FAIL) +$s " "$RESULTS" || echo "----  $s       not run yet"
 done
 ! grep -q '^FAIL' "$RESULTS"

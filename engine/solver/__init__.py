@@ -6,8 +6,11 @@ solver says whether the landlord's side wins with best play by everyone, exactly
 its time or node budget runs out first, that it does not know.
 
 - :mod:`engine.solver.position`: ``Position`` (what is asked) and the rule sets it plays;
-- :mod:`engine.solver.search`: the alpha-beta with its transposition table (``Solver``,
-  ``solve``, ``Verdict``);
+- :mod:`engine.solver.search`: the alpha-beta with its transposition table in pure Python
+  (``Solver``, ``Verdict``), the reference;
+- :mod:`engine.solver.compiled`: the same search in C (``engine/solver/_core.c``), some 10 to
+  50 times faster and with a table of bounded memory, used wherever it is built
+  (``make_solver``, ``solve``; ``core="python"`` asks for the reference);
 - :mod:`engine.solver.brute`: an exhaustive minimax for small positions and random positions,
   the reference the search is checked against.
 
@@ -18,8 +21,9 @@ its time or node budget runs out first, that it does not know.
 """
 
 from engine.solver.brute import brute_force, random_position
+from engine.solver.compiled import CompiledSolver, make_solver, solve
 from engine.solver.position import Position, UnsupportedRules, check_rules
-from engine.solver.search import PASS, OutOfBudget, Solver, Verdict, solve
+from engine.solver.search import PASS, OutOfBudget, Solver, Verdict
 
-__all__ = ["PASS", "OutOfBudget", "Position", "Solver", "UnsupportedRules", "Verdict", "brute_force",
-           "check_rules", "random_position", "solve"]
+__all__ = ["PASS", "CompiledSolver", "OutOfBudget", "Position", "Solver", "UnsupportedRules", "Verdict",
+           "brute_force", "check_rules", "make_solver", "random_position", "solve"]

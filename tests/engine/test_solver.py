@@ -1,4 +1,5 @@
-"""The perfect-information solver: exact answers, checked against an exhaustive minimax."""
+"""The perfect-information solver: exact answers, checked against an exhaustive minimax, for
+the pure-Python search and the compiled one alike (the ``core`` parameter)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,23 @@ from engine.rules import get_rules
 from engine.solver import (
     PASS,
     Position,
-    Solver,
     UnsupportedRules,
     brute_force,
     check_rules,
+    make_solver,
     random_position,
     solve,
 )
+from engine.solver.compiled import available, why_not
 from engine.solver.position import counts_cards
 from engine.solver.search import decode, encode, play_counts
+
+
+@pytest.fixture(params=["python", pytest.param("compiled", marks=pytest.mark.skipif(
+    not available(), reason=str(why_not())))])
+def core(request):
+    """Which search answers: the pure-Python reference or the compiled core."""
+    return request.param
 
 
 def after_move(p: Position, move) -> Position | None:
@@ -40,52 +49,52 @@ def after_move(p: Position, move) -> Position | None:
     return Position(hands, p.landlord, nxt, tuple(readings), p.turn, p.rules)
 
 
-def test_a_seat_that_can_play_out_in_one_move_wins_at_once():
+def test_a_seat_that_can_play_out_in_one_move_wins_at_once(core):
     p = Position.from_cards(["3 3 3 4", "BJ RJ", "2 2 2 2"], landlord=0)
-    v = solve(p)
+    v = solve(p, core=core)
     assert v.landlord_wins is True and v.exact and v.nodes == 0
     assert play_counts(v.move) == tuple(rank_counts(parse_cards("3 3 3 4")))
 
 
-def test_a_lead_the_next_farmer_can_beat_loses_and_the_pair_first_wins():
+def test_a_lead_the_next_farmer_can_beat_loses_and_the_pair_first_wins(core):
     # 33 cannot be answered (no pairs out), then 5 goes out; leading 5 first lets 9 or 10 in.
     p = Position.from_cards(["3 3 5", "4 9 10", "6 7 8"], landlord=0)
-    v = solve(p)
+    v = solve(p, core=core)
     assert v.landlord_wins is True and v.move[0] == "pair"
     assert brute_force(p) is True
 
 
-def test_farmers_win_as_a_team_when_the_partner_goes_out():
+def test_farmers_win_as_a_team_when_the_partner_goes_out(core):
     # On a lead of 3, seat 1 cannot go out but passes and lets seat 2 out with its 5.
     p = Position.from_cards(["3 7", "4 8 8", "5"], landlord=0)
-    assert solve(p).landlord_wins is False
+    assert solve(p, core=core).landlord_wins is False
     assert brute_force(p) is False
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_agrees_with_brute_force_on_random_small_classic_positions(seed):
+def test_agrees_with_brute_force_on_random_small_classic_positions(seed, core):
     rng = random.Random(seed)
     for _ in range(50):
         p = random_position(rng, rng.randint(1, 5))
         expected = brute_force(p)
-        with_table, plain = solve(p), solve(p, table=False)
+        with_table, plain = solve(p, core=core), solve(p, table=False, core=core)
         assert with_table.landlord_wins == plain.landlord_wins == expected, p
 
 
 @pytest.mark.parametrize(("preset", "most"), [("two", 5), ("four", 3)])
-def test_agrees_with_brute_force_in_the_two_and_four_seat_games(preset, most):
+def test_agrees_with_brute_force_in_the_two_and_four_seat_games(preset, most, core):
     rng = random.Random(11)
     for _ in range(30):
         p = random_position(rng, rng.randint(1, most), preset)
-        assert solve(p).landlord_wins == brute_force(p), p
+        assert solve(p, core=core).landlord_wins == brute_force(p), p
 
 
-def test_a_winning_move_keeps_the_position_won():
+def test_a_winning_move_keeps_the_position_won(core):
     rng = random.Random(5)
     checked = 0
     while checked < 40:
         p = random_position(rng, rng.randint(2, 4))
-        v = solve(p)
+        v = solve(p, core=core)
         if not v.mover_wins:
             continue
         child = after_move(p, v.move)
@@ -95,24 +104,24 @@ def test_a_winning_move_keeps_the_position_won():
         checked += 1
 
 
-def test_a_trick_ends_after_every_other_seat_passed():
+def test_a_trick_ends_after_every_other_seat_passed(core):
     # Seat 2 played 2; seat 0 passed; seat 1 passes too and seat 2 leads its last card.
     p = Position.from_cards(["3 4", "5 6", "7"], landlord=0, to_beat="2", by=2, passes=1)
     assert p.turn == 1 and p.passes == 1
-    v = solve(p)
+    v = solve(p, core=core)
     assert v.landlord_wins is False and brute_force(p) is False
 
 
-def test_a_budget_that_runs_out_says_unknown_not_a_guess():
+def test_a_budget_that_runs_out_says_unknown_not_a_guess(core):
     p = random_position(random.Random(2), 12)
-    v = Solver(p.rules, p.landlord).solve(p, nodes=50)
+    v = make_solver(p.rules, p.landlord, core=core).solve(p, nodes=50)
     assert v.landlord_wins is None and v.mover_wins is None and not v.exact and v.move is None
 
 
-def test_the_table_is_kept_between_positions_and_answers_stay_the_same():
+def test_the_table_is_kept_between_positions_and_answers_stay_the_same(core):
     rng = random.Random(8)
     p = random_position(rng, 5)
-    solver = Solver(p.rules, p.landlord)
+    solver = make_solver(p.rules, p.landlord, core=core)
     first = solver.solve(p)
     again = solver.solve(p)
     assert first.landlord_wins == again.landlord_wins and again.nodes <= first.nodes

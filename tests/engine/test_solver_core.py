@@ -1,0 +1,153 @@
+"""The compiled core against the pure-Python search: the same moves in the same order, the same
+verdicts, the same winning move, the same nodes when the table keeps everything, and the same
+decisive mistakes in a hand's analysis; then what only the core has (a bounded table, a search
+that leaves the GIL and can be stopped)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from engine.analysis import analyse
+from engine.cards import full_deck, rank_counts
+from engine.classify import classify
+from engine.combination import TYPES
+from engine.legal import legal_plays
+from engine.record import RecordedHand
+from engine.rules import CLASSIC, get_rules
+from engine.solver import Position, Solver, brute_force, make_solver, random_position
+from engine.solver import compiled as compiled_module
+from engine.solver.compiled import CompiledSolver, available, reading, why_not
+from engine.solver.search import encode
+from sim.bots import play_hand
+
+pytestmark = pytest.mark.skipif(not available(), reason=str(why_not()))
+
+#: Rule options the generators branch on, each set apart from classic.
+VARIANTS: list[dict[str, bool]] = [
+    {"low_straights": True}, {"kicker_core_rank": True, "kicker_rocket": True},
+    {"four_two_pair_same": True, "kicker_four_of_rank": True},
+    {"airplane_kicker_repeat": False, "airplane_kicker_trio": False},
+    {"four_two_single_pair": False, "bomb_size_first": True}, {"trio_single": False, "four_two": False},
+    {"trio_pair": False, "straight_min": 3, "pair_chain_min": 2, "trio_chain_min": 3, "chain_high": 10},
+]
+
+
+def random_hand_and_trick(rng: random.Random, rules, most: int):
+    deck = full_deck(rules.decks)
+    hand = rng.sample(deck, rng.randint(1, most))
+    if rng.random() < 0.4:
+        return hand, ()
+    rest = [c for c in deck if c not in hand]
+    plays = legal_plays(rng.sample(rest, min(len(rest), rng.randint(1, 14))), None, rules)
+    return hand, tuple(classify(rng.choice(plays).cards, rules))
+
+
+@pytest.mark.parametrize(("rules", "count", "most"), [
+    (CLASSIC, 600, 20), (get_rules("two"), 200, 20), (get_rules("four"), 30, 28),
+    *[(CLASSIC.replace(name=f"variant{i}", **v), 60, 20) for i, v in enumerate(VARIANTS)],
+])
+def test_the_same_moves_in_the_same_order_and_the_same_hand_counts(rules, count, most):
+    rng = random.Random(count + most)
+    reference, core = Solver(rules, 0), CompiledSolver(rules, 0)
+    for _ in range(count):
+        hand, trick = random_hand_and_trick(rng, rules, most)
+        h = encode(tuple(rank_counts(hand)))
+        moves, ordinary = reference.moves(h, reference.trick_id(trick))
+        expected = [(play[0], play[1], play[2], pint) for pint, _, play in moves]
+        found, found_ordinary = core._core.moves(h, [reading(r) for r in trick])
+        assert [(TYPES[t], m, n, pint) for t, m, n, pint in found] == expected, (hand, trick)
+        assert found_ordinary == ordinary
+        assert core._core.needed(h) == reference.needed(h)
+
+
+@pytest.mark.parametrize(("preset", "sizes", "count"), [
+    ("classic", (1, 6), 150), ("classic", (6, 8), 20), ("two", (1, 8), 60), ("four", (1, 4), 40),
+])
+def test_the_same_verdict_move_and_nodes_as_the_reference(preset, sizes, count):
+    rng = random.Random(sum(sizes) + count)
+    for _ in range(count):
+        p = random_position(rng, rng.randint(*sizes), preset)
+        expected = Solver(p.rules, p.landlord).solve(p)
+        same_nodes = CompiledSolver(p.rules, p.landlord, cuts=0).solve(p)
+        assert (same_nodes.landlord_wins, same_nodes.move, same_nodes.nodes) == \
+            (expected.landlord_wins, expected.move, expected.nodes), p
+        for cuts in (1, 2, 5):  # the static win, the proof-number search, both searches in turn
+            cut = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
+            assert (cut.landlord_wins, cut.move) == (expected.landlord_wins, expected.move), (p, cuts)
+        plain = CompiledSolver(p.rules, p.landlord, table=False, cuts=0).solve(p)
+        assert plain.landlord_wins == expected.landlord_wins
+
+
+def test_agrees_with_brute_force_on_small_positions_of_every_preset_it_plays():
+    rng = random.Random(48)
+    for preset, most, count in (("classic", 6, 150), ("two", 7, 40), ("four", 4, 25), ("grab", 5, 20)):
+        for _ in range(count):
+            p = random_position(rng, rng.randint(1, most), preset)
+            assert make_solver(p.rules, p.landlord, core="compiled").solve(p).landlord_wins == brute_force(p), p
+
+
+def played_record(seed: int, cards: int) -> RecordedHand:
+    rng = random.Random(seed)
+    hand = play_hand("classic", rng, cards=cards)
+    while hand.redeal:
+        hand = play_hand("classic", rng, cards=cards)
+    return RecordedHand.of(hand, ("甲", "乙", "丙"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_hand_analysed_by_either_search_has_the_same_decisive_mistakes(seed):
+    record = played_record(seed, 6)
+    reference = analyse(record, seconds=60, core="python")
+    fast = analyse(record, seconds=60, core="compiled")
+    assert reference.start is not None and reference.solved_from == 1
+    assert [(s.before, s.after, s.better) for s in fast.steps] == [(s.before, s.after, s.better) for s in reference.steps]
+    assert fast.lines("zh") == reference.lines("zh") and fast.as_landlord == reference.as_landlord
+
+
+def test_the_analysis_reports_its_progress_position_by_position():
+    record = played_record(3, 5)
+    seen: list[tuple[int, int]] = []
+    a = analyse(record, seconds=60, progress=lambda done, total: seen.append((done, total)))
+    total = len(a.steps) + 3
+    assert seen == [(k, total) for k in range(1, total + 1)]
+
+
+def test_a_small_table_forgets_answers_but_never_changes_one():
+    rng = random.Random(7)
+    for _ in range(6):
+        p = random_position(rng, 8)
+        roomy = CompiledSolver(p.rules, p.landlord).solve(p)
+        tight = CompiledSolver(p.rules, p.landlord, table_mb=1, cache_mb=2)
+        small = tight.solve(p)
+        assert (small.landlord_wins, small.move) == (roomy.landlord_wins, roomy.move)
+        assert tight.stats()["table_mb"] <= 1
+
+
+def test_the_search_leaves_the_gil_and_stops_when_asked():
+    p = random_position(random.Random(4), 25, "four")  # four hands of 25 cards: far beyond 30 s
+    solver = CompiledSolver(p.rules, p.landlord)
+    result = []
+    worker = threading.Thread(target=lambda: result.append(solver.solve(p, seconds=30)))
+    started = time.perf_counter()
+    worker.start()
+    ticks = 0
+    while time.perf_counter() - started < 0.3:  # this thread keeps running while the other searches
+        ticks += 1
+        time.sleep(0.001)
+    assert worker.is_alive() and ticks > 50
+    solver.stop()
+    worker.join(5)
+    assert not worker.is_alive() and result and not result[0].exact
+
+
+def test_without_the_core_the_pure_python_search_answers(monkeypatch):
+    monkeypatch.setattr(compiled_module, "_core", None)
+    p = Position.from_cards(["3 3 5", "4 9 10", "6 7 8"], landlord=0)
+    solver = make_solver(p.rules, p.landlord)
+    assert isinstance(solver, Solver) and solver.solve(p).landlord_wins is True
+    with pytest.raises(RuntimeError):
+        make_solver(p.rules, p.landlord, core="compiled")
