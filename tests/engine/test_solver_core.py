@@ -27,7 +27,7 @@ from sim.bots import play_hand
 pytestmark = pytest.mark.skipif(not available(), reason=str(why_not()))
 
 #: Rule options the generators branch on, each set apart from classic.
-VARIANTS: list[dict[str, bool]] = [
+VARIANTS: list[dict[str, bool | int]] = [
     {"low_straights": True}, {"kicker_core_rank": True, "kicker_rocket": True},
     {"four_two_pair_same": True, "kicker_four_of_rank": True},
     {"airplane_kicker_repeat": False, "airplane_kicker_trio": False},
