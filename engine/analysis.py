@@ -147,8 +147,8 @@ class Analysis:
             out.append(w("from", n=first))
         for s in self.mistakes:
             did = w("did_pass", **passes) if s.play is None else w("did_play", what=describe(s.play, lang))
-            better = w("better_pass", **passes) if s.better == PASS or s.better is None \
-                else w("better_play", what=describe(s.better, lang))  # type: ignore[arg-type]
+            better = w("better_pass", **passes) if s.better is None or isinstance(s.better, str) \
+                else w("better_play", what=describe(s.better, lang))
             out.append(w("mistake", n=s.number, who=name[s.seat], did=did, better=better))
         if first is not None and not self.mistakes:
             out.append(w("none"))

@@ -258,7 +258,7 @@ class TableSession:
         hand = state.hand
         under_way = hand is not None and not hand.finished
         key = (state.hand_number if under_way else state.hand_number + 1, token.name, seat)
-        to_act = hand.bidding.to_act if under_way and hand.bidding is not None else None  # type: ignore[union-attr]
+        to_act = hand.bidding.to_act if hand is not None and under_way and hand.bidding is not None else None
         read = self._bids_read[zone]
         if key in read and to_act != seat:
             return []  # laid again in the same hand: picked up and put back, not a new bid
