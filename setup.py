@@ -36,6 +36,8 @@ setup(
         Extension(
             "engine.solver._core",
             sources=["engine/solver/_core.c"],
+            depends=[f"engine/solver/{part}.h" for part in
+                     ("_core", "_plays", "_cache", "_table", "_alphabeta", "_pns", "_combos")],
             extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers"],
             optional=True,
         )

@@ -25,7 +25,8 @@ What is measured
      ``MovesGener`` + ``move_selector`` filters, exactly as its ``GameEnv`` calls them (its
      previous-play type is worked out once, outside the timing, as ours is a Combination).
   3. Illegal or missing moves against brute force (classify every sub-multiset of the hand)
-     on random hands of 1 to 20 cards, the lead and three previous plays each; every preset's
+     on random hands of 1 to 20 cards, the lead and three previous plays each, of the Python
+     generators and (where it is built and plays the preset) the compiled core; every preset's
      own deck (two decks for four, five, dizhu). It prints how many plays of each type the
      check met, since random hands rarely hold the long two-deck shapes (a carrier, a spaceship).
   4. Where douzero's move lists differ from ours on the same hands (rule differences).
@@ -56,6 +57,7 @@ from engine import compiled_plays
 from engine import legal as moves
 from engine.cards import RANK_TEXT, Card, full_deck, parse_cards, rank_counts
 from engine.classify import beats, classify, to_combination
+from engine.combination import TYPES
 from engine.legal import brute_force_plays, legal_plays, prev_key, rank_legal_plays
 from engine.rank_plays import generate
 from engine.rules import CLASSIC, get_rules
@@ -273,6 +275,7 @@ def _check_hands(job: tuple[str, int, int, bool]) -> tuple[int, int, int, list[s
     checked = faults = 0
     notes: list[str] = []
     kinds: Counter[str] = Counter()
+    core = compiled_plays.generator(rules)  # None where it is not built or does not play the preset
     for _ in range(count):
         deck = _rich_deck(full, rng) if rich else full
         counts = tuple(rank_counts(rng.sample(deck, rng.randint(1, 20))))
@@ -291,7 +294,27 @@ def _check_hands(job: tuple[str, int, int, bool]) -> tuple[int, int, int, list[s
                 faults += len(got ^ expected)
                 if len(notes) < 3:
                     notes.append(f"{counts} after {prev}: missing {sorted(expected - got)[:2]} extra {sorted(got - expected)[:2]}")
+            if core is not None:  # the compiled core's plays, as (type, main, length, rank counts)
+                key = None if prev is None else (TYPES.index(prev.type), prev.main, prev.length)
+                found = set(core.plays(_hand_int(counts), key) if key else core.plays(_hand_int(counts)))
+                want = {(TYPES.index(q[0]), q[1], q[2], _hand_int(_taken(q))) for q in expected}
+                if found != want:
+                    faults += len(found ^ want)
+                    if len(notes) < 3:
+                        notes.append(f"compiled core, {counts} after {prev}: {len(want - found)} missing, "
+                                     f"{len(found - want)} extra")
     return count, checked, faults, notes, kinds
+
+
+def _hand_int(counts: tuple[int, ...]) -> int:
+    return sum(k << 4 * r for r, k in enumerate(counts))
+
+
+def _taken(play) -> tuple[int, ...]:
+    taken = [0] * 15
+    for r, a, b in play[3] + play[4]:
+        taken[r] += b - a
+    return tuple(taken)
 
 
 def bench_brute_force(n_hands: int, workers: int, presets: list[str], rich: bool = False) -> None:

@@ -20,6 +20,10 @@ runs on are shared, and only figures of one run compare)
   3. Correctness: the compiled core, with and without its table (and the reference with
      ``--check-python``), against the exhaustive minimax (``engine.solver.brute_force``) on
      random positions of 1 to 6 cards a seat (half of them with a trick to beat).
+  4. A hand's 复盘 as the site makes it (``--analyse N``): full classic hands bid and played by
+     bots, analysed with the site's budget (``webui.analysis.WEB_SECONDS``, an eighth of it for
+     each seat-as-landlord check): the play it was solved from, the seconds, and the process's
+     peak memory.
 """
 
 from __future__ import annotations
@@ -27,12 +31,15 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import sys
 import time
 from collections.abc import Callable
 
+from engine.analysis import analyse
 from engine.cards import rank_counts
 from engine.events import Deal
+from engine.record import RecordedHand
 from engine.solver import CompiledSolver, Position, Solver, brute_force, random_position
 from engine.solver.compiled import available, why_not
 from engine.solver.search import Verdict
@@ -142,6 +149,23 @@ def section_check(args: argparse.Namespace) -> None:
           f"without the table, agree with brute force ({time.perf_counter() - start:.0f} s)")
 
 
+def section_analyse(args: argparse.Namespace) -> None:
+    seconds = args.analyse_seconds
+    print(f"4. Full hands analysed as the site does ({args.analyse} bot hands, {seconds:g} s and "
+          f"{seconds / 8:g} s a seat check, seed {args.seed})")
+    rng = random.Random(args.seed + 2000)
+    for k in range(args.analyse):
+        played = play_hand("classic", rng)
+        while played.redeal:
+            played = play_hand("classic", rng)
+        a = analyse(RecordedHand.of(played, ("甲", "乙", "丙")), seconds, seconds / 8)
+        seats = " ".join("-" if w is None else "won" if w else "lost" for w in a.as_landlord or ())
+        print(f"  hand {k + 1}: {len(a.steps)} plays and passes, solved from play {a.solved_from} "
+              f"({a.seconds:.1f} s, {a.nodes:,} nodes); each seat as landlord: {seats}", flush=True)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak memory of this process: {peak:.0f} MiB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sizes", default="8,12,16", help="cards a seat for section 1 ('' to skip)")
@@ -152,6 +176,8 @@ def main() -> int:
     parser.add_argument("--full-budgets", default="10,60")
     parser.add_argument("--check", type=int, default=300, help="random positions for section 3 (0 to skip)")
     parser.add_argument("--check-python", action="store_true", help="section 3 checks the reference too")
+    parser.add_argument("--analyse", type=int, default=0, help="full hands for section 4 (0 to skip)")
+    parser.add_argument("--analyse-seconds", type=float, default=60.0, help="the site's budget a hand")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     if not available():
@@ -164,6 +190,8 @@ def main() -> int:
         section_full(args)
     if args.check:
         section_check(args)
+    if args.analyse:
+        section_analyse(args)
     print(f"({load()})")
     return 0
 

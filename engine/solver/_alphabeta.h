@@ -1,0 +1,172 @@
+/* The alpha-beta (engine.solver.search.Solver's win) and the static win.
+ *
+ * A part of engine/solver/_core.c, which includes the parts in order in one translation unit
+ * (every function static). */
+#ifndef DDZ_SOLVER_ALPHABETA_H
+#define DDZ_SOLVER_ALPHABETA_H
+
+#include "_cache.h"
+#include "_table.h"
+
+/* ------------------------------------------------------------------ the search */
+
+static int budget_out(Search *s) {
+    if (*(volatile int *)&s->stop) return 1;
+    if (s->slice_end && s->nodes >= s->slice_end) {
+        s->slice_hit = 1;
+        return 1;
+    }
+    if (s->limit && s->nodes >= s->limit) return 1;
+    if (s->deadline > 0 && now() >= s->deadline) return 1;
+    return 0;
+}
+
+/* Whether no opponent of ``seat`` can play on trick ``tid`` (one the seat just made). */
+static int unanswered(Search *s, const uint64_t *hands, int seat, uint32_t tid) {
+    for (int o = 0; o < s->players; o++) {
+        if (s->side[o] == s->side[seat]) continue;
+        List l;
+        if (moves_of(s, hands[o], tid, &l) || l.n) return 0;
+    }
+    return 1;
+}
+
+/* Whether ``seat``, on lead with hand h, goes out by leading plays of which at most ``spare`` can
+ * be answered by an opponent, in at most ``depth`` plays. It leads the unanswered ones first:
+ * each comes back to it (its partner passes), the opponents' hands unchanged; then the last.
+ * Every split of h has a play holding a card of its lowest rank: only those are tried first. */
+static int controls(Search *s, const uint64_t *hands, int seat, uint64_t h, int spare, int depth) {
+    if (!h) return 1;
+    if (depth <= 0 || needed(s, h) > depth) return 0;
+    int low = 0;
+    while (!NIB(h, low)) low++;
+    List l;
+    if (moves_of(s, h, 0, &l)) return 0;
+    for (uint32_t j = 0; j < l.n; j++) {
+        Move m = l.v[j];
+        uint64_t epoch = l.epoch;
+        if (!NIB(m.pint, low)) continue;
+        int answered = !unanswered(s, hands, seat, m.after); /* counted even when it empties h */
+        if (answered <= spare && controls(s, hands, seat, h - m.pint, spare - answered, depth - 1)) return 1;
+        if (s->oom) return 0;
+        if (s->epoch != epoch && moves_of(s, h, 0, &l)) return 0;
+    }
+    return 0;
+}
+
+/* cut 1: the seat to move wins at once if it has the lead or a play on the trick that no opponent
+ * answers, and then goes out with at most one answerable play (controls). */
+static int static_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, uint64_t h, List *l) {
+    int most = needed(s, h);
+    if (most > 3) return 0;
+    if (!tid) return controls(s, hands, turn, h, 1, most + 1);
+    for (uint32_t j = 0; j < l->n; j++) {
+        Move m = l->v[j];
+        uint64_t epoch = l->epoch;
+        if (needed(s, h - m.pint) <= 2 && unanswered(s, hands, turn, m.after) &&
+            controls(s, hands, turn, h - m.pint, 1, 3))
+            return 1;
+        if (s->oom) return 0;
+        if (s->epoch != epoch && moves_of(s, h, tid, l)) return 0;
+    }
+    return 0;
+}
+
+static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by);
+
+static inline int pass_value(Search *s, const uint64_t *hands, int nxt, uint32_t tid, int by) {
+    return nxt == by ? win(s, hands, nxt, 0, NONE) : win(s, hands, nxt, tid, by);
+}
+
+/* True if the side of ``turn`` wins from here (engine.solver.search.Solver._searcher's win);
+ * -1 when the budget ran out. */
+static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by) {
+    s->nodes++;
+    if (!(s->nodes & 1023) && budget_out(s)) {
+        s->abort = 1;
+        return -1;
+    }
+    uint64_t first = s->nodes;
+    if (s->use_table) {
+        /* An answer kept for the position as it stands was found where this seat had a move (the
+         * table keeps positions after the passes), so it stands; the move list is not needed then. */
+        tt_prefetch(s, tt_bucket(s, hands, turn, tid, by)); /* its lines at once */
+        __builtin_prefetch(&s->mv[mv_index(s, hands[turn], tid)]);
+        int known = tt_get(s, hands, turn, tid, by);
+        if (known >= 0) return known == s->side[turn];
+    }
+    List l;
+    if (moves_of(s, hands[turn], tid, &l)) return -1;
+    int flip = 0, asked = turn;
+    while (tid && !l.n) { /* a seat that cannot beat the trick passes: no choice, no node */
+        int nxt = s->next[turn];
+        if (s->side[nxt] != s->side[turn]) flip = !flip;
+        if (nxt == by) {
+            tid = 0;
+            by = NONE;
+        }
+        turn = nxt;
+        if (moves_of(s, hands[turn], tid, &l)) return -1;
+    }
+    int me = s->side[turn];
+    uint64_t h = hands[turn];
+    if (s->use_table && turn != asked) { /* others passed: the position after them */
+        int known = tt_get(s, hands, turn, tid, by);
+        if (known >= 0) return (known == me) != flip;
+    }
+    if (l.n && l.v[0].pint == h) { /* plays out in one move */
+        if (s->use_table) tt_put(s, hands, turn, tid, by, me, 1);
+        return !flip;
+    }
+    int result = 0, v;
+    if ((s->cuts & 1) && static_win(s, hands, turn, tid, h, &l)) {
+        result = 1;
+        goto done;
+    }
+    if (s->oom) return -1;
+    int nxt = s->next[turn], same = s->side[nxt] == me, passed = !tid;
+    if (tid && s->side[by] == me) { /* the trick is the partner's: let it stand first */
+        passed = 1;
+        if ((v = pass_value(s, hands, nxt, tid, by)) < 0) return -1;
+        result = same ? v : !v;
+    }
+    if (!result) {
+        uint64_t child[MAXSEATS];
+        memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+        if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
+        if (s->use_table) { /* the children's table buckets, fetched together: one wait, not one each */
+            for (uint32_t i = 0; i < l.n && i < PREFETCH; i++) {
+                child[turn] = h - l.v[i].pint;
+                tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));
+            }
+        }
+        for (uint32_t i = 0; i < l.n; i++) {
+            if (i == l.ordinary && !passed) {
+                passed = 1;
+                if ((v = pass_value(s, hands, nxt, tid, by)) < 0) return -1;
+                if (same ? v : !v) {
+                    result = 1;
+                    break;
+                }
+                if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
+            }
+            child[turn] = h - l.v[i].pint;
+            v = win(s, child, nxt, l.v[i].after, turn);
+            if (v < 0) return -1;
+            if (same ? v : !v) {
+                result = 1;
+                break;
+            }
+            if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
+        }
+        if (!result && !passed) {
+            if ((v = pass_value(s, hands, nxt, tid, by)) < 0) return -1;
+            result = same ? v : !v;
+        }
+    }
+done:
+    if (s->use_table) tt_put(s, hands, turn, tid, by, result == me, s->nodes - first + 1);
+    return result != flip;
+}
+
+#endif /* DDZ_SOLVER_ALPHABETA_H */

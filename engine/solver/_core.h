@@ -1,0 +1,151 @@
+/* The compiled core's types and state: rule options, plays, moves, the slots of its tables and caches,
+ * and the Search object that holds them.
+ *
+ * A part of engine/solver/_core.c, which includes the parts in order in one translation unit
+ * (every function static). */
+#ifndef DDZ_SOLVER_CORE_H
+#define DDZ_SOLVER_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+
+#define NR 15
+#define BJ 13
+#define RJ 14
+#define ACE 11
+#define TWO 12
+#define NONE 255
+#define MAXSEATS 4
+#define MAXREADINGS 64
+#define NIB(h, r) ((int)(((h) >> (4 * (r))) & 15u))
+#define ONE(r) ((uint64_t)1 << (4 * (r)))
+
+/* The order of engine.combination.TYPES (checked by the Python side at import). */
+enum {
+    T_SINGLE, T_PAIR, T_TRIO, T_TRIO_SINGLE, T_TRIO_PAIR, T_STRAIGHT, T_PAIR_STRAIGHT, T_AIRPLANE,
+    T_AIRPLANE_SINGLE, T_AIRPLANE_PAIR, T_BOMB, T_ROCKET, T_FOUR_TWO_SINGLE, T_FOUR_TWO_PAIR, NTYPES
+};
+static const char *TYPE_NAMES[NTYPES] = {
+    "single", "pair", "trio", "trio_single", "trio_pair", "straight", "pair_straight", "airplane",
+    "airplane_single", "airplane_pair", "bomb", "rocket", "four_two_single", "four_two_pair"};
+
+/* The rule options the generators read (engine.rules.RuleSet fields of the same names). */
+typedef struct {
+    int trio_single, trio_pair, four_two, straight_min, pair_chain_min, trio_chain_min, chain_high;
+    int low_straights, joker_pairs, rocket_jokers, bomb_min, bomb_max, bomb_size_first;
+    int airplane_kicker_repeat, airplane_kicker_trio, kicker_four_of_rank, kicker_rocket, kicker_core_rank;
+    int four_two_single_pair, four_two_pair_same;
+} Rules;
+
+static const char *RULE_NAMES[] = {
+    "trio_single", "trio_pair", "four_two", "straight_min", "pair_chain_min", "trio_chain_min", "chain_high",
+    "low_straights", "joker_pairs", "rocket_jokers", "bomb_min", "bomb_max", "bomb_size_first",
+    "airplane_kicker_repeat", "airplane_kicker_trio", "kicker_four_of_rank", "kicker_rocket", "kicker_core_rank",
+    "four_two_single_pair", "four_two_pair_same", NULL};
+
+/* A generated play. */
+typedef struct {
+    uint64_t pint;
+    uint8_t type, main, length, size;
+} Play;
+
+/* A move kept in the move cache: the play and the trick it leaves. */
+typedef struct {
+    uint64_t pint;
+    uint32_t after;
+    uint8_t type, main, length, bomb;
+} Move;
+
+/* A table entry is players + 2 words: the hands; tid << 32 | turn << 16 | by << 8 | work (log2 of
+ * the nodes it took, 1..63; 0: an empty slot); then the proof and disproof numbers of "the landlord
+ * wins" (pn << 32 | dn). A proved answer is (0, INF): the landlord wins, or (INF, 0): it loses; the
+ * proof-number search also keeps its estimates of positions not proved yet. Entries come in
+ * buckets of TT_WAYS. */
+#define TT_WAYS 4
+#define PREFETCH 8 /* children whose buckets a node asks for at once */
+#ifndef FIRST_SLICE
+#define FIRST_SLICE 20 /* log2 of the alpha-beta's first slice of nodes in the portfolio (cuts 4) */
+#endif
+#ifndef PN_SLICE
+#define PN_SLICE 1 /* the proof-number search's slices: half the alpha-beta's (its nodes cost more) */
+#endif
+#define INF 0xffffffffu   /* proved */
+#define CAP 0xfffffff0u   /* the largest estimate of a position not proved */
+
+typedef struct { uint64_t h; uint32_t tid, off, n, ordinary; } MoveSlot; /* off + 1; 0 = empty */
+typedef struct { uint64_t h; int32_t n; } NeedSlot;                     /* n + 1; 0 = empty */
+typedef struct { uint64_t pint; uint32_t off, n; } ReadSlot;            /* off + 1 in n's place */
+typedef struct { uint64_t pint; uint32_t tid, after; } AfterSlot;       /* after + 1; 0 = empty */
+
+typedef struct {
+    PyObject_HEAD
+    Rules R;
+    int players, landlord, cuts, use_table;
+    int side[MAXSEATS], next[MAXSEATS];
+    /* transposition table */
+    uint64_t *tt;
+    size_t tt_buckets, tt_max_buckets, tt_words, tt_used;
+    /* move cache: lists in one arena */
+    MoveSlot *mv;
+    size_t mv_mask, mv_used;
+    Move *arena;
+    size_t arena_n, arena_cap;
+    uint64_t epoch;
+    /* 手数 memo */
+    NeedSlot *need;
+    size_t need_mask, need_used;
+    /* readings of a set of cards */
+    ReadSlot *rd;
+    size_t rd_mask, rd_used;
+    uint32_t *rkeys;
+    size_t rkeys_n, rkeys_cap;
+    /* tricks: sets of readings, interned */
+    uint32_t *tkeys;
+    size_t tkeys_n, tkeys_cap;
+    uint32_t *toff, *tlen;
+    size_t ntricks, tricks_cap;
+    uint32_t *tmap; /* tid + 1; 0 = empty */
+    size_t tmap_mask;
+    AfterSlot *af;
+    size_t af_mask, af_used;
+    /* generation scratch, used as a stack */
+    Play *sv;
+    size_t sn, scap;
+    /* the proof-number search's children, a stack too */
+    struct Child *cv;
+    size_t cn, ccap;
+    /* budget */
+    uint64_t nodes, limit, slice_end;
+    double deadline;
+    int abort, oom, busy, stop, slice_hit;
+    uint64_t cache_clears, tt_replaced, tt_probes, tt_hits;
+} Search;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static size_t pow2_at_least(size_t n) {
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+#endif /* DDZ_SOLVER_CORE_H */

@@ -1,0 +1,152 @@
+/* The transposition table: proved answers and proof numbers in buckets of TT_WAYS, bounded memory.
+ *
+ * A part of engine/solver/_core.c, which includes the parts in order in one translation unit
+ * (every function static). */
+#ifndef DDZ_SOLVER_TABLE_H
+#define DDZ_SOLVER_TABLE_H
+
+#include "_core.h"
+
+/* ------------------------------------------------------------------ the table */
+
+static inline uint64_t *tt_bucket(const Search *s, const uint64_t *h, int turn, uint32_t tid, int by) {
+    uint64_t x = (uint64_t)tid * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)turn << 8 | (uint64_t)by);
+    for (int i = 0; i < s->players; i++) x = mix64(x ^ h[i]);
+    size_t b = (size_t)(((unsigned __int128)x * s->tt_buckets) >> 64);
+    return s->tt + b * TT_WAYS * s->tt_words;
+}
+
+/* Every cache line of a bucket (it spans two or three). */
+static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
+    const char *p = (const char *)bucket, *end = p + TT_WAYS * s->tt_words * sizeof(uint64_t) - 1;
+    for (; p <= end; p += 64) __builtin_prefetch(p);
+    __builtin_prefetch(end);
+}
+
+static inline uint64_t tt_tag(uint32_t tid, int turn, int by) {
+    return (uint64_t)tid << 32 | (uint64_t)turn << 16 | (uint64_t)by << 8;
+}
+
+#define TAG_MASK 0xffffffffffffff00ULL /* tid, turn, by: what identifies an entry beside the hands */
+
+static inline int tt_same(const Search *s, const uint64_t *e, const uint64_t *h, uint64_t tag) {
+    uint64_t last = e[s->players];
+    if (!(last & 63) || (last & TAG_MASK) != tag) return 0;
+    for (int i = 0; i < s->players; i++)
+        if (e[i] != h[i]) return 0;
+    return 1;
+}
+
+static const uint64_t *tt_find(Search *s, const uint64_t *h, int turn, uint32_t tid, int by) {
+    uint64_t *e = tt_bucket(s, h, turn, tid, by), tag = tt_tag(tid, turn, by);
+    s->tt_probes++;
+    for (int w = 0; w < TT_WAYS; w++, e += s->tt_words)
+        if (tt_same(s, e, h, tag)) {
+            s->tt_hits++;
+            return e;
+        }
+    return NULL;
+}
+
+/* Whether the landlord wins there (1, 0), or -1 when the table does not know. */
+static int tt_get(Search *s, const uint64_t *h, int turn, uint32_t tid, int by) {
+    const uint64_t *e = tt_find(s, h, turn, tid, by);
+    if (!e) return -1;
+    uint64_t pd = e[s->players + 1];
+    return !(pd >> 32) ? 1 : !(pd & 0xffffffffu) ? 0 : -1;
+}
+
+#define BIG ((size_t)1 << 20)
+
+/* Zeroed memory. A large block is mapped (its pages are zero when first touched, so what a
+ * search never reaches costs nothing) and on huge pages where the system gives them: the table
+ * and the caches are read at random, a few times a node, and fewer TLB misses pay. */
+static void *big_calloc(size_t bytes) {
+    if (bytes < BIG) return calloc(bytes ? bytes : 1, 1);
+    void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (t == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(t, bytes, MADV_HUGEPAGE);
+#endif
+    return t;
+}
+
+static void big_free(void *p, size_t bytes) {
+    if (!p) return;
+    if (bytes < BIG) free(p);
+    else munmap(p, bytes);
+}
+
+static size_t tt_bytes(const Search *s, size_t buckets) { return buckets * TT_WAYS * s->tt_words * sizeof(uint64_t); }
+
+static uint64_t *tt_alloc(size_t buckets, size_t words) {
+    return big_calloc(buckets * TT_WAYS * words * sizeof(uint64_t));
+}
+
+static void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn, uint32_t dn,
+                     uint64_t cost);
+
+/* Twice the buckets (up to the most allowed), every answer moved over; when memory is short the
+ * table stays as it is. */
+static void tt_grow(Search *s) {
+    size_t buckets = s->tt_buckets * 2 < s->tt_max_buckets ? s->tt_buckets * 2 : s->tt_max_buckets;
+    uint64_t *old = s->tt, *t = tt_alloc(buckets, s->tt_words);
+    if (!t) {
+        s->tt_max_buckets = s->tt_buckets;
+        return;
+    }
+    size_t n = s->tt_buckets * TT_WAYS, w = s->tt_words, old_bytes = tt_bytes(s, s->tt_buckets);
+    s->tt = t;
+    s->tt_buckets = buckets;
+    s->tt_used = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *e = old + i * w, last = e[s->players];
+        if (!(last & 63)) continue;
+        uint64_t h[MAXSEATS];
+        memcpy(h, e, sizeof(uint64_t) * (size_t)s->players);
+        tt_store(s, h, (int)((last >> 16) & 0xffff), (uint32_t)(last >> 32), (int)((last >> 8) & 0xff),
+                 (uint32_t)(e[s->players + 1] >> 32), (uint32_t)e[s->players + 1], (uint64_t)1 << ((last & 63) - 1));
+    }
+    big_free(old, old_bytes);
+}
+
+/* Keep what took ``cost`` nodes to learn: in its own slot, an empty one, or in place of the one of
+ * the bucket that took fewest nodes. */
+static void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn, uint32_t dn,
+                     uint64_t cost) {
+    uint64_t *e = tt_bucket(s, h, turn, tid, by), tag = tt_tag(tid, turn, by), *slot = NULL;
+    int work = 1, least = 64;
+    while (cost > 1 && work < 63) {
+        cost >>= 1;
+        work++;
+    }
+    for (int w = 0; w < TT_WAYS; w++, e += s->tt_words) {
+        int held = (int)(e[s->players] & 63);
+        if (tt_same(s, e, h, tag)) {
+            slot = e;
+            least = -1;
+            break;
+        }
+        if (held < least) {
+            least = held;
+            slot = e;
+        }
+    }
+    if (least > 0 && s->tt_buckets < s->tt_max_buckets) { /* a full bucket: grow rather than forget */
+        tt_grow(s); /* (or, short of memory, make the present size the largest) */
+        tt_store(s, h, turn, tid, by, pn, dn, cost);
+        return;
+    }
+    if (least == 0) s->tt_used++;
+    else if (least > 0) s->tt_replaced++;
+    for (int i = 0; i < s->players; i++) slot[i] = h[i];
+    slot[s->players] = tag | (uint64_t)work;
+    slot[s->players + 1] = (uint64_t)pn << 32 | dn;
+}
+
+/* A proved answer: whether the landlord wins. */
+static inline void tt_put(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, int value, uint64_t cost) {
+    tt_store(s, h, turn, tid, by, value ? 0 : INF, value ? INF : 0, cost);
+}
+
+#endif /* DDZ_SOLVER_TABLE_H */
