@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -35,6 +36,9 @@ _PLAY_OPTIONS = ("decks", "trio_single", "trio_pair", "four_two", "straight_min"
                  "airplane_kicker_trio", "kicker_four_of_rank", "kicker_rocket", "kicker_core_rank",
                  "four_two_single_pair", "four_two_pair_same")
 _KEPT = 8
+#: A rule set's table of every combination (a fifth of a second to make) is made at its this many-th
+#: text to classify, so a rule set made on the fly for one question is answered by parsing alone.
+_TABLE_AT = 3
 
 Table = tuple[dict[str, int], dict[int, tuple[Combination, ...]]]
 
@@ -42,8 +46,20 @@ _lock = threading.Lock()
 _module: list[ModuleType | None] = []
 _generators: dict[tuple[object, ...], Any] = {}
 _tables: dict[tuple[object, ...], Table] = {}
-#: Per rule-set object (hashing a RuleSet walks every field): (rules, generator, table or None).
-_by_rules: dict[int, tuple[RuleSet, Any, Table | None]] = {}
+
+
+@dataclass
+class _Entry:
+    """What one rule-set object uses: its generator, its table once made, texts asked so far."""
+
+    rules: RuleSet
+    generator: Any
+    table: Table | None = None
+    asked: int = 0
+
+
+#: Per rule-set object (hashing a RuleSet walks every field).
+_by_rules: dict[int, _Entry] = {}
 _type_index: dict[str, int] = {}
 
 
@@ -65,10 +81,10 @@ def plays_key(rules: RuleSet) -> tuple[object, ...]:
     return tuple(getattr(rules, name) for name in _PLAY_OPTIONS)
 
 
-def _entry(rules: RuleSet) -> tuple[RuleSet, Any, Table | None]:
+def _entry(rules: RuleSet) -> _Entry:
     found = _by_rules.get(id(rules))
-    if found is None or found[0] is not rules:
-        found = (rules, _generator(rules), reading_table(rules))
+    if found is None or found.rules is not rules:
+        found = _Entry(rules, _generator(rules), _tables.get(plays_key(rules)))
         with _lock:
             if len(_by_rules) >= 2 * _KEPT:
                 del _by_rules[next(iter(_by_rules))]
@@ -87,7 +103,7 @@ def forget() -> None:
 
 def generator(rules: RuleSet) -> Any:
     """The core's generator for ``rules`` (an ``engine.solver._core.Search``), or None."""
-    return _entry(rules)[1]
+    return _entry(rules).generator
 
 
 def _generator(rules: RuleSet) -> Any:
@@ -169,9 +185,17 @@ def reading_table(rules: RuleSet) -> tuple[dict[str, int], dict[int, tuple[Combi
 def classify_text(text: str, rules: RuleSet) -> tuple[Combination, ...] | None:
     """The readings of rank-only text (``3 3 3 4``) from the table, or None when the text is
     anything else (suits, no spaces, commas, a bad token) or there is no table."""
-    table = _entry(rules)[2]
+    entry = _entry(rules)
+    table = entry.table
     if table is None:
-        return None
+        if entry.generator is None or rules.decks != 1:
+            return None
+        entry.asked += 1
+        if entry.asked < _TABLE_AT and plays_key(rules) not in _tables:
+            return None
+        table = entry.table = reading_table(rules)
+        if table is None:
+            return None
     tokens = text.split()
     if len(tokens) > 15:  # four bits a rank: more cards could carry into the next rank
         return None
