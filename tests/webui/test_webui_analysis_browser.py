@@ -6,7 +6,6 @@ Needs Debian's ``chromium`` (see tests/webui/test_webui_browser.py).
 
 from __future__ import annotations
 
-import shutil
 import threading
 
 import pytest
@@ -15,14 +14,12 @@ from playwright import sync_api
 import webui.analysis
 from engine.cards import parse_cards
 from engine.events import Deal, Landlord, Pass, Play, Shown
-from tests.webui.webui_site import LiveSite, new_match
+from tests.kit.browser import ARGS, CHROMIUM, require_chromium
+from tests.kit.table_site import LiveSite, new_match
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-if not shutil.which(CHROMIUM):
-    raise RuntimeError(f"{CHROMIUM} is missing: run deploy/system-deps.sh (apt-get install chromium fonts-noto-cjk)")
+require_chromium()
 
 
 def C(text: str):
