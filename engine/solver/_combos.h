@@ -126,31 +126,40 @@ static PyObject *combos_of(Search *s, size_t base, PyObject *groups) {
     return out;
 }
 
-static PyObject *Search_legal(Search *s, PyObject *args) {
-    PyObject *groups, *prev_o = Py_None;
-    if (!PyArg_ParseTuple(args, "O|O", &groups, &prev_o)) return NULL;
+/* The plays of hand ``h`` that lead (``prev_o`` None) or follow the play ``(type, main, length)``,
+   pushed on the search's stack from ``*base`` on; -1 with a Python exception set when the search is
+   running, the play is not one the core plays, or memory ran out. */
+static int generate(Search *s, uint64_t h, PyObject *prev_o, size_t *base) {
     if (s->busy) {
         PyErr_SetString(PyExc_RuntimeError, "the search is running");
-        return NULL;
+        return -1;
     }
-    if (check_groups(groups)) return NULL;
-    uint64_t h = groups_hand(groups);
-    size_t base = s->sn;
+    *base = s->sn;
     if (prev_o == Py_None) {
         gen_lead(s, h);
     } else {
         int type, main, length;
-        if (!PyArg_ParseTuple(prev_o, "iii", &type, &main, &length)) return NULL;
+        if (!PyArg_ParseTuple(prev_o, "iii", &type, &main, &length)) return -1;
         if (type < 0 || type >= NTYPES) {
             PyErr_SetString(PyExc_ValueError, "a type the compiled core does not play");
-            return NULL;
+            return -1;
         }
         gen_follow(s, h, key_of(type, main, length));
     }
     if (s->oom) {
-        s->sn = base;
-        return PyErr_NoMemory();
+        s->sn = *base;
+        PyErr_NoMemory();
+        return -1;
     }
+    return 0;
+}
+
+static PyObject *Search_legal(Search *s, PyObject *args) {
+    PyObject *groups, *prev_o = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &groups, &prev_o)) return NULL;
+    if (check_groups(groups)) return NULL;
+    size_t base;
+    if (generate(s, groups_hand(groups), prev_o, &base) < 0) return NULL;
     return combos_of(s, base, groups);
 }
 

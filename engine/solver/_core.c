@@ -405,26 +405,8 @@ static PyObject *Search_plays(Search *s, PyObject *args) {
     unsigned long long h;
     PyObject *prev_o = Py_None;
     if (!PyArg_ParseTuple(args, "K|O", &h, &prev_o)) return NULL;
-    if (s->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "the search is running");
-        return NULL;
-    }
-    size_t base = s->sn;
-    if (prev_o == Py_None) {
-        gen_lead(s, h);
-    } else {
-        int type, main, length;
-        if (!PyArg_ParseTuple(prev_o, "iii", &type, &main, &length)) return NULL;
-        if (type < 0 || type >= NTYPES) {
-            PyErr_SetString(PyExc_ValueError, "a type the compiled core does not play");
-            return NULL;
-        }
-        gen_follow(s, h, key_of(type, main, length));
-    }
-    if (s->oom) {
-        s->sn = base;
-        return PyErr_NoMemory();
-    }
+    size_t base;
+    if (generate(s, h, prev_o, &base) < 0) return NULL;
     PyObject *out = PyList_New((Py_ssize_t)(s->sn - base));
     for (size_t j = base; out && j < s->sn; j++) {
         Play p = s->sv[j];
