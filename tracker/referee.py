@@ -4,10 +4,10 @@
 :class:`PlayCandidate`, the kitty, a bid token, cards shown after the hand), folds the store's
 log (the page's bids and corrections arrive there), checks it against ``engine.Hand`` and
 appends the event, or an :class:`~tracker.records.Alert` saying why not. It infers the passes
-it cannot see, makes the first seat to play the landlord when the bidding is still open, suggests a fix
-for a refused play that one doubtful card explains, and holds back what must wait for a later
-event (:class:`Pending`). The rules it follows, one by one: docs/camera-table.md, "What the
-camera's referee decides". The person refereeing on the page is ``webui``'s ``RefereeDesk``.
+it cannot see, makes the first seat to play the landlord while the bidding is open, suggests
+a fix for a refused play that one doubtful card explains, and holds back what must wait for a
+later event (:class:`Pending`). The rules it follows, one by one: docs/camera-table.md, "What
+the camera's referee decides". The person refereeing on the page is ``webui``'s ``RefereeDesk``.
 
 >>> from tracker.store import EventStore
 >>> store = EventStore(":memory:")

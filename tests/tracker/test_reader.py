@@ -12,6 +12,7 @@ import tracker.reader
 import vision.protocol
 from sim.toy_table import ToyDetector, ToyTable
 from tests.kit.toy_frames import LabelReadingDetector, TokenTable, UnsureDetector
+from tracker.detection import build_detector
 from tracker.reader import Observation, ReaderConfig, TableReader
 from vision.detections import Detections
 from vision.protocol import CornerDetector, Detector
@@ -189,7 +190,8 @@ class Blind(CornerDetector):
         return Detections.empty()
 
 
-def test_a_detector_that_only_finds_corners_is_a_detector_by_the_shared_grouping():
+def test_the_shipped_detector_and_one_that_only_finds_corners_are_detectors():
+    assert isinstance(build_detector("onnx"), Detector)
     assert isinstance(ToyDetector(), Detector) and isinstance(Blind(), Detector)
     assert ToyDetector().profile is None
     assert not isinstance(object(), Detector)
