@@ -66,6 +66,7 @@ ANALYSIS = Words({
     "from": "前面的局面未在时限内解出，从第 {n} 手起分析", "none": "没有决定性失误",
     "unsolved": "整局未在时限内解出", "seat_win": "若由{who}当地主：必胜", "seat_loss": "若由{who}当地主：必败",
     "seat_unknown": "若由{who}当地主：未解出", "no_kitty": "底牌未知，无法检查叫牌",
+    "heading": "复盘", "turned": "由胜转负",
 }, {
     "mistake": "Play {n}: {who} {did}and turned a win into a loss; {better}would have kept the win",
     "did_play": "played {what} ", "better_play": "{what} ", "did_pass": "{passed} ", "better_pass": "{passing} ",
@@ -76,6 +77,7 @@ ANALYSIS = Words({
     "none": "No decisive mistake", "unsolved": "Not solved in time",
     "seat_win": "With {who} as landlord: won", "seat_loss": "With {who} as landlord: lost",
     "seat_unknown": "With {who} as landlord: not solved", "no_kitty": "Kitty unknown: bids not checked",
+    "heading": "Analysis", "turned": "won → lost",
 }, under=GAME)
 
 

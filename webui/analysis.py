@@ -25,7 +25,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from engine.analysis import Analysis, NoStartingHands, analyse
+from engine.analysis import ANALYSIS, Analysis, NoStartingHands, analyse
 from engine.hand import Hand
 from engine.record import RecordedHand
 from engine.rules import RuleSet
@@ -210,9 +210,9 @@ def hand_analysis(match_id: int, number: int, rules: RuleSet, players: tuple[str
         return {"missing": True, "lines": [], "marks": {}, "seconds": None}
     if isinstance(found, str):
         return {"missing": False, "lines": [found], "marks": {}, "seconds": None}
-    zh = language == "zh"
-    marks = {s.index: ("由胜转负" if zh else "won → lost") for s in found.mistakes}
-    return {"missing": False, "lines": found.lines("zh" if zh else "en"), "marks": marks,
+    lang = "zh" if language == "zh" else "en"
+    marks = {s.index: ANALYSIS("turned", lang) for s in found.mistakes}
+    return {"missing": False, "lines": found.lines(lang), "marks": marks,
             "seconds": round(found.seconds, 1)}
 
 
@@ -224,6 +224,6 @@ def with_analysis(export: Any, match_id: int, number: int, hand: Hand | None, la
     found = _analyst().result((match_id, number, len(hand.log)))
     if found is None or isinstance(found, str):
         return export
-    heading = "复盘" if language == "zh" else "Analysis"
-    lines = found.lines("zh" if language == "zh" else "en")
+    lang = "zh" if language == "zh" else "en"
+    heading, lines = ANALYSIS("heading", lang), found.lines(lang)
     return dataclasses.replace(export, text=export.text + f"{heading}:\n" + "".join(f"  {x}\n" for x in lines))
