@@ -47,6 +47,8 @@ def director_required(view):
 @bp.route("/director/login", methods=["GET", "POST"])
 def login():
     error = ""
+    if request.method == "POST" and not csrf_ok():
+        return render_template("club_login.html", error=t("stale_form", lang()), csrf=csrf_token()), 400
     if request.method == "POST":
         ok, wait = try_pin(club().attempts, request.form.get("pin", ""), current_app.config["DIRECTOR_PIN"],
                            request.remote_addr or "?", session, log, "director")
@@ -59,7 +61,7 @@ def login():
             return redirect(target if target.startswith("/director") else url_for("director.panel"))
         else:
             error = t("bad_pin", lang())
-    return render_template("club_login.html", error=error), (401 if error else 200)
+    return render_template("club_login.html", error=error, csrf=csrf_token()), (401 if error else 200)
 
 
 @bp.post("/director/logout")

@@ -34,7 +34,7 @@ def login():
         return render_template("login.html", error=None)
     language = lang()
     if not csrf_ok():
-        return render_template("login.html", error="CSRF"), 400
+        return render_template("login.html", error=t("stale_form", language)), 400
     ok, wait = try_pin(request.form.get("pin", ""))
     if wait:
         response = render_template("login.html", error=locked_message(wait))

@@ -124,7 +124,10 @@ def tied_round_robin(tmp_path):
 def director(st):
     app = build_app({"DIRECTOR_PIN": PIN, "CLUB_KEY": "k", "TESTING": True}, storage=st)
     client = app.test_client()
-    client.post("/director/login", data={"pin": PIN})
+    client.get("/director/login")
+    with client.session_transaction() as s:
+        token = s["csrf"]
+    client.post("/director/login", data={"pin": PIN, "csrf": token})
     with client.session_transaction() as s:
         client.csrf = s.get("csrf") or ""
     if not client.csrf:

@@ -27,7 +27,8 @@ def test_wrong_pin_is_refused_and_guessing_is_rate_limited(client):
 
 
 def test_login_without_csrf_token_is_refused(client):
-    assert client.post("/referee/login", data={"pin": PIN}).status_code == 400
+    response = client.post("/referee/login", data={"pin": PIN})
+    assert response.status_code == 400 and "页面已过期" in response.get_data(as_text=True)
 
 
 def test_forms_without_the_csrf_token_are_refused(referee, store):
