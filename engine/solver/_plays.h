@@ -216,26 +216,13 @@ static void g_trio_pair(Gen *g, int floor) {
     }
 }
 
-static void g_four_two_single(Gen *g, int floor) {
+/* Four with two kickers: two singles (width 1) or two pairs (width 2). */
+static void g_four_two(Gen *g, int floor, int width) {
     const Rules *R = g->R;
     if (!R->four_two) return;
-    int cap = R->four_two_single_pair ? 2 : 1;
-    for (int r = imax(floor + 1, 0); r < BJ; r++) {
-        if (g->c[r] < 4) continue;
-        int core[NR] = {0}, pool[NR], n = 0;
-        Cap caps[NR];
-        core[r] = 4;
-        pool_of(g, core, pool);
-        for (int x = 0; x < NR; x++)
-            if (pool[x]) caps[n++] = (Cap){x, imin(pool[x], cap)};
-        with_kickers(g, T_FOUR_TWO_SINGLE, r, 1, 6, 4 * ONE(r), caps, n, 2, 1, !R->kicker_rocket);
-    }
-}
-
-static void g_four_two_pair(Gen *g, int floor) {
-    const Rules *R = g->R;
-    if (!R->four_two) return;
-    int cap = R->four_two_pair_same ? 2 : 1, top = pair_top(R);
+    int pairs = width == 2;
+    int cap = (pairs ? R->four_two_pair_same : R->four_two_single_pair) ? 2 : 1;
+    int top = pairs ? pair_top(R) : NR;
     for (int r = imax(floor + 1, 0); r < BJ; r++) {
         if (g->c[r] < 4) continue;
         int core[NR] = {0}, pool[NR], n = 0;
@@ -243,8 +230,9 @@ static void g_four_two_pair(Gen *g, int floor) {
         core[r] = 4;
         pool_of(g, core, pool);
         for (int x = 0; x < top; x++)
-            if (pool[x] >= 2) caps[n++] = (Cap){x, imin(pool[x] / 2, cap)};
-        with_kickers(g, T_FOUR_TWO_PAIR, r, 1, 8, 4 * ONE(r), caps, n, 2, 2, 0);
+            if (pool[x] >= width) caps[n++] = (Cap){x, imin(pool[x] / width, cap)};
+        with_kickers(g, pairs ? T_FOUR_TWO_PAIR : T_FOUR_TWO_SINGLE, r, 1, 4 + 2 * width, 4 * ONE(r), caps, n, 2,
+                     width, pairs ? 0 : !R->kicker_rocket);
     }
 }
 
@@ -304,8 +292,8 @@ static void g_type(Gen *g, int type, int length, int floor) {
     case T_AIRPLANE: g_chains(g, T_AIRPLANE, 3, R->trio_chain_min, length, floor); break;
     case T_AIRPLANE_SINGLE: g_wings(g, 4, length, floor); break;
     case T_AIRPLANE_PAIR: g_wings(g, 5, length, floor); break;
-    case T_FOUR_TWO_SINGLE: g_four_two_single(g, floor); break;
-    case T_FOUR_TWO_PAIR: g_four_two_pair(g, floor); break;
+    case T_FOUR_TWO_SINGLE: g_four_two(g, floor, 1); break;
+    case T_FOUR_TWO_PAIR: g_four_two(g, floor, 2); break;
     default: break;
     }
 }
