@@ -68,6 +68,11 @@ def test_the_director_draws_and_starts_the_clock_and_the_hall_shows_every_table(
         phone.goto(f"{server.url}/p/{first.code}?lang=zh")
         assert first.name in phone.inner_text("body") and "我的桌次" in phone.inner_text("body")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        phone.goto(f"{server.url}/director/login?lang=en")  # the switch back, 中文, is one line, not a column
+        switch = phone.locator("#lang-switch")
+        assert switch.inner_text() == "中文"
+        assert switch.bounding_box()["height"] < 1.5 * phone.evaluate(
+            "parseFloat(getComputedStyle(document.getElementById('lang-switch')).lineHeight) || 24")
         phone.goto(f"{server.url}/director")
         phone.fill("input[name=pin]", PIN)
         phone.click("button[type=submit]")
