@@ -19,6 +19,8 @@ API (the web site and the camera's referee rely on it)::
     store.hands(mid)                         # [1, 2, ...] hand numbers that have events
     store.matches(); store.match(mid)        # [MatchInfo] / MatchInfo (players, rules, meta, ...)
     store.last_seq()                         # global, grows with every append; poll it for changes
+    store.save_analysis(mid, 1, version, {...})  # a hand's 复盘, derived data kept beside the log
+    store.analysis(mid, 1, version)          # that dict, or None (none kept, or kept for other events)
     store.close()
 
 Hand numbers start at 1; hand 0 holds match-level events (match penalties, ``MatchEnd``).
@@ -31,6 +33,14 @@ Threads: one store may be shared by a Flask server's threads and the table sessi
 thread; calls are serialised on one connection (each is a short statement). Other processes
 may open the same file at once (WAL lets readers run while one writer appends).
 A file that is not a ddz-table store, or is corrupt, raises :class:`StoreError`.
+
+Analyses (复盘) are derived data kept beside the log, not in it: the ``analyses`` table holds
+one row per hand (the latest answer and the ``version`` of the hand's events it was solved
+from, which the caller chooses, so an answer for events since corrected is never returned).
+It is written over, never appended to, and is not part of the event stream a club server
+copies: a club rebuilds nothing from it, and a box can solve it again. A store made before
+the table existed gains it when it is opened (``CREATE TABLE IF NOT EXISTS``; the events and
+the version stay as they are, so the program that made it still reads it).
 """
 
 from __future__ import annotations
@@ -75,6 +85,14 @@ CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TABLE IF NOT EXISTS analyses (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    hand INTEGER NOT NULL CHECK (hand > 0),
+    version TEXT NOT NULL,
+    time REAL NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (match_id, hand)
+);
 """
 
 
@@ -211,6 +229,40 @@ class EventStore:
                 raise StoreError(f"no match {match_id!r} in the store") from None
             assert cur.lastrowid is not None  # an INSERT sets it
             return int(cur.lastrowid)
+
+    def save_analysis(self, match_id: int, hand: int, version: str, analysis: dict[str, Any]) -> None:
+        """Keep ``analysis`` (a JSON object) as hand ``hand``'s 复盘, solved from the events that
+        ``version`` names; it replaces the one kept before for that hand."""
+        if not isinstance(hand, int) or isinstance(hand, bool) or hand < 1 or _beyond_sqlite(hand):
+            raise StoreError(f"an analysis belongs to a hand (a number >= 1), not {hand!r}")
+        if _beyond_sqlite(match_id):
+            raise StoreError(f"no match {match_id!r} in the store")
+        if not isinstance(version, str) or not version:
+            raise StoreError(f"an analysis needs the version of the events it was solved from, not {version!r}")
+        if not isinstance(analysis, dict):
+            raise StoreError(f"an analysis is a JSON object, not {type(analysis).__name__}")
+        text = self._json(analysis, "analysis")
+        with self._lock:
+            try:
+                self._db.execute("INSERT OR REPLACE INTO analyses (match_id, hand, version, time, payload) "
+                                 "VALUES (?, ?, ?, ?, ?)", (match_id, hand, version, time.time(), text))
+            except sqlite3.IntegrityError:
+                raise StoreError(f"no match {match_id!r} in the store") from None
+
+    def analysis(self, match_id: int, hand: int, version: str) -> dict[str, Any] | None:
+        """Hand ``hand``'s kept 复盘 if it was solved from the events ``version`` names, else None."""
+        if _beyond_sqlite(match_id) or _beyond_sqlite(hand):
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT payload FROM analyses WHERE match_id = ? AND hand = ? AND version = ?",
+                                   (match_id, hand, version)).fetchone()
+        if row is None:
+            return None
+        try:
+            found = json.loads(row[0])
+        except ValueError:
+            return None  # derived data: a row that cannot be read is solved again, never an error
+        return found if isinstance(found, dict) else None
 
     # ------------------------------------------------------------------ reading
     def events(self, match_id: int | None, hand: int | None = None, after_seq: int = 0,
