@@ -40,10 +40,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _hand_result(record, args: argparse.Namespace) -> dict:
-    from engine.analysis import analyse
+    from engine.analysis import analyse, not_analysed
+    from engine.solver import UnsupportedRules
 
     try:
         return {"ok": True, "analysis": analyse(record, args.seconds, args.bid_seconds)}
+    except UnsupportedRules as exc:  # a preset open-hand analysis does not apply to, and why
+        return {"ok": False, "error": f"{not_analysed(exc, 'zh')} / {not_analysed(exc, 'en')}"}
     except ValueError as exc:  # no starting hands, no landlord, rules the solver does not play
         return {"ok": False, "error": str(exc)}
 

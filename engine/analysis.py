@@ -44,9 +44,9 @@ from engine.record import RecordedHand
 from engine.record_text import cards_text, play_number
 from engine.rules import RuleSet
 from engine.showdown import starting_hands
-from engine.solver import PASS, Position, Verdict, check_rules, make_solver
+from engine.solver import PASS, Position, UnsupportedRules, Verdict, check_rules, make_solver
 from engine.solver.compiled import Core
-from engine.words import GAME, Words, type_name
+from engine.words import GAME, Words, preset_name, type_name
 
 #: Seconds for a whole hand by default (the CLI); the site uses a shorter budget (webui).
 DEFAULT_SECONDS = 30.0
@@ -67,6 +67,11 @@ ANALYSIS = Words({
     "unsolved": "整局未在时限内解出", "seat_win": "若由{who}当地主：必胜", "seat_loss": "若由{who}当地主：必败",
     "seat_unknown": "若由{who}当地主：未解出", "no_kitty": "底牌未知，无法检查叫牌",
     "heading": "复盘", "turned": "由胜转负",
+    "why_hidden": "{name}：不做明牌复盘。有暗地主，谁和谁一队本身就是玩家不知道的信息，亮出所有牌来求解就成了另一种游戏",
+    "why_seats": "{name}：不做明牌复盘。求解器只算二至四人的对局",
+    "why_quota": "{name}：不做明牌复盘。炸弹限额要看谁叫过地主、谁已经炸过，这些不在牌面上",
+    "why_choice": "{name}：不做明牌复盘。地主从底牌中任意挑牌，起手牌本身就是一个选择；四连等牌型也未建模",
+    "why_options": "{name}：不做明牌复盘。规则选项 {options} 未建模",
 }, {
     "mistake": "Play {n}: {who} {did}and turned a win into a loss; {better}would have kept the win",
     "did_play": "played {what} ", "better_play": "{what} ", "did_pass": "{passed} ", "better_pass": "{passing} ",
@@ -78,7 +83,28 @@ ANALYSIS = Words({
     "seat_win": "With {who} as landlord: won", "seat_loss": "With {who} as landlord: lost",
     "seat_unknown": "With {who} as landlord: not solved", "no_kitty": "Kitty unknown: bids not checked",
     "heading": "Analysis", "turned": "won → lost",
+    "why_hidden": "{name}: no open-hand analysis. With a hidden landlord, who plays with whom is itself "
+                  "hidden from the players, so solving with every hand visible would be another game",
+    "why_seats": "{name}: no open-hand analysis. The solver plays games of two to four seats",
+    "why_quota": "{name}: no open-hand analysis. The bomb quota depends on who bid and who has bombed, "
+                 "which the cards do not show",
+    "why_choice": "{name}: no open-hand analysis. The landlord picks any cards of the kitty, so the starting "
+                  "hand is itself a choice; the quad family is not modelled either",
+    "why_options": "{name}: no open-hand analysis. Rule option(s) {options} not modelled",
 }, under=GAME)
+
+
+def not_analysed(exc: UnsupportedRules, lang: str = "zh") -> str:
+    """Why a rule set has no open-hand analysis, in the players' words (the page and the CLI say it).
+
+    >>> from engine.solver import check_rules
+    >>> try:
+    ...     check_rules("five")
+    ... except UnsupportedRules as exc:
+    ...     print(not_analysed(exc, "en").split(". ")[0])
+    Five players, open and hidden landlord: no open-hand analysis
+    """
+    return ANALYSIS(f"why_{exc.why}", lang, name=preset_name(exc.rules, lang), options=", ".join(exc.options))
 
 
 def describe(combo: Combination, lang: str = "zh") -> str:

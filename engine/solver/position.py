@@ -40,7 +40,16 @@ SEATS = (2, 3, 4)
 
 
 class UnsupportedRules(ValueError):
-    """The solver does not know how to play under these rules (it refuses, never guesses)."""
+    """The solver does not know how to play under these rules (it refuses, never guesses).
+
+    ``why`` names the reason for the analysis's words (:data:`engine.analysis.ANALYSIS`,
+    ``why_<why>``): ``hidden`` (a hidden landlord), ``seats``, ``quota`` (the bomb quota),
+    ``choice`` (the landlord chooses from the kitty) or ``options`` (rule options not modelled,
+    listed in ``options``); ``rules`` is the rule set's name."""
+
+    def __init__(self, message: str, why: str = "options", rules: str = "", options: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.why, self.rules, self.options = why, rules, options
 
 
 def check_rules(rules: RuleSet | str) -> RuleSet:
@@ -50,14 +59,22 @@ def check_rules(rules: RuleSet | str) -> RuleSet:
     4
     """
     rules = get_rules(rules)
+    name = rules.name
+    if rules.hidden_landlord:  # before the seats: the reason that holds whatever the table's size
+        raise UnsupportedRules(f"{name} has a hidden landlord: who plays with whom is hidden, so an "
+                               "open-hand solution is another game", "hidden", name)
     if rules.players not in SEATS:
         raise UnsupportedRules(f"the solver plays games of {', '.join(map(str, SEATS))} seats, "
-                               f"not {rules.players} ({rules.name})")
+                               f"not {rules.players} ({name})", "seats", name)
     if rules.bomb_quota:
-        raise UnsupportedRules(f"the solver does not model the bomb quota of {rules.name}")
-    unknown = sorted(k for k in rules.differences() if k not in MODELLED)
+        raise UnsupportedRules(f"the solver does not model the bomb quota of {name}", "quota", name)
+    if rules.kitty_choice:
+        raise UnsupportedRules(f"in {name} the landlord chooses cards from the kitty: the starting hand is "
+                               "itself a choice the solver does not make", "choice", name)
+    unknown = tuple(sorted(k for k in rules.differences() if k not in MODELLED))
     if unknown:
-        raise UnsupportedRules(f"the solver does not model rule option(s) {', '.join(unknown)} ({rules.name})")
+        raise UnsupportedRules(f"the solver does not model rule option(s) {', '.join(unknown)} ({name})",
+                               "options", name, unknown)
     return rules
 
 

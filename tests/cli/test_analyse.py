@@ -83,3 +83,11 @@ def test_a_budget_must_be_positive(tmp_path, capsys):
     path = write(tmp_path, "hand.json", dumps(bot_record(6)))
     assert main(["analyse", path, "--seconds", "0"]) == 2
     assert "positive" in capsys.readouterr().err
+
+
+def test_a_preset_without_open_hand_analysis_fails_and_says_why_in_both_languages(tmp_path, capsys):
+    record = RecordedHand("five", ("a", "b", "c", "d", "e"), (Deal(counts=(21,) * 5),))
+    path = write(tmp_path, "five.json", dumps(record))
+    assert main(["analyse", path]) == 2
+    err = capsys.readouterr().err
+    assert "不做明牌复盘。有暗地主" in err and "no open-hand analysis. With a hidden landlord" in err

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from engine.analysis import NoStartingHands, analyse, dealt_hands
+from engine.analysis import NoStartingHands, analyse, dealt_hands, not_analysed
 from engine.cards import Card, parse_cards
 from engine.events import Bid, Deal, Landlord, Pass, Play, Shown
 from engine.hand import Hand
 from engine.record import RecordedHand
-from engine.rules import RuleSet
-from engine.solver import Position, UnsupportedRules, brute_force
+from engine.rules import RuleSet, get_rules
+from engine.solver import Position, UnsupportedRules, brute_force, check_rules
 from sim.bots import play_hand
 
 #: Three seats of three cards and no kitty: hands small enough to reason about by hand.
@@ -127,8 +127,23 @@ def test_a_redeal_has_nothing_to_analyse():
 
 def test_presets_the_solver_does_not_play_are_refused_clearly():
     record = RecordedHand("five", ("a", "b", "c", "d", "e"), (Deal(counts=(21,) * 5),))
-    with pytest.raises(UnsupportedRules, match="5"):
+    with pytest.raises(UnsupportedRules, match="hidden landlord") as refused:
         analyse(record)
+    assert not_analysed(refused.value, "zh").startswith("五人斗地主（明暗地主，两副牌）：不做明牌复盘。有暗地主")
+    assert "who plays with whom is itself hidden" in not_analysed(refused.value, "en")
+
+
+@pytest.mark.parametrize(("rules", "why", "zh", "en"), [
+    ("dizhu", "choice", "起手牌本身就是一个选择", "the starting hand is itself a choice"),
+    (get_rules("four").replace(bomb_quota=True), "quota", "炸弹限额", "bomb quota"),
+    (get_rules("classic").replace(whitewash=True), "options", "规则选项 whitewash 未建模",
+     "Rule option(s) whitewash not modelled"),
+])
+def test_each_refusal_says_why_in_both_languages(rules, why, zh, en):
+    with pytest.raises(UnsupportedRules) as refused:
+        check_rules(rules)
+    assert refused.value.why == why
+    assert zh in not_analysed(refused.value, "zh") and en in not_analysed(refused.value, "en")
 
 
 def test_a_budget_too_short_leaves_positions_unknown_and_says_so():
