@@ -35,6 +35,9 @@ from engine.record import rules_from_dict
 BOX_RECORDS = ("alert", "match_end")
 SOURCES = ("camera", "referee", "system")
 MAX_EVENTS = 2000
+#: How deep a posted body may nest: a batch's events nest five levels, a match's meta is flat;
+#: deeper is a crafted body, refused before anything walks it.
+MAX_DEPTH = 16
 
 
 class BatchError(ValueError):
