@@ -15,28 +15,24 @@
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import time
 
 from flask import Blueprint, current_app, jsonify, request
 
 from club.app import club, refusal
-from club.ingest import BatchError, bearer, check_box, new_token, parse_batch, token_ok
+from club.ingest import MAX_DEPTH, BatchError, bearer, check_box, new_token, parse_batch, token_ok
 from club.storage import Registration, StorageError
+from webkit.body import BodyError, json_object
 
 bp = Blueprint("api", __name__)
 log = logging.getLogger(__name__)
 
 
 def _body() -> dict:
-    try:
-        data = json.loads(request.get_data(cache=False) or b"null")
-    except (ValueError, UnicodeDecodeError):
-        raise BatchError("the body must be JSON") from None
-    if not isinstance(data, dict):
-        raise BatchError("the body must be a JSON object")
-    return data
+    """The request's JSON object (:func:`webkit.body.json_object`: bad JSON, NaN, deep nesting
+    and anything but an object are a :class:`BodyError`, answered 400)."""
+    return json_object(request.get_data(cache=False), max_depth=MAX_DEPTH)
 
 
 def _table(number: int) -> Registration | tuple:
@@ -59,6 +55,8 @@ def register():
         if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
             raise BatchError(f"table must be a table number from 1 to 9999, not {table!r}")
         box = check_box(data.get("box"))
+    except BodyError as exc:
+        return refusal(400, exc.message, exc.zh)
     except BatchError as exc:
         return refusal(400, str(exc))
     key = data.get("key")
@@ -89,6 +87,8 @@ def events(number: int):
         if known is None:
             known = {m.match_id for m in c.storage.box_matches(number) if m.box == reg.box}
         batch, matches = parse_batch(number, data, known)
+    except BodyError as exc:
+        return refusal(400, exc.message, exc.zh)
     except BatchError as exc:
         return refusal(400, str(exc))
     parsed = time.perf_counter()

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import math
+import re
 import secrets
 from collections.abc import Set as AbstractSet
 from typing import Any
@@ -30,11 +33,22 @@ from typing import Any
 from club.storage import BoxEvent, BoxMatch
 from engine.events import EVENT_TYPES, event_from_dict
 from engine.record import rules_from_dict
+from engine.rules import PRESETS
 
 #: The box's own records, stored beside the engine's events (tracker.records).
 BOX_RECORDS = ("alert", "match_end")
 SOURCES = ("camera", "referee", "system")
 MAX_EVENTS = 2000
+#: How deep a posted body may nest: a batch's events nest five levels, a match's meta is flat;
+#: deeper is a crafted body, refused before anything walks it.
+MAX_DEPTH = 16
+
+
+#: A box's id: ASCII letters, digits and '-' (one spelling per box: no other script's digits).
+_BOX = re.compile(r"[A-Za-z0-9-]{8,64}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Times a box may send, in Unix seconds: from 1970 to the year 9999 (what a clock can show).
+LATEST_TIME = 253402300799.0
 
 
 class BatchError(ValueError):
@@ -70,9 +84,28 @@ def _int(value: Any, what: str, low: int = 0) -> int:
     return value
 
 
+def _time(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            math.isfinite(value) and 0 <= value <= LATEST_TIME):
+        raise BatchError(f"{where} must be Unix seconds (from 0 to {LATEST_TIME:.0f}), not {value!r}")
+    return float(value)
+
+
+def _storable(value: Any, where: str) -> None:
+    """Refuse ``value`` if a string in it (a key or a value) holds a lone UTF-16 surrogate: JSON
+    can carry ``"\\ud800"``, but no database stores it as text and no page can show it."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end]
+        raise BatchError(f"{where} holds a broken character (a lone UTF-16 surrogate "
+                         f"U+{ord(bad[0]):04X})") from None
+
+
 def check_box(value: Any) -> str:
-    if not isinstance(value, str) or not 8 <= len(value) <= 64 or not value.replace("-", "").isalnum():
-        raise BatchError(f"box must be the box's id (8 to 64 letters, digits and '-'), not {value!r}")
+    if not isinstance(value, str) or not _BOX.fullmatch(value):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise BatchError(f"box must be the box's id (8 to 64 ASCII letters, digits 0-9 and '-'), not {shown}")
     return value
 
 
@@ -87,6 +120,7 @@ def parse_event(table_no: int, box: str, data: Any, index: int) -> BoxEvent:
     payload = data.get("event")
     if not isinstance(payload, dict):
         raise BatchError(f"{where}.event must be an object (the event's to_dict)")
+    _storable(payload, f"{where}.event")
     kind = payload.get("kind")
     if kind in EVENT_TYPES:
         try:
@@ -100,11 +134,9 @@ def parse_event(table_no: int, box: str, data: Any, index: int) -> BoxEvent:
     source = data.get("source", "camera")
     if source not in SOURCES:
         raise BatchError(f"{where}.source must be one of {', '.join(SOURCES)}, not {source!r}")
-    when = data.get("time")
-    if isinstance(when, bool) or not isinstance(when, int | float):
-        raise BatchError(f"{where}.time must be Unix seconds, not {when!r}")
+    when = _time(data.get("time"), f"{where}.time")
     return BoxEvent(table_no, box, seq, prev, _int(data.get("match_id"), f"{where}.match_id", 1),
-                    _int(data.get("hand"), f"{where}.hand"), float(when), kind, source, payload)
+                    _int(data.get("hand"), f"{where}.hand"), when, kind, source, payload)
 
 
 def parse_match(table_no: int, box: str, data: Any, index: int) -> BoxMatch:
@@ -114,8 +146,17 @@ def parse_match(table_no: int, box: str, data: Any, index: int) -> BoxMatch:
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise BatchError(f"{where}.players must be a list of names")
+    _storable(players, f"{where}.players")
+    if any(_CONTROL.search(p) for p in players):
+        raise BatchError(f"{where}.players: a name holds a control character")
+    preset = data.get("preset")
+    name = preset.get("name") if isinstance(preset, dict) else preset
+    if isinstance(name, str) and name.lower() not in PRESETS:
+        raise BatchError(f"{where}.preset: unknown rules preset {name[:40]!r}; the club plays "
+                         f"{', '.join(PRESETS)}")
+    _storable(preset, f"{where}.preset")
     try:
-        rules = rules_from_dict(data.get("preset"))
+        rules = rules_from_dict(preset)
     except (ValueError, TypeError) as exc:
         raise BatchError(f"{where}.preset: {exc}") from None
     if rules.players != len(players):
@@ -123,11 +164,9 @@ def parse_match(table_no: int, box: str, data: Any, index: int) -> BoxMatch:
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise BatchError(f"{where}.meta must be an object")
-    created = data.get("created", 0.0)
-    if isinstance(created, bool) or not isinstance(created, int | float):
-        raise BatchError(f"{where}.created must be Unix seconds")
-    return BoxMatch(table_no, box, _int(data.get("id"), f"{where}.id", 1), tuple(players), data["preset"], meta,
-                    float(created))
+    _storable(meta, f"{where}.meta")
+    created = _time(data.get("created", 0.0), f"{where}.created")
+    return BoxMatch(table_no, box, _int(data.get("id"), f"{where}.id", 1), tuple(players), preset, meta, created)
 
 
 def parse_batch(table_no: int, data: Any, known_matches: AbstractSet[int] = frozenset()) -> tuple[

@@ -20,6 +20,7 @@ from flask import Blueprint, Flask, Response, request
 
 from engine.words import DEFAULT_LANG, LANGS, Words, capital
 from webkit.csrf import csrf_token
+from webkit.host import guard
 
 #: How long the language cookie lasts, in seconds.
 COOKIE_AGE = 365 * 86400
@@ -60,13 +61,15 @@ def setup(app: Flask, words: Words, quiet: tuple[str, ...] = (),
     ``other_lang``, ``switch_url``, ``t`` (a word of ``words`` in the page's language),
     ``csrf_token`` and the ``cap`` filter (a word as a heading: :func:`engine.words.capital`),
     plus what ``extra(lang)`` adds; every answer is marked ``nosniff`` and sends no referrer
-    to another site.
+    to another site, and a Host header no URL can be built for is a 400 on the site's error
+    page (:func:`webkit.host.guard`).
 
     A page with ``?lang=`` remembers the language in a cookie, except under the paths ``quiet``
     begins with (downloads and API answers: one in another language leaves the site's alone).
     """
     app.register_blueprint(Blueprint("webkit", __name__, template_folder=str(Path(__file__).parent / "templates")))
     app.add_template_filter(capital, "cap")
+    guard(app)
 
     @app.context_processor
     def _words() -> dict[str, Any]:

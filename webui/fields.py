@@ -15,11 +15,12 @@ wrong type or a value out of range, so no bad request reaches the engine or the 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal, overload
 
 from engine.cards import parse_cards
+from webkit.body import BodyError
+from webkit.body import json_object as webkit_json_object
 
 MAX_NAME = 40
 MAX_REASON = 200
@@ -110,24 +111,12 @@ def text_value(value: Any, name: str, limit: int = MAX_REASON) -> str:
 
 
 def json_object(body: bytes) -> dict[str, Any]:
-    """A request body that must be one JSON object of fields, nested at most :data:`MAX_DEPTH` deep."""
+    """A request body that must be one JSON object of fields, nested at most :data:`MAX_DEPTH`
+    deep (:func:`webkit.body.json_object`, its refusal as an :class:`ActionError`)."""
     try:
-        value = json.loads(body)
-    except RecursionError:
-        raise ActionError(f"the JSON body nests deeper than {MAX_DEPTH} levels", zh="JSON 内容嵌套太深") from None
-    except ValueError as exc:  # bad JSON, bad UTF-8, a number of thousands of digits
-        raise ActionError(f"the body is not valid JSON: {str(exc)[:80]}", zh="请求内容不是有效的 JSON") from None
-    if not isinstance(value, dict):
-        raise ActionError("the request body must be a JSON object of fields", zh="请求格式不对（需要 JSON 对象）")
-    depth = 1
-    level: list[Any] = [value]
-    while level:  # breadth first, one level of containers at a time
-        level = [v for item in level for v in (item.values() if isinstance(item, dict) else item)
-                 if isinstance(v, list | dict)]
-        depth += bool(level)
-        if depth > MAX_DEPTH:
-            raise ActionError(f"the JSON body nests deeper than {MAX_DEPTH} levels", zh="JSON 内容嵌套太深")
-    return value
+        return webkit_json_object(body, max_depth=MAX_DEPTH)
+    except BodyError as exc:
+        raise ActionError(exc.message, zh=exc.zh) from None
 
 
 def _field(fields: dict[str, Any], name: str, required: bool = True) -> Any:
