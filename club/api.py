@@ -4,12 +4,17 @@
   (403 for a wrong key, 409 when another box holds the table);
 - ``POST /api/tables/<n>/events`` with ``Authorization: Bearer <token>``: a batch
   (:mod:`club.ingest`) -> ``{"acked", "inserted", "duplicates", "conflicts", "assignment"}``;
-  no token 401, a wrong one (or another table's) 403, a malformed batch 400; the answer's
-  ``Server-Timing`` header says how long the server took (``token``: the table's check,
-  ``parse``, ``store``, ``fold``: the hall's refresh, ``total``; in ms), so a load test can
-  tell the server's time from the network's;
+  no token 401, a wrong one (or another table's) 403, a malformed batch 400. The token check,
+  the parse and the store are one transaction (one pool checkout: :meth:`Storage.post`); the
+  answer's ``Server-Timing`` header says how long the server took (``token``: up to the
+  table's check, ``parse``, ``store``, ``fold``: the assignment, ``total``; in ms), so a load
+  test can tell the server's time from the network's;
 - ``GET /api/tables/<n>`` (same token): ``{"acked", "assignment"}``, where a box resumes from;
-- ``GET /api/hall``: clock, tables and leaderboard (:meth:`club.live.Live.hall`); ``GET /healthz``.
+- ``GET /api/hall``: clock, tables and leaderboard, the snapshot every viewer shares
+  (:meth:`club.live.Live.snapshot`), with an ETag (``If-None-Match``: 304 while unchanged);
+- ``GET /api/hall/stream``: the same snapshots as server-sent events (``event: hall``), each
+  once; at most ``HALL_STREAMS`` open (each holds a server thread), beyond that 503 and the
+  page polls ``/api/hall``; ``GET /healthz``.
 """
 
 from __future__ import annotations
@@ -18,11 +23,11 @@ import hmac
 import logging
 import time
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from club.app import club, refusal
 from club.ingest import MAX_DEPTH, BatchError, bearer, check_box, new_token, parse_batch, token_ok
-from club.storage import Registration, StorageError
+from club.storage import BoxEvent, BoxMatch, Registration, StorageError
 from webkit.body import BodyError, json_object
 
 bp = Blueprint("api", __name__)
@@ -33,6 +38,14 @@ def _body() -> dict:
     """The request's JSON object (:func:`webkit.body.json_object`: bad JSON, NaN, deep nesting
     and anything but an object are a :class:`BodyError`, answered 400)."""
     return json_object(request.get_data(cache=False), max_depth=MAX_DEPTH)
+
+
+class _Refused(Exception):
+    """A post refused before its batch is kept: the refusal's status and words."""
+
+    def __init__(self, status: int, message: str, zh: str = "") -> None:
+        super().__init__(message)
+        self.status, self.message, self.zh = status, message, zh
 
 
 def _table(number: int) -> Registration | tuple:
@@ -74,37 +87,51 @@ def register():
 @bp.post("/api/tables/<int:number>/events")
 def events(number: int):
     started = time.perf_counter()
-    reg = _table(number)
-    if not isinstance(reg, Registration):
-        return reg
-    known_box = time.perf_counter()
+    token = bearer(request.headers.get("Authorization"))
+    if token is None:
+        return refusal(401, "send the table's token: Authorization: Bearer <token>", "缺少牌桌令牌")
     c = club()
-    try:
-        data = _body()
+    raw = request.get_data(cache=False)
+    marks: dict[str, float] = {}
+
+    def check(reg: Registration | None) -> None:
+        marks["token"] = time.perf_counter()
+        if reg is None or not token_ok(token, reg.token_hash):
+            log.warning("refused a post for table %s from %s: wrong token", number, request.remote_addr)
+            raise _Refused(403, f"this token is not table {number}'s", "牌桌令牌不对")
+
+    def prepare(reg: Registration, known: set[int]) -> tuple[list[BoxEvent], list[BoxMatch]]:
+        data = json_object(raw, max_depth=MAX_DEPTH)
         if data.get("box") != reg.box:
-            return refusal(403, f"table {number} is bound to another box", "这一桌绑定的是别的盒子")
-        known = c.known_matches.get((number, reg.box))
-        if known is None:
-            known = {m.match_id for m in c.storage.box_matches(number) if m.box == reg.box}
-        batch, matches = parse_batch(number, data, known)
+            raise _Refused(403, f"table {number} is bound to another box", "这一桌绑定的是别的盒子")
+        parsed = parse_batch(number, data, known)
+        marks["parse"] = time.perf_counter()
+        return parsed
+
+    def known_of(reg: Registration) -> set[int] | None:
+        return c.known_matches.get((number, reg.box))
+
+    try:
+        reg, result, known = c.storage.post(number, check, prepare, known_of)
+    except _Refused as exc:
+        return refusal(exc.status, exc.message, exc.zh)
     except BodyError as exc:
         return refusal(400, exc.message, exc.zh)
     except BatchError as exc:
         return refusal(400, str(exc))
-    parsed = time.perf_counter()
-    result = c.storage.ingest(number, reg.box, batch, matches)
     stored = time.perf_counter()
-    c.known_matches[(number, reg.box)] = known | {m.match_id for m in matches}
+    c.known_matches[(number, reg.box)] = known
     if result.conflicts:
         log.warning("table %s sent %d event(s) that differ from those held (seq %s); the first were kept",
                     number, len(result.conflicts), list(result.conflicts)[:5])
-    assignment = c.live.assignment(number)  # refreshes the folded tables when they are due
+    assignment = c.live.assignment(number)  # from the projection: no read of the store
     done = time.perf_counter()
     response = jsonify(acked=result.acked, inserted=result.inserted, duplicates=result.duplicates,
                        conflicts=list(result.conflicts), assignment=assignment)
+    checked, parsed = marks.get("token", started), marks.get("parse", stored)
     response.headers["Server-Timing"] = ", ".join(
         f"{name};dur={1000 * span:.2f}" for name, span in (
-            ("token", known_box - started), ("parse", parsed - known_box), ("store", stored - parsed),
+            ("token", checked - started), ("parse", parsed - checked), ("store", stored - parsed),
             ("fold", done - stored), ("total", done - started)))
     return response
 
@@ -119,7 +146,30 @@ def table_state(number: int):
 
 @bp.get("/api/hall")
 def hall():
-    return jsonify(club().live.hall())
+    snap = club().live.snapshot()
+    if request.if_none_match.contains(snap.etag):
+        response = Response(status=304)
+    else:
+        response = Response(snap.body, mimetype="application/json")
+    response.set_etag(snap.etag)
+    response.headers["Cache-Control"] = "no-cache"  # the browser asks again each time, with the ETag
+    return response
+
+
+@bp.get("/api/hall/stream")
+def hall_stream():
+    live = club().live
+    if not live.open_stream():
+        response = refusal(503, "too many open hall streams: poll /api/hall", "大厅实时连接已满，请改为轮询")
+        response[0].headers["Retry-After"] = "30"
+        return response
+    config = current_app.config
+    body = live.stream(lifetime=config["HALL_STREAM_S"], keepalive=config["HALL_KEEPALIVE_S"])
+    response = Response(stream_with_context(body), mimetype="text/event-stream")
+    response.call_on_close(live.close_stream)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
 
 
 @bp.get("/healthz")

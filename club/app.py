@@ -35,6 +35,9 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_WINDOW_S": 60.0,
     "SESSION_COOKIE_SAMESITE": "Strict",
     "SESSION_COOKIE_HTTPONLY": True,
+    "HALL_STREAMS": 16,  # open hall event streams at most (each holds a server thread); beyond: 503, the page polls
+    "HALL_STREAM_S": 300.0,  # a stream closes after this long (the browser reconnects)
+    "HALL_KEEPALIVE_S": 15.0,  # a comment on a quiet stream, so a vanished viewer is noticed
 }
 
 
@@ -75,7 +78,7 @@ def build_app(config: dict[str, Any] | None = None, storage: Storage | None = No
     if not app.config.get("CLUB_KEY"):
         app.config["CLUB_KEY"] = secrets.token_urlsafe(9)
     storage = storage or open_storage(app.config["DB"])
-    app.extensions["club"] = Club(storage, Live(storage),
+    app.extensions["club"] = Club(storage, Live(storage, streams=int(app.config["HALL_STREAMS"])),
                                   Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]))
 
     from club.api import bp as api_bp

@@ -1,43 +1,75 @@
-"""The server's folded view of every table and the current tournament, kept fresh cheaply.
+"""The server's projection of every table and the current tournament: kept, not recomputed.
 
-:class:`Live` folds each box's events up to its acknowledged seq (never past a gap) and only
-the new ones on each refresh, so the hall screen's data costs a query per box that moved, not a
-re-read of the evening. Refreshes are shared by every viewer and at most one runs at a time.
-Everything is still derived from storage: a new ``Live`` over the same database shows the same.
+:class:`Live` keeps one :class:`club.tables.TableFold` per table, advanced from each box's last
+folded seq up to its acknowledged one (never past a gap), so a refresh folds only what arrived
+since the last one. Each table's :class:`club.tournament.TableResult` is kept until something
+it reads changes (a hand counted by the sheet, a penalty, the match's end, the last landlord,
+the seats or the clock), so a table at hand 200 costs what it costs at hand 1; the results and
+standings are still those functions' own answers, computed from the kept folds.
+
+The hall's data is built once per change into a :class:`Snapshot` (the JSON bytes and their
+ETag) shared by every viewer: ``/api/hall`` answers with it, the event stream sends it, and a
+viewer who asks while it is being built gets the previous one at once instead of waiting. A
+refresh reads the store in one read transaction (one pool checkout) and takes no row lock.
+Everything is derived from storage: a new ``Live`` over the same database shows the same (a
+restarted server rebuilds its projection on its first refresh).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from club.storage import Storage
-from club.tables import TableFold, hand_view
+from club.storage import Action, Player, Storage, Tournament
+from club.tables import MatchFold, TableFold, hand_view
 from club.tournament import State, TableResult, fold, playoff_due, standings, table_result
 
 ONLINE_S = 20.0  # a box that posted within this many seconds is shown online (it posts every few seconds)
+STATE_STALE_S = 1.0  # a box's post refreshes the director's part itself when nobody has for this long
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The hall's data as built once for every viewer: ``body`` is ``data`` as JSON."""
+
+    number: int  # counts the snapshots this process built (a stream sends each one once)
+    data: dict[str, Any]
+    body: bytes
+    etag: str
 
 
 class Live:
-    def __init__(self, storage: Storage, min_interval: float = 0.1) -> None:
+    def __init__(self, storage: Storage, min_interval: float = 0.1, streams: int = 16) -> None:
         self.storage = storage
         self.tables: dict[int, TableFold] = {}
         self.min_interval = min_interval
-        self._lock = threading.Lock()
+        self.streams_limit = streams  # open event streams (each holds a server thread)
+        self.streams = 0
+        self._lock = threading.RLock()  # the folds change under it: one refresh, or one reading of them, at a time
+        self._build = threading.Lock()  # one snapshot built at a time
+        self._built = threading.Condition()  # the streams wait on it for the next snapshot
         self._last = 0.0
         self._change: tuple | None = None
         self._state: State | None = None
         self._tid: int | None = None
-        self._cache: dict[str, Any] = {}
         self._regs: list = []  # the registrations read by the last refresh
-        self._table_results: dict[tuple, TableResult] = {}
+        # (session key, table) -> (quick key, full key, result): see _results()
+        self._table_results: dict[tuple[str, int], tuple[tuple, tuple, TableResult]] = {}
+        self._snapshot: Snapshot | None = None
+        self._snapshot_key: tuple | None = None
+        self._count = 0
 
     # ------------------------------------------------------------------ folding
     def refresh(self, force: bool = False, wait: bool = True) -> None:
         """Fold what arrived since the last refresh (at most every ``min_interval`` s unless
         ``force``). ``wait=False``: while another request is folding, return at once and make do
-        with the view folded last (a box's post needs only its assignment, not the newest fold)."""
+        with the view folded last. Every read is made in one read transaction; the folding is
+        done after it, its connection back in the pool."""
         if not self._lock.acquire(blocking=wait):
             return
         try:
@@ -45,39 +77,43 @@ class Live:
             if not force and now - self._last < self.min_interval:
                 return
             self._last = now
-            change = self.storage.change()
-            if change == self._change and not force:
-                return
-            before, self._change = self._change, change
-            self._cache.clear()
-            self._regs = self.storage.registrations()
-            moved = []
-            for reg in self._regs:
-                table = self.tables.setdefault(reg.table_no, TableFold(reg.table_no))
-                done = table.folded.get(reg.box, 0)
-                if reg.acked > done:
-                    moved.append((reg.table_no, reg.box, done, reg.acked))
-            arrived: dict[int, list] = {}
-            for e in self.storage.box_events_in(moved):  # one query for every box that moved
-                arrived.setdefault(e.table_no, []).append(e)
+            st = self.storage
+            director: tuple[Tournament, list[Player], list[Action]] | None = None
+            with st.reading():
+                change = st.change()
+                if change == self._change and not force:
+                    return
+                before = self._change
+                regs = st.registrations()
+                moved = []
+                for reg in regs:
+                    table = self.tables.setdefault(reg.table_no, TableFold(reg.table_no))
+                    done = table.folded.get(reg.box, 0)
+                    if reg.acked > done:
+                        moved.append((reg.table_no, reg.box, done, reg.acked))
+                arrived: dict[int, list] = {}
+                for e in st.box_events_in(moved):  # one query for every box that moved
+                    arrived.setdefault(e.table_no, []).append(e)
+                described = {t: st.box_matches(t) for t, events in arrived.items()
+                             if any((e.box, e.match_id) not in self.tables[t].infos for e in events)}
+                # The director's log and the players change seldom; the boxes' events every moment.
+                fold_director = force or before is None or _director_part(before) != _director_part(change)
+                if fold_director:
+                    tournaments = st.tournaments()
+                    if tournaments:
+                        t = tournaments[-1]
+                        director = (t, st.players(t.id), st.actions(t.id))
+            self._change, self._regs = change, regs
             for table_no, events in arrived.items():
                 table = self.tables[table_no]
-                if any((e.box, e.match_id) not in table.infos for e in events):
-                    table.add_matches(self.storage.box_matches(table_no))
+                if table_no in described:
+                    table.add_matches(described[table_no])
                 table.apply(events)
-            # The director's log and the players change seldom; the boxes' events every moment.
-            if force or before is None or _director_part(before) != _director_part(change):
-                self._state = self._fold_state()
+            if fold_director:
+                self._tid = None if director is None else director[0].id
+                self._state = None if director is None else fold(*director)
         finally:
             self._lock.release()
-
-    def _fold_state(self) -> State | None:
-        tournaments = self.storage.tournaments()
-        if not tournaments:
-            return None
-        t = tournaments[-1]
-        self._tid = t.id
-        return fold(t, self.storage.players(t.id), self.storage.actions(t.id))
 
     @property
     def state(self) -> State | None:
@@ -88,12 +124,18 @@ class Live:
         state = self.state
         if state is None:
             return {}
-        return self._results(state, time.time() if now is None else now)
+        with self._lock:
+            return self._results(state, time.time() if now is None else now)
 
     def _results(self, state: State, now: float) -> dict[str, dict[int, TableResult]]:
-        """:func:`club.tournament.results`, each table's result kept until its match, its seats or
-        its clock change: the hall asks many times a second, and a table's result is a fold of
-        all its hands, while only the tables that moved since the last ask need it again."""
+        """:func:`club.tournament.results`, each table's result kept while what it reads is unchanged.
+
+        A table's result is a fold of all its counted hands, so it is computed again only when
+        its match gained events (the quick key) *and* something the result reads changed (the
+        full key: the hands the sheet counts and how far each goes, the penalties, the match's
+        end, the last landlord). A new hand's bids and plays move the quick key only, and the
+        kept result is used. ``tests/club/test_club_projection.py`` checks the kept results
+        against :func:`club.tournament.results` after every event of random evenings."""
         kept, fresh = self._table_results, {}
         out: dict[str, dict[int, TableResult]] = {}
         for s in state.sessions:
@@ -102,20 +144,88 @@ class Live:
             for t in sorted(s.seating):
                 folded = self.tables.get(t)
                 match = folded.for_session(s.key) if folded is not None else None
-                key = (s.key, t, s.seating[t], s.clock.end_time, clock_done, None if match is None else
-                       (match.info.box, match.info.match_id, match.events))
-                result = kept.get(key)
-                if result is None:
-                    result = table_result(s, t, folded, now)
-                fresh[key] = out[s.key][t] = result
+                seats = (s.key, t, s.seating[t], s.clock.end_time, clock_done)
+                quick = (*seats, None if match is None else (id(match), match.events))
+                hit = kept.get((s.key, t))
+                if hit is not None and hit[0] == quick:
+                    full, result = hit[1], hit[2]
+                else:
+                    full = (*seats, None if match is None else (id(match), _counted(match)))
+                    result = hit[2] if hit is not None and hit[1] == full else table_result(s, t, folded, now)
+                fresh[(s.key, t)] = (quick, full, result)
+                out[s.key][t] = result
         self._table_results = fresh  # only what this ask used: old keys do not pile up
         return out
 
     # ------------------------------------------------------------------ what the pages show
+    def snapshot(self, now: float | None = None) -> Snapshot:
+        """The hall's data, built once per change of the store (looked at every ``min_interval``
+        s) or of the second (the clock and who is online move with time), shared by every
+        viewer. A viewer who asks while another builds it gets the last one at once.
+        ``now``: the data at that moment, built for this caller alone (tests, the director)."""
+        if now is not None:
+            self.refresh()
+            return self._make(self._hall(now), self._count)
+        if not self._build.acquire(blocking=self._snapshot is None):
+            assert self._snapshot is not None
+            return self._snapshot
+        try:
+            self.refresh()
+            at = time.time()
+            key = (self._change, int(at))
+            if self._snapshot is None or key != self._snapshot_key:
+                self._count += 1
+                self._snapshot, self._snapshot_key = self._make(self._hall(at), self._count), key
+                with self._built:
+                    self._built.notify_all()
+            return self._snapshot
+        finally:
+            self._build.release()
+
+    @staticmethod
+    def _make(data: dict[str, Any], number: int) -> Snapshot:
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return Snapshot(number, data, body, hashlib.blake2b(body, digest_size=12).hexdigest())
+
     def hall(self, now: float | None = None) -> dict[str, Any]:
         """The hall screen's data: the clock, every table's state, the leaderboard."""
-        now = time.time() if now is None else now
-        state = self.state
+        return self.snapshot(now).data
+
+    def stream(self, lifetime: float = 300.0, keepalive: float = 15.0, tick: float = 0.5) -> Iterator[str]:
+        """Server-sent events: each new snapshot once (``event: hall``), a comment every
+        ``keepalive`` s of quiet, closed after ``lifetime`` s (the browser reconnects). Every
+        stream sends the same snapshot's bytes: one build per change, whatever the viewers."""
+        sent, quiet = -1, time.monotonic()
+        end = quiet + lifetime
+        while time.monotonic() < end:
+            snap = self.snapshot()
+            if snap.number != sent:
+                sent, quiet = snap.number, time.monotonic()
+                yield f"event: hall\nid: {snap.etag}\ndata: {snap.body.decode('utf-8')}\n\n"
+            elif time.monotonic() - quiet >= keepalive:
+                quiet = time.monotonic()
+                yield ": keepalive\n\n"
+            with self._built:
+                self._built.wait(tick)
+
+    def open_stream(self) -> bool:
+        """Count a new event stream in; ``False`` when ``streams`` are open already."""
+        with self._built:
+            if self.streams >= self.streams_limit:
+                return False
+            self.streams += 1
+            return True
+
+    def close_stream(self) -> None:
+        with self._built:
+            self.streams = max(0, self.streams - 1)
+
+    def _hall(self, now: float) -> dict[str, Any]:
+        """The hall screen's data at ``now``: the clock, every table's state, the leaderboard."""
+        with self._lock:
+            return self._hall_of(self._state, now)
+
+    def _hall_of(self, state: State | None, now: float) -> dict[str, Any]:
         regs = {r.table_no: r for r in self._regs if r.active}  # as the last refresh read them
         boxes = {t: {"acked": r.acked, "online": r.last_seen is not None and now - r.last_seen < ONLINE_S}
                  for t, r in regs.items()}
@@ -153,8 +263,11 @@ class Live:
         return out
 
     def assignment(self, table_no: int) -> dict[str, Any] | None:
-        """What a box should be playing now: the current session's players at its table."""
-        self.refresh(wait=self._change is None)  # a box's post never waits behind another's fold
+        """What a box should be playing now: the current session's players at its table. Read
+        from the projection: a post refreshes it itself only when nobody did for
+        ``STATE_STALE_S`` s, and never waits behind another refresh once one was made."""
+        if self._change is None or time.monotonic() - self._last > STATE_STALE_S:
+            self.refresh(wait=self._change is None)
         state = self._state
         session = state.current if state is not None else None
         if state is None or session is None or table_no not in session.seating:
@@ -167,3 +280,11 @@ class Live:
 def _director_part(change: tuple) -> tuple:
     """The part of :meth:`Storage.change` that is the director's and the players' (not the boxes')."""
     return change[1], change[2], change[4]
+
+
+def _counted(match: MatchFold) -> tuple:
+    """What a table's result reads of its match, besides the seats and the clock: the hands the
+    sheet counts (finished ones) and how far each one's log goes, the penalties, whether the
+    match was ended, and the last landlord (who moves on at a table change)."""
+    return (tuple((n, len(h.log)) for n, h in match.hands.items() if h.finished), len(match.penalties),
+            match.ended, match.rejected, match.landlord())

@@ -18,6 +18,7 @@ _MIGRATION_LOCK = 0x64647A  # any fixed number: one migration at a time per data
 
 class PostgresStorage(Storage):
     dialect = "postgresql"
+    _for_update = " FOR UPDATE"  # a post locks its own box's row; the hall's reads lock nothing
 
     def __init__(self, url: str, min_size: int = 2, max_size: int = 16, timeout: float = 10.0) -> None:
         try:

@@ -19,6 +19,8 @@ API (``open_storage(url)`` picks the implementation: ``club.sqlite`` or ``club.p
     tid = st.create_tournament("周五赛", "seed004", {...}, seed=42)
     st.add_player(tid, "张三", "C001", code); st.act(tid, "draw", {...})
     st.actions(tid); st.change()             # change(): grows with every write (the hall polls it)
+    with st.reading(): ...                   # the reads inside share one transaction (one pool checkout)
+    st.post(7, check, prepare)               # a box's post: token check, parse and ingest in one transaction
 
 A sequence is acknowledged only once every event before it has arrived, so a box resumes from
 ``acked`` and an out-of-order batch is kept and simply waits for the gap to fill.
@@ -27,9 +29,11 @@ A sequence is acknowledged only once every event before it has arrived, so a box
 from __future__ import annotations
 
 import json
+import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +157,37 @@ class Storage(ABC):
         """Serialise ingests of one box (PostgreSQL locks its row; SQLite holds one writer anyway)."""
         return None
 
+    #: What a box's post appends to the SELECT of its table's row (PostgreSQL: ``FOR UPDATE``).
+    _for_update = ""
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read made by this thread inside the block shares one read transaction: one
+        pool checkout for the hall's whole refresh instead of one per query."""
+        local = self._local()
+        if getattr(local, "run", None) is not None:
+            yield
+            return
+        with self._read() as run:
+            local.run = run
+            try:
+                yield
+            finally:
+                local.run = None
+
+    @contextmanager
+    def _reads(self) -> Iterator[Callable]:
+        """The read transaction of :meth:`reading` when one is open in this thread, else a new one."""
+        run = getattr(self._local(), "run", None)
+        if run is not None:
+            yield run
+            return
+        with self._read() as run:
+            yield run
+
+    def _local(self) -> threading.local:
+        return self.__dict__.setdefault("_thread_local", threading.local())
+
     # ------------------------------------------------------------------ migrations
     def migrate(self) -> int:
         """Bring the schema up to date; returns the version. A database that holds other tables
@@ -184,7 +219,7 @@ class Storage(ABC):
         return None
 
     def schema_version(self) -> int:
-        with self._read() as run:
+        with self._reads() as run:
             return int(run("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()[0])
 
     # ------------------------------------------------------------------ boxes
@@ -217,12 +252,12 @@ class Storage(ABC):
         sql = "SELECT table_no, box, token_hash, registered, acked, last_seen, active FROM boxes WHERE table_no = ?"
         args: tuple = (table_no,)
         sql, args = (sql + " AND box = ?", args + (box,)) if box is not None else (sql + " AND active = 1", args)
-        with self._read() as run:
+        with self._reads() as run:
             row = run(sql, args).fetchone()
         return None if row is None else _registration(row)
 
     def registrations(self) -> list[Registration]:
-        with self._read() as run:
+        with self._reads() as run:
             rows = run("SELECT table_no, box, token_hash, registered, acked, last_seen, active FROM boxes "
                        "ORDER BY table_no, registered").fetchall()
         return [_registration(r) for r in rows]
@@ -232,33 +267,64 @@ class Storage(ABC):
         """Keep a batch of events (each names the ``prev`` seq it follows in the box's store) and
         the matches they belong to; idempotent: what is already held is counted, not kept twice."""
         now = time.time() if now is None else now
-        inserted, duplicates, conflicts = 0, 0, []
         with self._tx() as run:
             self._lock_box(run, table_no, box)
-            for m in matches:
-                run("INSERT INTO box_matches (table_no, box, match_id, players, rules, meta, created) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (table_no, box, m.match_id, _text(list(m.players)), _text(m.rules), _text(m.meta), m.created))
-            for e in events:
-                text = _text(e.payload)
-                n = run("INSERT INTO box_events (table_no, box, seq, prev, match_id, hand, time, kind, source, payload, "
-                        "received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        (table_no, box, e.seq, e.prev, e.match_id, e.hand, e.time, e.kind, e.source, text, now)).rowcount
-                if n:
-                    inserted += 1
-                else:
-                    duplicates += 1
-                    held = run("SELECT payload FROM box_events WHERE table_no = ? AND box = ? AND seq = ?",
-                               (table_no, box, e.seq)).fetchone()
-                    if held is not None and json.loads(held[0]) != e.payload:
-                        conflicts.append(e.seq)
-            acked = run("SELECT acked FROM boxes WHERE table_no = ? AND box = ?", (table_no, box)).fetchone()
-            acked = int(acked[0]) if acked else 0
-            links = dict(run("SELECT prev, seq FROM box_events WHERE table_no = ? AND box = ? AND prev >= ?",
-                             (table_no, box, acked)).fetchall())
-            while acked in links:  # follow the chain of arrived events from the last acknowledged one
-                acked = links[acked]
-            run("UPDATE boxes SET acked = ?, last_seen = ? WHERE table_no = ? AND box = ?", (acked, now, table_no, box))
+            return self._ingest(run, table_no, box, events, matches, now)
+
+    def post(self, table_no: int, check: Callable[[Registration | None], None],
+             prepare: Callable[[Registration, set[int]], tuple[list[BoxEvent], list[BoxMatch]]],
+             known: Callable[[Registration], set[int] | None] | None = None,
+             now: float | None = None) -> tuple[Registration, IngestResult, set[int]]:
+        """A box's post in one transaction (one pool checkout): the table's active registration is
+        read (and, on PostgreSQL, its row locked, so two posts of one box do not interleave),
+        ``check(registration)`` raises to refuse it (a wrong token), ``prepare(registration, held)``
+        parses the batch given the box's match ids already held (``known(registration)``: the
+        caller's copy, or ``None`` and they are read here) and raises to refuse it; then the batch is kept as :meth:`ingest` keeps it. Returns the
+        registration, the result and the box's match ids held now. Only the posting box's row is
+        locked: the hall's reads take no lock."""
+        now = time.time() if now is None else now
+        with self._tx() as run:
+            row = run("SELECT table_no, box, token_hash, registered, acked, last_seen, active FROM boxes "
+                      "WHERE table_no = ? AND active = 1" + self._for_update, (table_no,)).fetchone()
+            reg = None if row is None else _registration(row)
+            check(reg)
+            if reg is None:
+                raise StorageError(f"table {table_no} has no box")
+            held = None if known is None else known(reg)
+            if held is None:
+                held = {int(r[0]) for r in run("SELECT match_id FROM box_matches WHERE table_no = ? AND box = ?",
+                                               (table_no, reg.box)).fetchall()}
+            events, matches = prepare(reg, held)
+            result = self._ingest(run, table_no, reg.box, events, matches, now)
+        return reg, result, held | {m.match_id for m in matches}
+
+    def _ingest(self, run: Callable, table_no: int, box: str, events: list[BoxEvent], matches: Sequence[BoxMatch],
+                now: float) -> IngestResult:
+        inserted, duplicates, conflicts = 0, 0, []
+        for m in matches:
+            run("INSERT INTO box_matches (table_no, box, match_id, players, rules, meta, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (table_no, box, m.match_id, _text(list(m.players)), _text(m.rules), _text(m.meta), m.created))
+        for e in events:
+            text = _text(e.payload)
+            n = run("INSERT INTO box_events (table_no, box, seq, prev, match_id, hand, time, kind, source, payload, "
+                    "received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (table_no, box, e.seq, e.prev, e.match_id, e.hand, e.time, e.kind, e.source, text, now)).rowcount
+            if n:
+                inserted += 1
+            else:
+                duplicates += 1
+                held = run("SELECT payload FROM box_events WHERE table_no = ? AND box = ? AND seq = ?",
+                           (table_no, box, e.seq)).fetchone()
+                if held is not None and json.loads(held[0]) != e.payload:
+                    conflicts.append(e.seq)
+        acked = run("SELECT acked FROM boxes WHERE table_no = ? AND box = ?", (table_no, box)).fetchone()
+        acked = int(acked[0]) if acked else 0
+        links = dict(run("SELECT prev, seq FROM box_events WHERE table_no = ? AND box = ? AND prev >= ?",
+                         (table_no, box, acked)).fetchall())
+        while acked in links:  # follow the chain of arrived events from the last acknowledged one
+            acked = links[acked]
+        run("UPDATE boxes SET acked = ?, last_seen = ? WHERE table_no = ? AND box = ?", (acked, now, table_no, box))
         return IngestResult(inserted, duplicates, tuple(conflicts), acked)
 
     def box_events(self, table_no: int | None = None, box: str | None = None, after_seq: int = 0,
@@ -274,7 +340,7 @@ class Storage(ABC):
         if upto is not None:
             sql += " AND seq <= ?"
             args.append(upto)
-        with self._read() as run:
+        with self._reads() as run:
             rows = run(sql + " ORDER BY table_no, box, seq", tuple(args)).fetchall()
         return [_box_event(r) for r in rows]
 
@@ -290,13 +356,13 @@ class Storage(ABC):
                    "FROM box_events e JOIN wanted w ON e.table_no = w.table_no AND e.box = w.box "
                    "AND e.seq > w.after_seq AND e.seq <= w.upto ORDER BY e.table_no, e.box, e.seq")
             args = tuple(v for r in part for v in r)
-            with self._read() as run:
+            with self._reads() as run:
                 rows = run(sql, args).fetchall()
             out += [_box_event(r) for r in rows]
         return out
 
     def event_count(self) -> int:
-        with self._read() as run:
+        with self._reads() as run:
             return int(run("SELECT COUNT(*) FROM box_events").fetchone()[0])
 
     def box_matches(self, table_no: int | None = None) -> list[BoxMatch]:
@@ -304,14 +370,14 @@ class Storage(ABC):
         args: tuple = ()
         if table_no is not None:
             sql, args = sql + " WHERE table_no = ?", (table_no,)
-        with self._read() as run:
+        with self._reads() as run:
             rows = run(sql + " ORDER BY table_no, box, match_id", args).fetchall()
         return [BoxMatch(r[0], r[1], r[2], tuple(json.loads(r[3])), json.loads(r[4]), json.loads(r[5]), r[6])
                 for r in rows]
 
     def change(self) -> tuple[int, ...]:
         """Grows with every write that changes what the hall shows (cheap to poll)."""
-        with self._read() as run:
+        with self._reads() as run:
             row = run("SELECT (SELECT COALESCE(MAX(id), 0) FROM box_events), (SELECT COALESCE(MAX(seq), 0) FROM "
                       "actions), (SELECT COUNT(*) FROM players), (SELECT COALESCE(SUM(acked), 0) FROM boxes), "
                       "(SELECT COUNT(*) FROM tournaments), (SELECT COUNT(*) FROM boxes WHERE active = 1)").fetchone()
@@ -326,7 +392,7 @@ class Storage(ABC):
         return int(row[0])
 
     def tournaments(self) -> list[Tournament]:
-        with self._read() as run:
+        with self._reads() as run:
             rows = run("SELECT id, name, format, settings, seed, created FROM tournaments ORDER BY id").fetchall()
         return [Tournament(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
@@ -345,7 +411,7 @@ class Storage(ABC):
         return int(number)
 
     def players(self, tid: int) -> list[Player]:
-        with self._read() as run:
+        with self._reads() as run:
             rows = run("SELECT tournament_id, player_no, name, club_id, code FROM players WHERE tournament_id = ? "
                        "ORDER BY player_no", (tid,)).fetchall()
         return [Player(*r) for r in rows]
@@ -358,7 +424,7 @@ class Storage(ABC):
         return int(row[0])
 
     def actions(self, tid: int) -> list[Action]:
-        with self._read() as run:
+        with self._reads() as run:
             rows = run("SELECT seq, tournament_id, time, action, data FROM actions WHERE tournament_id = ? ORDER BY seq",
                        (tid,)).fetchall()
         return [Action(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]

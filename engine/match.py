@@ -97,6 +97,9 @@ class Match:
         self.hands = [] if hands is None else hands
         self.penalties = [] if penalties is None else penalties
         self.first_bidder, self.started, self.best_of, self.name = first_bidder, started, best_of, name
+        # Each record folded once per match: the verdict asks for the folded hands several
+        # times, and a sheet built hand by hand asks after every hand (see folded()).
+        self._folds: dict[int, tuple[HandRecord, RuleSet, Hand]] = {}
         if len(self.players) != self.rules.players:
             raise ValueError(f"{self.rules.name} is played by {self.rules.players} players, not {len(self.players)}")
         if not 0 <= self.first_bidder < self.rules.players:
@@ -110,7 +113,19 @@ class Match:
 
     # ------------------------------------------------------------------ playing
     def folded(self) -> list[Hand]:
-        return [record.hand(self.rules) for record in self.hands]
+        """Each record's hand, folded through the rules. A record is folded again only when it
+        is a new object or the rules changed (records are frozen), so the totals and the
+        verdict asked after every hand cost one fold per hand, not one per hand per ask."""
+        kept: dict[int, tuple[HandRecord, RuleSet, Hand]] = {}
+        out: list[Hand] = []
+        for record in self.hands:
+            hit = self._folds.get(id(record))
+            if hit is None or hit[0] is not record or hit[1] != self.rules:
+                hit = (record, self.rules, record.hand(self.rules))
+            kept[id(record)] = hit  # the record is held, so its id cannot be reused meanwhile
+            out.append(hit[2])
+        self._folds = kept
+        return out
 
     def next_first_bidder(self) -> int:
         """Who bids first in the next hand."""
