@@ -96,9 +96,10 @@ def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
         return t("ev_play", lang, name=name, cards=cards_words(event.cards, lang))
     if isinstance(event, Kitty):
         return t("ev_kitty", lang, cards=cards_words(event.cards, lang))
-    if isinstance(event, Marker | KittyPick):  # five-player marker card, 斗帝主's pick of the kitty
+    if isinstance(event, Marker | KittyPick | Shown):  # the marker card, 斗帝主's pick of the kitty, cards shown
         shown = (event.card,) if isinstance(event, Marker) else event.cards
-        return t(f"ev_{event.kind}", lang, name=name, cards=cards_words(shown, lang) or "–")
+        none = t("took_none", lang) if isinstance(event, KittyPick) else "–"
+        return t(f"ev_{event.kind}", lang, name=name, cards=cards_words(shown, lang) or none)
     if isinstance(event, Bid):
         said = {"bid": capital(t("bid_n", lang, n=event.value)), "pass": capital(t("no_bid", lang)),
                 "call": capital(t("call", lang))}.get(event.action) or t(event.action, lang)

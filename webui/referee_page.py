@@ -21,7 +21,7 @@ from webui.api import judge_request
 from webui.app import lang, site
 from webui.auth import is_referee, locked_message, referee_required, try_pin
 from webui.i18n import t
-from webui.live import camera_now, view_for
+from webui.live import camera_now, hand_lines, view_for
 from webui.replication import club_now
 from webui.view import corrected_indexes
 
@@ -130,7 +130,8 @@ def _panel(refusal: str | None = None, status: int = 200, entered: dict | None =
     return render_template("referee.html", v=view, timeline=_timeline(view, lang()), presets=PRESETS,
                            scorings=SCORING_FORMATS, verdict=verdict, judge_error=judge_error,
                            bid_options=bid_options, extras=extras, refusal=refusal, cam=camera_now(),
-                           entered=entered or {}, club=club_now(site().replicator)), status
+                           entered=entered or {}, club=club_now(site().replicator),
+                           lines=hand_lines(view, lang())), status
 
 
 @bp.post("/act/<action>")
