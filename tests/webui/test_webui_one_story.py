@@ -10,7 +10,7 @@ import re
 
 from engine.cards import Card
 from engine.events import Bid, Deal, KittyPick, Marker, Play
-from tests.kit.table_site import PIN, PLAYERS, api_state, card_tuple, fragment_html
+from tests.kit.table_site import PIN, PLAYERS, act, api_state, card_tuple, fragment_html
 
 
 def post(client, action: str, **fields) -> None:
@@ -156,3 +156,24 @@ def test_five_players_referee_page_the_marker_card_is_named_apart_from_the_open_
     raw = referee.get("/referee?lang=en").get_data(as_text=True)
     assert '<span class="keep-case" id="ref-match-name">#1 · dizhu night</span>' in raw
     assert ".keep-case" in referee.get("/static/site.css").get_data(as_text=True)
+
+
+def test_confirmations_name_who_and_what_and_acknowledgements_say_what_was_recorded(referee, store):
+    store.create_match(PLAYERS, "classic", meta={"name": "Dizhu Night", "started": 1000.0})
+    act(referee, "new_hand")
+    response = act(referee, "bid", seat=0, bid="3")
+    page = html.unescape(referee.get(response.headers["Location"]).get_data(as_text=True))
+    assert "已记录叫分：张三 叫3分" in page
+    asks = dict(re.findall(r'data-confirm="([^"]*)" id="([\w-]+)"', page))
+    asks = {button: text for text, button in asks.items()}
+    assert asks["concede"] == "记录 {who} 认输？第 1 局就此结束，按认输结算。"  # {who}: the seat chosen (site.js)
+    assert asks["abandon"] == "第 1 局作废？本局不计分，要重新发牌。"
+    assert asks["penalty"] == "罚 {who} {points} 分（{reason}）？"
+    assert asks["end-match"] == "结束第 1 场比赛？第 1 局还没打完，将作废。按现在的总分，胜者：张三、李四、王五。"
+    assert "confirmText" in referee.get("/static/site.js").get_data(as_text=True)
+    response = act(referee, "penalty", seat=1, points=2, reason="掉牌")
+    page = html.unescape(referee.get(response.headers["Location"]).get_data(as_text=True))
+    assert "已记录罚分：李四 罚 2 分（掉牌）" in page
+    response = act(referee, "end_match")
+    page = html.unescape(referee.get(response.headers["Location"]).get_data(as_text=True))
+    assert "比赛已结束：胜者 张三、王五" in page
