@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from engine.events import Bid, Correction, Deal, End, Kitty, Landlord, Play, Shown
+from engine.events import Bid, Correction, Deal, End, Event, Kitty, Landlord, Play, Shown
 from engine.rules import PRESETS, SCORING_FORMATS
 from engine.words import capital
 from tracker.alerts import judge_text
-from tracker.records import MatchEnd
 from webkit.csrf import csrf_ok, csrf_token
 from webkit.lockout import wait_seconds
 from webui.actions import ACTIONS, ActionError, event_words
@@ -123,8 +122,9 @@ def recorded_words(seq: int, language: str) -> str:
     sentence does not say better than the acknowledgement (a match's end, a correction)."""
     the_site = site()
     stored = next(iter(the_site.store.events(None, after_seq=seq - 1, limit=1)), None)
-    if stored is None or stored.seq != seq or isinstance(stored.event, Correction | MatchEnd | Deal):
-        return ""
+    if stored is None or stored.seq != seq or not isinstance(stored.event, Event) \
+            or isinstance(stored.event, Correction | Deal):
+        return ""  # a match's end, an alert, a correction, a deal: the acknowledgement says it all
     if isinstance(stored.event, End):  # an abandoned hand: which one
         return t("hand_no", language, n=stored.hand)
     players = the_site.store.match(stored.match_id).players
