@@ -41,6 +41,7 @@ from engine.words import (
     card_name,
     cause_name,
     outcome_name,
+    preset_name,
     status_name,
     type_name,
 )
@@ -57,7 +58,7 @@ RECORD = Words({
     "nth": "第 {n} 手", "step": "一步", "replace_play": "更正：{place}出牌改为 {cards}", "replace": "更正：{place}改为 {event}",
     "insert": "补录：{place} {event}", "delete": "删除：{place}（{event}）", "undo_of": "撤销上一步（{event}）",
     "starting": "起手牌", "audit": "查牌", "audit_ok": "整副牌无误", "audit_missing": "缺 {cards}", "audit_extra": "多出 {cards}",
-    "reveal_by": "{who} 亮出身份", "kitty_pick": "帝主取底牌", "took_none": "一张不要",
+    "reveal_by": "{who} 亮出身份",
     "alone": "两张明牌同在一手，明地主独自一方", "not_shown": "尚未亮明",
 }, {
     "title": "Dou Dizhu hand record", "seat_no": "seat {n}", "hand_line": "Hand {n}",
@@ -66,7 +67,7 @@ RECORD = Words({
     "delete": "deleted {place} ({event})", "undo_of": "undid the last step ({event})",
     "starting": "starting hand", "audit": "Deck audit", "audit_ok": "every card accounted for",
     "audit_missing": "missing {cards}", "audit_extra": "seen too often {cards}",
-    "reveal_by": "{who} asks to reveal", "kitty_pick": "Di Zhu takes from the kitty", "took_none": "none",
+    "reveal_by": "{who} asks to reveal",
     "alone": "both marker cards in one hand: the open landlord plays alone", "not_shown": "not shown yet",
 }, under=GAME)
 
@@ -253,13 +254,15 @@ def _correction_text(fix: Correction, events: list[Event], names: tuple[str, ...
     return text + reason
 
 
-def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement | None = None) -> str:
-    """The hand as lines a person reads: bids, landlord, kitty, every play, result, points."""
+def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement | None = None,
+                void: bool = False) -> str:
+    """The hand as lines a person reads: bids, landlord, kitty, every play, result, points.
+    ``void``: the match was ended before this hand finished, so its result reads 未打完 · 作废."""
     w = _Say(lang)
     names = record.players
     hand = record.hand()
     rules = record.rules
-    lines = [f"{w('title')} · {w.head('rules')}: {rules.name}"]
+    lines = [f"{w('title')} · {w.head('rules')}: {preset_name(rules.name, lang)}"]
     lines.append(_players_line(names, w))
     bids = [f"{names[e.seat]} {_said(e, w)}" for e in hand.events if isinstance(e, Bid)]
     if bids:
@@ -282,7 +285,8 @@ def render_hand(record: RecordedHand, lang: str = "zh", settlement: Settlement |
     for line in _correction_lines(hand.log, names, w, start):
         lines.append("  * " + line)
     s = settlement or settle(hand)
-    lines.append(f"{w.head('result')}: {outcome_name(s.outcome, lang)}")
+    result = w("hand_void") if void and not hand.finished else outcome_name(s.outcome, lang)
+    lines.append(f"{w.head('result')}: {result}")
     if s.causes:
         lines.append(f"{w.head('multiplier')}: {s.multiplier} = " + ", ".join(_cause(c, f, w) for c, f in s.causes))
     else:
@@ -339,23 +343,31 @@ def showdown_lines(hand: Hand, names: tuple[str, ...], lang: str) -> list[str]:
     return lines
 
 
-def render_match(match: Match, lang: str = "zh", now: float | None = None) -> str:
-    """Hand by hand points, the totals and the match verdict."""
+def render_match(match: Match, lang: str = "zh", now: float | None = None, ended: bool = False,
+                 unfinished: int | None = None) -> str:
+    """Hand by hand points, the totals and the match verdict.
+
+    ``ended``: the referee ended the match (比赛结束), so its leaders are its winners;
+    ``unfinished``: the number of a hand begun and not finished, listed as in play, or as
+    未打完 · 作废 once the match is ended."""
     w = _Say(lang)
     names = match.players
     rows = match.settlements()
-    lines = [f"{match.name or w('title')} · {w.head('rules')}: {match.rules.name}"]
+    lines = [f"{match.name or w('title')} · {w.head('rules')}: {preset_name(match.rules.name, lang)}"]
     lines.append(_players_line(names, w))
     for i, row in enumerate(rows, 1):
         lines.append(f"{w('hand_line', n=i)}: {outcome_name(row.outcome, lang)}; x{row.multiplier}; "
                      + _signed(row.points, names))
+    if unfinished is not None:
+        lines.append(f"{w('hand_line', n=unfinished)}: {w('hand_void') if ended else w('status_playing')}")
     for p in match.penalties:
         extra = f" ({w('disqualified')})" if p.disqualify else ""
-        lines.append(f"{w('penalty')}: {names[p.seat]} -{p.points} {p.reason}{extra}".rstrip())
+        lines.append(f"{w.head('penalty')}: {names[p.seat]} -{p.points} {p.reason}{extra}".rstrip())
     lines.append(f"{w.head('total')}: " + ", ".join(f"{n} {t}" for n, t in zip(names, match.totals(), strict=True)))
     status = match.status(now)
-    verdict = status_name(status.reason, lang)
-    if status.over and status.winners:
+    over = status.over or ended
+    verdict = status_name(status.reason, lang) if status.over or not ended else w("match_over")
+    if over and status.winners:
         verdict += f"; {w.head('winner')}: " + ", ".join(names[s] for s in status.winners)
     lines.append(f"{w.head('status')}: {verdict}")
     return "\n".join(lines) + "\n"

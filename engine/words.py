@@ -89,7 +89,7 @@ WORDS: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------------ the table: who, what, how much
     "landlord": ("地主", "landlord"), "farmer": ("农民", "farmer"), "open_landlord": ("明地主", "open landlord"),
     "hidden_landlord": ("暗地主", "hidden landlord"), "emperor": ("帝主", "Di Zhu"),
-    "marker": ("明牌", "marker card"), "kitty": ("底牌", "kitty"), "base": ("底分", "base"),
+    "marker": ("标记牌", "marker card"), "kitty": ("底牌", "kitty"), "base": ("底分", "base"),
     "multiplier": ("倍数", "multiplier"), "chips": ("筹码", "chips"), "score": ("得分", "points"),
     "total": ("合计", "total"), "totals": ("合计", "totals"), "winner": ("胜者", "winner"),
     "result": ("结果", "result"), "status": ("状态", "status"), "rules": ("规则", "rules"),
@@ -115,6 +115,7 @@ WORDS: dict[str, tuple[str, str]] = {
     # How the hidden landlord became known (engine.hand.Hand.hidden_shown).
     "hidden_choice": ("亮出身份", "revealed by choice"), "hidden_play": ("打出另一张明牌", "shown by playing the twin"),
     "hidden_end": ("终局亮牌", "shown at the end"),
+    "kitty_pick": ("帝主取底牌", "Di Zhu takes from the kitty"), "took_none": ("一张不要", "none"),
     "shows": ("亮牌", "shows"), "shown": ("亮牌", "cards shown"),
     "penalty": ("罚分", "penalty"), "disqualify": ("取消资格", "disqualify"),
     "disqualified": ("取消资格", "disqualified"),
@@ -127,6 +128,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "outcome_landlord_won": ("地主胜", "landlord wins"), "outcome_farmers_won": ("农民胜", "farmers win"),
     "outcome_escape": ("有人逃跑", "a player escaped"), "outcome_redeal": ("无人叫牌，重新发牌", "nobody bid: redeal"),
     "outcome_abandoned": ("本局作废", "hand abandoned"), "outcome_unfinished": ("未打完", "not finished"),
+    # A hand left unfinished when the referee ended the match: it scores nothing (作废).
+    "hand_void": ("未打完 · 作废", "not finished · void"),
     "outcome_redeal_penalty": ("连续三次重新发牌（罚分）", "third redeal in a row (penalty)"),
     "outcome_hidden_unknown": ("暗地主未明，暂不结算", "hidden landlord not known: not settled yet"),
     # ... and in a score sheet's cell.

@@ -58,7 +58,7 @@ from engine.hand import Hand
 from engine.match import DROPPED_CARD_POINTS
 from engine.rules import PRESETS, SCORING_FORMATS, get_rules
 from engine.violations import Violation
-from engine.words import capital, face_name
+from engine.words import face_name
 from tracker.alerts import kind_name, seat_label, violation_text
 from tracker.records import MatchEnd
 from tracker.referee import audit_alert
@@ -96,17 +96,22 @@ def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
         return t("ev_play", lang, name=name, cards=cards_words(event.cards, lang))
     if isinstance(event, Kitty):
         return t("ev_kitty", lang, cards=cards_words(event.cards, lang))
-    if isinstance(event, Marker | KittyPick):  # five-player marker card, 斗帝主's pick of the kitty
+    if isinstance(event, Marker | KittyPick | Shown):  # the marker card, 斗帝主's pick of the kitty, cards shown
         shown = (event.card,) if isinstance(event, Marker) else event.cards
-        return t(f"ev_{event.kind}", lang, name=name, cards=cards_words(shown, lang) or "–")
+        none = t("took_none", lang) if isinstance(event, KittyPick) else "–"
+        return t(f"ev_{event.kind}", lang, name=name, cards=cards_words(shown, lang) or none)
     if isinstance(event, Bid):
-        said = {"bid": capital(t("bid_n", lang, n=event.value)), "pass": capital(t("no_bid", lang)),
-                "call": capital(t("call", lang))}.get(event.action) or t(event.action, lang)
+        said = {"bid": t("bids_n", lang, n=event.value), "pass": t("no_bid", lang),
+                "call": t("calls", lang), "grab": t("grabs", lang)}.get(event.action) or t(event.action, lang)
         return f"{name} {said}"
     if isinstance(event, Landlord):
         return t("ev_landlord", lang, name=name, n=event.base)
     if isinstance(event, End):
         return kind_word(event.kind, lang)
+    if isinstance(event, Penalty):  # 罚分: who, how many points, why
+        said = t("ev_penalty", lang, name=name, n=event.points)
+        reason = f"（{event.reason}）" if lang == "zh" else f" ({event.reason})"
+        return said + (reason if event.reason else "") + (f" · {t('disqualified', lang)}" if event.disqualify else "")
     key = f"ev_{event.kind}"  # pass, open_hand, announce, escape, concede
     return t(key, lang, name=name) if t(key, lang) != key else f"{name} {event.kind}".strip()
 

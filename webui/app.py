@@ -27,12 +27,12 @@ from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from engine import words
-from engine.cards import RANK_TEXT, SUIT_SYMBOLS
+from engine.cards import RANK_TEXT, SUIT_SYMBOLS, parse_cards
 from tracker.store import EventStore
 from webkit.lang import lang, setup
 from webkit.lockout import Attempts
 from webui import analysis, i18n, join
-from webui.actions import RefereeDesk
+from webui.actions import RefereeDesk, cards_words
 from webui.auth import is_referee, new_pin
 from webui.fields import ActionError, json_object
 from webui.sse import Watcher
@@ -194,11 +194,19 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
         app.register_blueprint(bp)
     analysis.start(app, tables)  # every finished hand's 复盘, solved in the background
 
+    def card_words(text: str | None, language: str) -> str:
+        """Cards the state carries as codes (``7h``), named as the reader reads them (``7♥``)."""
+        try:
+            return cards_words(parse_cards(text or ""), language)
+        except ValueError:
+            return text or ""
+
     def page_helpers(current: str) -> dict[str, Any]:
         return {"cards": card_list, "type_name": words.type_name, "cause_name": words.cause_name,
                 "status_name": words.status_name, "outcome_name": words.outcome_name,
                 "preset_name": words.preset_name, "scoring_name": words.scoring_name,
-                "alert_name": i18n.alert_name, "kind_word": i18n.kind_word, "status_word": i18n.status_word, "ranks": RANK_TEXT,
+                "alert_name": i18n.alert_name, "kind_word": i18n.kind_word, "status_word": i18n.status_word,
+                "hands_line": i18n.hands_line, "card_words": card_words, "counted": i18n.counted, "ranks": RANK_TEXT,
                 "suit_symbols": SUIT_SYMBOLS, "is_referee": is_referee(), "join": join_here}
 
     # A download or an API answer in another language leaves the site's language alone.

@@ -1,7 +1,9 @@
 """The score-progression chart, drawn on the server as inline SVG (nothing fetched from outside).
 
 One line per player through their running totals after each hand, a zero (or starting
-chips) line, the hand numbers along the bottom and the final totals at the right end.
+chips) line, the hand numbers along the bottom and the final totals at the right end; a
+penalty is a mark on its player's line where it counts from, and the match's end a line
+across the chart at its last hand (``marks``, from :func:`webui.view.table_state`).
 
 >>> svg = score_chart([[0, 0, 0], [4, -2, -2], [2, 0, -2]], ("A", "B", "C"))
 >>> svg.startswith("<svg") and svg.count("<polyline") == 3
@@ -26,8 +28,13 @@ def _nice_step(span: float, ticks: int = 4) -> int:
 
 
 def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str], width: int = 480,
-                height: int = 230, label: str = "") -> str:
-    """SVG of running totals; ``progress[0]`` is the opening totals, one row per hand after."""
+                height: int = 230, label: str = "", marks: list[dict[str, Any]] | None = None,
+                penalty_word: str = "penalty", end_word: str = "end") -> str:
+    """SVG of running totals; ``progress[0]`` is the opening totals, one row per hand after.
+
+    ``marks``: ``{"kind": "penalty", "row", "seat", "points"}`` draws a mark on the seat's line
+    (its title: ``penalty_word``, the player, the points); ``{"kind": "end", "row"}`` a line
+    across the chart labelled ``end_word``."""
     n_hands = len(progress) - 1
     values = [v for row in progress for v in row] or [0]
     base = progress[0][0] if progress else 0
@@ -65,6 +72,19 @@ def score_chart(progress: list[list[int]], players: tuple[str, ...] | list[str],
         last = progress[-1][seat]
         out.append(f'<circle cx="{x(n_hands):.1f}" cy="{y(last):.1f}" r="4" fill="{colour}"/>')
         ends.append([y(last), last, colour])
+    for mark in marks or []:
+        row = min(max(int(mark["row"]), 0), n_hands)
+        if mark["kind"] == "penalty" and 0 <= mark["seat"] < len(players):
+            cx, cy = x(row), y(progress[row][mark["seat"]])
+            title = f'{penalty_word} · {players[mark["seat"]]} {-mark["points"]:+d}'.replace("-", "\u2212")
+            out.append(f'<g class="mark penalty" data-seat="{mark["seat"]}" data-row="{row}">'
+                       f'<title>{escape(title)}</title>'
+                       f'<rect x="{cx - 5:.1f}" y="{cy - 5:.1f}" width="10" height="10" '
+                       f'transform="rotate(45 {cx:.1f} {cy:.1f})"/></g>')
+        elif mark["kind"] == "end":
+            out.append(f'<g class="mark match-end" data-row="{row}"><title>{escape(end_word)}</title>'
+                       f'<line x1="{x(row):.1f}" x2="{x(row):.1f}" y1="{top}" y2="{top + h}"/>'
+                       f'<text x="{x(row) - 4:.1f}" y="{top + 10}" text-anchor="end">{escape(end_word)}</text></g>')
     # Keep the end labels from overlapping when totals are close.
     ends.sort(key=lambda e: e[0])
     for i in range(1, len(ends)):

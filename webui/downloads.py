@@ -71,7 +71,11 @@ def export_match(state: TableState, fmt: str, lang: str = "zh") -> Export:
         return Export(dumps(match), "application/json", stem + ".json")
     if fmt == "csv":
         return Export(csv_sheet(match, lang), "text/csv", f"{stem}-{lang}.csv")
-    parts = [render_match(match, lang)]
+    ended = state.ended is not None
+    open_hand = next((n for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.events
+                      and not h.finished), None)
+    parts = [render_match(match, lang, now=state.ended.time if ended and state.ended.time else None,  # type: ignore[union-attr]
+                          ended=ended, unfinished=open_hand)]
     for record in match.hands:
         parts.append(render_hand(RecordedHand(match.rules, match.players, record.events, record.started), lang))
     return Export("\n".join(parts), "text/plain", f"{stem}-{lang}.txt")
@@ -92,7 +96,8 @@ def export_hand(state: TableState, number: int, fmt: str, lang: str = "zh") -> E
         one = Match(state.info.rules, state.info.players, [HandRecord(tuple(hand.log))],
                     first_bidder=hand.first_bidder)
         return Export(csv_sheet(one, lang), "text/csv", f"{stem}-{lang}.csv")
-    return Export(render_hand(record, lang), "text/plain", f"{stem}-{lang}.txt")
+    void = state.ended is not None and not hand.finished  # ended mid-hand: 未打完 · 作废, as the pages say
+    return Export(render_hand(record, lang, void=void), "text/plain", f"{stem}-{lang}.txt")
 
 
 def _check(fmt: str, lang: str) -> None:

@@ -15,7 +15,22 @@ from typing import Any
 from flask import Blueprint, Response, has_request_context, render_template, request
 
 from engine.cards import format_cards
-from engine.events import Bid, Concede, Correction, Deal, End, Escape, Event, Kitty, Landlord, Pass, Play
+from engine.events import (
+    Bid,
+    Concede,
+    Correction,
+    Deal,
+    End,
+    Escape,
+    Event,
+    Kitty,
+    KittyPick,
+    Landlord,
+    Marker,
+    Pass,
+    Play,
+    Shown,
+)
 from engine.hand import Hand
 from engine.match import Match
 from engine.scoring import Settlement, settle
@@ -28,7 +43,7 @@ from webui.downloads import FORMATS, export_hand, export_match
 from webui.fields import ActionError, id_value, int_value
 from webui.live import unknown_match
 from webui.tables import UnknownMatch, fast_match
-from webui.view import alert_dict, card_parts, corrected_indexes, hand_block
+from webui.view import alert_dict, card_parts, corrected_indexes, hand_block, hand_counts, hand_standing
 
 bp = Blueprint("history", __name__)
 
@@ -103,11 +118,13 @@ def _doubles(hand: Hand, state: TableState, language: str) -> list[tuple[str, in
     return out
 
 
-def _ending(hand: Hand, row: Settlement | None, players: tuple[str, ...], language: str) -> str:
-    """How the hand ended: played out, a concession, an escape, abandoned, a redeal; and who won."""
+def _ending(hand: Hand, row: Settlement | None, players: tuple[str, ...], language: str,
+            standing: str = "finished") -> str:
+    """How the hand ended: played out, a concession, an escape, abandoned, a redeal; and who won.
+    A hand with no result is in play, or void when the match was ended before it finished."""
     t = lambda key, **kw: i18n.t(key, language, **kw)  # noqa: E731
     if row is None:
-        return t("in_progress")
+        return t("hand_void") if standing == "void" else t("in_progress")
     if row.outcome == "redeal_penalty":
         return outcome_name(row.outcome, language)
     if hand.redeal:
@@ -150,14 +167,16 @@ def sheet_rows(state: TableState, match: Match, language: str) -> list[dict[str,
         if hand is None or not hand.events:
             continue
         row = next(settled) if hand.finished else None
+        standing = hand_standing(state, hand)
         causes = _doubles(hand, state, language)
         game = None if row is None else [p - q for p, q in zip(row.points, row.penalties or (0,) * n, strict=True)]
         rows.append({
             "kind": "hand", "number": number, "bid": _bid_text(hand, rules.bidding, language),
             "landlord": hand.landlord, "base": hand.base, "doubles": [f"{w} ×{f}" for w, f in causes],
             "multiplier": math.prod(f for _, f in causes),
-            "ending": _ending(hand, row, players, language), "points": game, "finished": row is not None,
-            "outcome": "unfinished" if row is None else row.outcome,
+            "ending": _ending(hand, row, players, language, standing), "points": game, "finished": row is not None,
+            "standing": standing, "outcome": ("void" if standing == "void" else "unfinished") if row is None
+            else row.outcome,
             "corrected": any(isinstance(e, Correction) for e in hand.log)})
         if row is not None:
             rows.extend(_penalty_row(p, n, players, language, number) for p in hand.penalties)
@@ -174,7 +193,7 @@ def _sheet_context(match_id: str) -> dict[str, Any]:
     return {"info": state.info, "match": match, "rows": sheet_rows(state, match, language),
             "totals": match.totals(), "verdict": verdict(state, match, language),
             "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "",
-            "finished": match.finished_hands()}
+            "finished": match.finished_hands(), "counts": hand_counts(state)}
 
 
 # ---------------------------------------------------------------------- pages
@@ -187,7 +206,8 @@ def matches():
         state = the_site.tables.state(info.id)
         match = fast_match(state)
         rows.append({"id": info.id, "name": match.name, "players": info.players, "preset": info.rules.name,
-                     "started": match.started, "hands": match.finished_hands(), "totals": match.totals(),
+                     "started": match.started, "hands": match.finished_hands(), "counts": hand_counts(state),
+                     "totals": match.totals(),
                      "verdict": verdict(state, match, language)})
     return render_template("history.html", matches=rows)
 
@@ -218,6 +238,13 @@ def describe(event: Event, players: tuple[str, ...], language: str) -> dict[str,
         text = f"{capital(t('landlord'))}: {who} ({capital(t('base'))} {event.base})"
     elif isinstance(event, Kitty):
         text, cards = capital(t("kitty")), [card_parts(c) for c in event.cards]
+    elif isinstance(event, Marker):
+        text, cards = f"{capital(t('marker'))} · {t('open_landlord')}: {who}", [card_parts(event.card)]
+    elif isinstance(event, KittyPick):  # 斗帝主: the cards the 帝主 took from the kitty (none: 一张不要)
+        text = f"{who}: {t('kitty_pick')}" + ("" if event.cards else f" · {t('took_none')}")
+        cards = [card_parts(c) for c in event.cards]
+    elif isinstance(event, Shown):
+        text, cards = f"{who}: {t('shown')}", [card_parts(c) for c in event.cards]
     elif isinstance(event, Play):
         text, cards = who, [card_parts(c) for c in event.cards]
     elif isinstance(event, Pass):

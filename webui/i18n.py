@@ -21,7 +21,10 @@ _ZH: dict[str, str] = {
     "no_alerts": "暂无提示", "chart": "比分走势", "no_chart": "打完一局后显示走势", "camera": "摄像头",
     "camera_off": "摄像头画面未开启", "show_camera": "显示画面", "hide_camera": "隐藏画面",
     "connected": "已连接", "reconnecting": "正在重连…", "no_match": "还没有比赛。请裁判在裁判页开始一场比赛。",
-    "finished_hands": "已完成 {n} 局", "trick_lead": "首出",
+    "stake_pair": "每位地主与每位农民输赢 {n} 分",
+    "finished_hands": "已完成 {n} 局", "finished_hands_1": "已完成 1 局", "void_hands": "作废 {n} 局",
+    "void_hands_1": "作废 1 局", "hand_in_play": "第 {n} 局进行中", "trick_lead": "首出",
+    "cards_1": "张",
     # referee
     "pin": "裁判密码",
     "pin_locked": "这个地址输错密码太多次，请 {s} 秒后再试",
@@ -36,6 +39,14 @@ _ZH: dict[str, str] = {
     "plays_this_hand": "本局出牌", "done": "已记录", "refused": "未记录", "current_match": "当前比赛",
     "dropped_card": "掉牌", "kitty_cards": "底牌（可选）", "apply": "记录",
     "referee_only": "裁判操作（每一步都会记入事件）", "confirm": "确定吗？",
+    # confirmations name who and what ({who}, {points}, {reason}: filled from the form by site.js)
+    "confirm_concede": "记录 {who} 认输？第 {n} 局就此结束，按认输结算。",
+    "confirm_escape": "记录 {who} 逃跑？第 {n} 局就此结束，逃跑的人按规则罚分。",
+    "confirm_abandon": "第 {n} 局作废？本局不计分，要重新发牌。",
+    "confirm_penalty": "罚 {who} {points} 分（{reason}）？",
+    "confirm_open_hand": "记录 {who} 明牌？倍数 ×{n}。", "confirm_delete": "删除 #{i}：{what}？",
+    "confirm_end_match": "结束第 {id} 场比赛？", "confirm_end_void": "第 {n} 局还没打完，将作废。",
+    "confirm_end_winner": "按现在的总分，胜者：{who}。", "done_what": "{done}：{what}", "ev_penalty": "{name} 罚 {n} 分",
     "events_this_hand": "本局过程（可更正、删除；多处错误请从最后一步改起）", "delete": "删除", "insert": "补记",
     "to_pass": "改为不出", "to_play": "改为出牌", "was_a_play": "其实出了：牌",
     "insert_at": "插在", "at_end": "最后", "auto_seat": "轮到的人",
@@ -126,13 +137,13 @@ _ZH: dict[str, str] = {
     "deck_photos_switch": "回到本页，在「换一副牌」里选「{name}」，点「改用这副」。",
     "deck_enroll_this": "录入这副牌",
     # live page: stakes, trick, bids
-    "ev_marker": "明牌 {cards}，{name} 为明地主",
+    "ev_marker": "标记牌 {cards}，{name} 为明地主",
     "ev_reveal": "{name} 亮出身份（暗地主）", "ev_double": "{name} 加倍", "ev_kitty_pick": "{name} 取底牌 {cards}",
     "stakes": "本局输赢", "stake_landlord": "地主赢 {win} / 输 {loss}", "stake_farmer": "农民各赢 {win} / 输 {loss}",
     "to_beat": "要管：{who}的{play}", "lead_of": "轮到 {who} 首出", "turn_of": "轮到 {who} 出牌",
     "bid_turn_of": "轮到 {who} 叫分",
     "penalty_of": "罚分：{who} {points}",
-    "conceded_by": "{who} 认输", "escaped_by": "{who} 逃跑", "hand_void": "未打完 · 作废",
+    "conceded_by": "{who} 认输", "escaped_by": "{who} 逃跑",
     "ended_by_referee": "裁判结束了比赛",
     "ph_single": "单张 {r}", "ph_pair": "对 {r}", "ph_trio": "三张 {r}", "ph_trio_single": "三个 {r} 带一",
     "ph_trio_pair": "三个 {r} 带一对", "ph_bomb": "{r} 炸弹", "ph_bomb_n": "{n} 个 {r} 的炸弹",
@@ -140,7 +151,7 @@ _ZH: dict[str, str] = {
     "ph_pair_straight": "连对 {r}–{h}", "ph_airplane": "飞机 {r}–{h}", "ph_airplane_single": "飞机带单 {r}–{h}",
     "ph_airplane_pair": "飞机带对 {r}–{h}",
     # after the hand: cards shown (亮牌) and the deck audit
-    "ev_shown": "{name} 亮牌", "done_shown": "已记录亮牌", "shown_cards": "亮牌（剩余的牌）",
+    "ev_shown": "{name} 亮牌 {cards}", "done_shown": "已记录亮牌", "shown_cards": "亮牌（剩余的牌）",
     "show_hands": "请输家把剩余的牌正面朝上摆在自己区域",
 }
 _EN: dict[str, str] = {
@@ -150,7 +161,10 @@ _EN: dict[str, str] = {
     "no_alerts": "No alerts", "chart": "Score progression", "no_chart": "The chart starts after the first hand",
     "camera": "Camera", "camera_off": "The camera view is off", "show_camera": "Show camera",
     "hide_camera": "Hide camera", "connected": "live", "reconnecting": "reconnecting…",
-    "no_match": "No match yet. The referee starts one on the referee page.", "finished_hands": "{n} hands played",
+    "no_match": "No match yet. The referee starts one on the referee page.", "finished_hands": "{n} hands finished",
+    "stake_pair": "{n} between each landlord and each farmer",
+    "finished_hands_1": "1 hand finished", "void_hands": "{n} void", "void_hands_1": "1 void",
+    "hand_in_play": "hand {n} in play", "cards_1": "card",
     "trick_lead": "leads",
     "pin": "Referee PIN",
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
@@ -168,6 +182,13 @@ _EN: dict[str, str] = {
     "current_match": "Current match", "dropped_card": "dropped card",
     "kitty_cards": "Kitty cards (optional)", "apply": "Record", "referee_only": "Referee actions (each one is an event)",
     "confirm": "Are you sure?",
+    "confirm_concede": "Record that {who} concedes? Hand {n} ends here and is settled as a concession.",
+    "confirm_escape": "Record that {who} escaped? Hand {n} ends here; the escaper is penalised by the rules.",
+    "confirm_abandon": "Abandon hand {n}? It scores nothing and is dealt again.",
+    "confirm_penalty": "Penalise {who} {points} points ({reason})?",
+    "confirm_open_hand": "Record that {who} opens the hand? Multiplier ×{n}.", "confirm_delete": "Delete #{i}: {what}?",
+    "confirm_end_match": "End match #{id}?", "confirm_end_void": "Hand {n} is not finished and will be void.",
+    "confirm_end_winner": "On the totals now the winner is {who}.", "done_what": "{done}: {what}", "ev_penalty": "{name} penalised {n} points",
     "events_this_hand": "This hand (correct or delete; several mistakes: fix the last one first)", "delete": "Delete", "insert": "Insert",
     "to_pass": "Was a pass", "to_play": "Was a play", "was_a_play": "cards actually played",
     "insert_at": "Insert at", "at_end": "the end", "auto_seat": "seat to play",
@@ -281,7 +302,7 @@ _EN: dict[str, str] = {
     "to_beat": "to beat: {who}'s {play}", "lead_of": "{who} to lead", "turn_of": "{who} to play",
     "bid_turn_of": "{who} to bid",
     "penalty_of": "penalty: {who} {points}",
-    "conceded_by": "{who} conceded", "escaped_by": "{who} escaped", "hand_void": "not finished · void",
+    "conceded_by": "{who} conceded", "escaped_by": "{who} escaped",
     "ended_by_referee": "ended by the referee",
     "ph_single": "single {r}", "ph_pair": "pair of {rs}", "ph_trio": "trio of {rs}", "ph_trio_single": "trio of {rs} + 1",
     "ph_trio_pair": "trio of {rs} + pair", "ph_bomb": "bomb of {rs}", "ph_bomb_n": "bomb of {n} {rs}",
@@ -289,7 +310,7 @@ _EN: dict[str, str] = {
     "ph_straight": "straight {r}–{h}", "ph_pair_straight": "pair chain {r}–{h}", "ph_airplane": "airplane {r}–{h}",
     "ph_airplane_single": "airplane {r}–{h} + singles", "ph_airplane_pair": "airplane {r}–{h} + pairs",
     # after the hand: cards shown (亮牌) and the deck audit
-    "ev_shown": "{name} shows cards", "done_shown": "Cards shown recorded",
+    "ev_shown": "{name} shows {cards}", "done_shown": "Cards shown recorded",
     "shown_cards": "Cards shown (cards left)", "show_hands": "losers: lay your remaining cards face up in your zone",
 }
 
@@ -306,7 +327,7 @@ KIND_WORDS: dict[str, tuple[str, bool]] = {
     "announce": ("announce", False), "open_hand": ("open_hand", False), "shown": ("shown", False),
     "reveal": ("revealed", False), "double": ("doubled", False), "marker": ("marker", True),
     "penalty": ("penalty", True), "concede": ("concede", True), "escape": ("outcome_escape", False),
-    "end": ("hand_closed", False)}
+    "end": ("hand_closed", False), "kitty_pick": ("kitty_pick", False)}
 
 
 def kind_word(kind: str, lang: str) -> str:
@@ -316,6 +337,22 @@ def kind_word(kind: str, lang: str) -> str:
     key, heading = KIND_WORDS[kind]
     word = t(key, lang)
     return capital(word) if heading else word
+
+
+def counted(key: str, n: int, lang: str) -> str:
+    """``key`` said of ``n`` things: the ``key_1`` form for one (English: 1 card, 2 cards)."""
+    return t(f"{key}_1" if n == 1 and f"{key}_1" in t else key, lang, n=n)
+
+
+def hands_line(counts: dict, lang: str) -> str:
+    """A match's hands as every page says them (:func:`webui.view.hand_counts`): 已完成 3 局 ·
+    作废 1 局 · 第 5 局进行中 (void and in play only when there are any)."""
+    parts = [counted("finished_hands", counts["finished"], lang)]
+    if counts.get("void"):
+        parts.append(counted("void_hands", counts["void"], lang))
+    if counts.get("in_play") is not None:
+        parts.append(t("hand_in_play", lang, n=counts["in_play"]))
+    return " · ".join(parts)
 
 
 def status_word(reason: str, lang: str) -> str:

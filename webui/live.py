@@ -15,7 +15,7 @@ from flask import (
     stream_with_context,
 )
 
-from engine.words import card_name, type_name
+from engine.words import capital, card_name, type_name
 from webui import i18n
 from webui.app import lang, site
 from webui.chart import score_chart
@@ -53,7 +53,9 @@ def chart_for(view: dict[str, Any], language: str) -> str:
     match = view.get("match")
     if not match or len(view.get("progress", [])) < 2:
         return ""
-    return score_chart(view["progress"], match["players"], label=i18n.t("chart", language))
+    return score_chart(view["progress"], match["players"], label=i18n.t("chart", language),
+                       marks=view.get("chart_marks"), penalty_word=capital(i18n.t("penalty", language)),
+                       end_word=capital(i18n.t("match_over", language)))
 
 
 def signed(points: int) -> str:
@@ -103,6 +105,10 @@ def _with_reason(text: str, reason: str, language: str) -> str:
     return f"{text}（{reason}）" if language == "zh" else f"{text} ({reason})"
 
 
+#: Hands that end with no winner and no losers (作废, a redeal): nobody is asked to show cards.
+NO_SHOWDOWN = ("abandoned", "redeal", "redeal_penalty")
+
+
 def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
     """What the live page says about the hand in play, in ``language``: ``stakes`` (the
     landlord's own points if he wins or loses now, then each farmer's), ``to_beat`` (whose
@@ -129,6 +135,9 @@ def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
             parts.append(t("stake_farmer", win=signed(farmer["win"]), loss=signed(farmer["loss"])))
         lines["stakes"] = " · ".join(parts)
         lines["stakes_parts"] = parts  # each kept on one line on a phone
+    elif hand.get("stake_pair"):  # five players, hidden landlord not known: what each pair settles
+        lines["stakes_parts"] = [t("brief_hidden_unknown"), t("stake_pair", n=hand["stake_pair"])]
+        lines["stakes"] = " · ".join(lines["stakes_parts"])
     beat = hand.get("to_beat")
     if beat:
         lines["to_beat"] = t("to_beat", who=players[beat["seat"]], play=play_phrase(beat, language))
@@ -145,7 +154,7 @@ def hand_lines(view: dict[str, Any], language: str) -> dict[str, Any]:
     elif hand.get("escaped") is not None:
         lines["ended_by"] = t("escaped_by", who=players[hand["escaped"]])
     if hand["phase"] == "finished" and not hand.get("void") and hand.get("landlord") is not None \
-            and any(seat.get("cards_left") and not seat.get("shown") for seat in hand.get("seats", [])):
+            and hand.get("outcome") not in NO_SHOWDOWN and any(seat.get("cards_left") and not seat.get("shown") for seat in hand.get("seats", [])):
         lines["show_hands"] = t("show_hands")
     return lines
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from engine.events import Bid, Kitty, Landlord, Play, Shown
+from engine.events import Bid, Correction, Deal, End, Event, Kitty, Landlord, Play, Shown
 from engine.rules import PRESETS, SCORING_FORMATS
+from engine.words import capital
 from tracker.alerts import judge_text
 from webkit.csrf import csrf_ok, csrf_token
 from webkit.lockout import wait_seconds
@@ -21,7 +22,7 @@ from webui.api import judge_request
 from webui.app import lang, site
 from webui.auth import is_referee, locked_message, referee_required, try_pin
 from webui.i18n import t
-from webui.live import camera_now, view_for
+from webui.live import camera_now, hand_lines, view_for
 from webui.replication import club_now
 from webui.view import corrected_indexes
 
@@ -87,13 +88,47 @@ def _timeline(view_state, language: str) -> list[dict]:
     return out
 
 
-def done_words(action: str, result: int, language: str) -> str:
-    """What the referee just did, in words (已开始新比赛 #3, 已记录出牌), never the action's
-    internal name; ``result`` is the new match id for ``start_match``, else the event's seq."""
+def end_confirm(view: dict, language: str) -> str:
+    """What 结束比赛 asks: which match, the hand left unfinished (void once ended), and who wins
+    on the totals now."""
+    match = view.get("match")
+    if not match:
+        return t("confirm", language)
+    words = [t("confirm_end_match", language, id=match["id"])]
+    in_play = view.get("counts", {}).get("in_play")
+    if in_play is not None:
+        words.append(t("confirm_end_void", language, n=in_play))
+    leaders = match["status"].get("winners") or []
+    if leaders:
+        names = (", " if language == "en" else "、").join(match["players"][s] for s in leaders)
+        words.append(t("confirm_end_winner", language, who=names))
+    return " ".join(words) if language == "en" else "".join(words)
+
+
+def done_words(action: str, result: int, language: str, what: str = "") -> str:
+    """What the referee just did, in words (已开始新比赛 #3, 已记录罚分：李四 罚 2 分（掉牌）),
+    never the action's internal name; ``result`` is the new match id for ``start_match``, else
+    the event's seq; ``what``: the recorded event in words, said after it."""
     key = f"done_{action}"
     if t(key, language) == key:  # an action without its own words still reads as recorded
-        return t("done", language)
-    return t(key, language, n=result) if action == "start_match" else t(key, language)
+        done = t("done", language)
+    else:
+        done = t(key, language, n=result) if action == "start_match" else t(key, language)
+    return t("done_what", language, done=done, what=what) if what else done
+
+
+def recorded_words(seq: int, language: str) -> str:
+    """The event stored at ``seq`` in words (:func:`webui.actions.event_words`), or "" for one a
+    sentence does not say better than the acknowledgement (a match's end, a correction)."""
+    the_site = site()
+    stored = next(iter(the_site.store.events(None, after_seq=seq - 1, limit=1)), None)
+    if stored is None or stored.seq != seq or not isinstance(stored.event, Event) \
+            or isinstance(stored.event, Correction | Deal):
+        return ""  # a match's end, an alert, a correction, a deal: the acknowledgement says it all
+    if isinstance(stored.event, End):  # an abandoned hand: which one
+        return t("hand_no", language, n=stored.hand)
+    players = the_site.store.match(stored.match_id).players
+    return event_words(stored.event, language, players)
 
 
 @bp.get("")
@@ -127,10 +162,11 @@ def _panel(refusal: str | None = None, status: int = 200, entered: dict | None =
             extras.update(is_open=state.hand.open_hand, owing=state.hand.unannounced())
         if hand.get("phase") == "bidding" and state.hand is not None and state.hand.bidding is not None:
             bid_options = [a if a != "bid" else str(v) for a, v in state.hand.bidding.legal()]
-    return render_template("referee.html", v=view, timeline=_timeline(view, lang()), presets=PRESETS,
+    return render_template("referee.html", v=view, end_confirm=end_confirm(view, lang()), timeline=_timeline(view, lang()), presets=PRESETS,
                            scorings=SCORING_FORMATS, verdict=verdict, judge_error=judge_error,
                            bid_options=bid_options, extras=extras, refusal=refusal, cam=camera_now(),
-                           entered=entered or {}, club=club_now(site().replicator)), status
+                           entered=entered or {}, club=club_now(site().replicator),
+                           lines=hand_lines(view, lang())), status
 
 
 @bp.post("/act/<action>")
@@ -145,7 +181,13 @@ def act(action: str):
     except ActionError as exc:
         # Shown on the panel itself with a 4xx, so a script or test sees the refusal too.
         return _panel(f"{t('refused', lang())}: {exc.text(lang())}", exc.status, {**fields, "action": action})
-    flash(done_words(action, result, lang()), "ok")
+    what = "" if action == "start_match" else recorded_words(result, lang())
+    if action == "end_match":  # who won, as the live page and the history now say
+        match = view_for(None).get("match") or {}
+        winners = (match.get("status") or {}).get("winners") or []
+        if winners:
+            what = f"{capital(t('winner', lang()))} {'、'.join(match['players'][s] for s in winners)}"
+    flash(done_words(action, result, lang(), what), "ok")
     return redirect(url_for("referee_page.panel")), 303
 
 

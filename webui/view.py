@@ -13,8 +13,10 @@ Contract (other checks rely on these keys)::
 During a hand ``hand`` also says what is at stake (``stakes``: the landlord's points if he
 wins or loses now, and each farmer's), the play to beat (``to_beat``), the bids, the
 penalties given during it (``penalties``), who conceded or escaped, and ``void`` when the
-referee ended the match before it finished. ``progress`` (the chart) carries the match
-penalties as ``scores.match`` does, so its last row is always the table's totals.
+referee ended the match before it finished. ``counts`` says how many hands are finished and
+void and which is in play (:func:`hand_counts`, the one count every page shows).
+``progress`` (the chart) carries the match penalties as ``scores.match`` does, so its last row
+is always the table's totals; ``chart_marks`` places each penalty and the match's end on it.
 """
 
 from __future__ import annotations
@@ -130,6 +132,25 @@ def _stakes(hand: Hand, rules: RuleSet, chips: Sequence[int] | None) -> dict[str
     return {"landlord": {"win": win[hand.landlord], "loss": loss[hand.landlord]}, "farmer": farmer}
 
 
+def _stake_pair(hand: Hand) -> int | None:
+    """Five players before the hidden landlord is known (the sides are not, so :func:`_stakes`
+    has no split yet): what each landlord and each farmer settle between them now, base x
+    multiplier, as :func:`engine.scoring.settle` counts it once the sides are known."""
+    if hand.phase != "play" or hand.sides_known or hand.landlord is None:
+        return None
+    return max(hand.base, 1) * hand.multiplier
+
+
+def stake_base(hand: Hand, rules: RuleSet) -> int:
+    """The 底分 the hand's stake is counted from, as :func:`engine.scoring.settle` counts it: the
+    bid (the highest so far while bidding), or under the chips format the table's ``chips_base``
+    once there is a landlord (the bid is ignored there), so the page's 底分 and its stake line
+    tell one story."""
+    if rules.scoring == "chips":
+        return rules.chips_base if hand.landlord is not None else 0
+    return hand.base
+
+
 def penalty_dict(penalty: Penalty) -> dict[str, Any]:
     """A referee's penalty (罚分) for the page: who, how many points, why."""
     return {"seat": penalty.seat, "points": penalty.points, "reason": penalty.reason,
@@ -142,8 +163,8 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
     what each seat holds, so a chips match's stake is what can really change hands."""
     block: dict[str, Any] = {
         "number": number, "preset": rules.name, "scoring": rules.scoring, "phase": "not_started",
-        "base": 0, "multiplier": 1, "causes": [], "landlord": None, "turn": None, "bids": [],
-        "kitty": None, "plays": 0, "outcome": None, "to_beat": None, "stakes": None, "penalties": [],
+        "base": 0, "stake_base": 0, "multiplier": 1, "causes": [], "landlord": None, "turn": None, "bids": [],
+        "kitty": None, "plays": 0, "outcome": None, "to_beat": None, "stakes": None, "stake_pair": None, "penalties": [],
         "conceded": None, "escaped": None, "void": False, "marker": None, "hidden": None, "hidden_shown": None,
         "seats": [{"seat": s, "name": name, "role": None, "cards_left": None, "last": None, "turn": False,
                    "announced": False} for s, name in enumerate(players)],
@@ -154,14 +175,14 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
     bidding = hand.bidding
     to_bid = bidding.to_act if hand.phase == "bidding" and bidding is not None else None
     block.update(
-        phase=hand.phase, base=hand.base, multiplier=hand.multiplier,
+        phase=hand.phase, base=hand.base, stake_base=stake_base(hand, rules), multiplier=hand.multiplier,
         causes=[{"cause": c, "factor": f} for c, f in hand.causes],
         landlord=hand.landlord, turn=hand.turn, bids=_bids(hand), to_bid=to_bid,
         kitty=None if hand.kitty is None or hand.landlord is None or not rules.kitty_shown
         else format_cards(hand.kitty),
         plays=len(hand.plays), out_seat=hand.out_seat,
         outcome=settle(hand, rules).outcome if hand.finished else None,
-        to_beat=_to_beat(hand), stakes=_stakes(hand, rules, chips),
+        to_beat=_to_beat(hand), stakes=_stakes(hand, rules, chips), stake_pair=_stake_pair(hand),
         penalties=[penalty_dict(p) for p in hand.penalties], conceded=hand.conceded, escaped=hand.escaped,
         # five-player: the marker card is face up for all; the hidden landlord only once shown
         marker=None if hand.marker is None else format_cards([hand.marker]),
@@ -184,6 +205,37 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
     return block
 
 
+#: How one hand of a match stands, one word each, read by every page and download: ``finished``
+#: (it has a result; a redeal, nobody bidding, is one), ``void`` (作废: the referee abandoned it,
+#: or ended the match before it was finished, so it scores nothing) and ``in_play``.
+HAND_STANDINGS = ("finished", "void", "in_play")
+
+
+def hand_standing(state: TableState, hand: Hand) -> str:
+    """Where ``hand`` (one of ``state``'s) stands: one of :data:`HAND_STANDINGS`."""
+    if hand.abandoned:
+        return "void"
+    if hand.finished:
+        return "finished"
+    return "void" if state.ended is not None else "in_play"
+
+
+def hand_counts(state: TableState) -> dict[str, Any]:
+    """The match's hands counted once for every page: ``finished`` and ``void`` (how many) and
+    ``in_play`` (the number of the hand being played, or ``None``)."""
+    counts: dict[str, Any] = {"finished": 0, "void": 0, "in_play": None}
+    for number in state.hand_numbers:
+        hand = state.hand_of(number)
+        if hand is None or not hand.events:
+            continue
+        standing = hand_standing(state, hand)
+        if standing == "in_play":
+            counts["in_play"] = number
+        else:
+            counts[standing] += 1
+    return counts
+
+
 def _holdings(state: TableState) -> list[int]:
     """Running totals of the finished hands alone (what ``Match.settlements`` counts chips from)."""
     rules = state.info.rules
@@ -193,27 +245,42 @@ def _holdings(state: TableState) -> list[int]:
     return running
 
 
-def _progress(state: TableState) -> list[list[int]]:
+def _progress(state: TableState) -> tuple[list[list[int]], list[dict[str, Any]]]:
     """Running totals after each finished hand, starting from the opening totals, with the
-    match penalties in, as ``Match.totals`` has them: the last row is the table's totals.
+    match penalties in, as ``Match.totals`` has them: the last row is the table's totals; and
+    the chart's marks: each penalty at the row it counts from (``kind`` ``penalty``, the
+    ``seat`` and its ``points``), and the match's end at the last row (``kind`` ``end``).
 
-    A penalty counts from the row of the hand that was current when it was given (a penalty
-    given before that hand finishes counts from the latest row until it does); the opening
-    row stays the opening totals, so a penalty before the first hand counts from hand 1.
+    A void hand (作废) scores nothing and is not a row. A penalty counts from the row of the
+    hand that was current when it was given (a penalty given before that hand finishes counts
+    from the latest row until it does); the opening row stays the opening totals, so a penalty
+    before the first hand counts from hand 1.
     """
     rules = state.info.rules
     start = rules.chips_start if rules.scoring == "chips" else 0
     running = [start] * len(state.info.players)
     rows = [list(running)]
-    for settlement in state.match.settlements():
+    marks: list[dict[str, Any]] = []
+    numbers = [n for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.finished]
+    finished = []
+    for number, settlement in zip(numbers, state.match.settlements(), strict=True):
+        hand = state.hand_of(number)
+        if hand is None or hand.abandoned:
+            continue
         running = [t + p for t, p in zip(running, settlement.points, strict=True)]
         rows.append(list(running))
-    finished = [n for n in state.hand_numbers if (h := state.hand_of(n)) is not None and h.finished]
+        finished.append(number)
+        marks += [{"kind": "penalty", "row": len(rows) - 1, "seat": p.seat, "points": p.points}
+                  for p in hand.penalties]
     for number, penalty in state.penalty_hands:
         first = next((i + 1 for i, n in enumerate(finished) if n >= number), len(rows) - 1)
         for row in rows[max(first, 1):]:
             row[penalty.seat] -= penalty.points
-    return rows
+        marks.append({"kind": "penalty", "row": max(first, 1) if len(rows) > 1 else 0, "seat": penalty.seat,
+                      "points": penalty.points})
+    if state.ended is not None:
+        marks.append({"kind": "end", "row": len(rows) - 1})
+    return rows, marks
 
 
 def table_state(state: TableState | None, now: float | None = None, seq: int = 0) -> dict[str, Any]:
@@ -221,10 +288,11 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
     now = time.time() if now is None else now
     if state is None:
         return {"seq": seq, "match": None, "hand": None, "scores": {"hand": [], "match": []}, "alerts": [],
-                "finished": 0, "progress": []}
+                "finished": 0, "counts": {"finished": 0, "void": 0, "in_play": None}, "progress": [], "chart_marks": []}
     info, match = state.info, state.match
     rules = info.rules
     status = match.status(now)
+    progress, marks = _progress(state)
     hand_points = [0] * len(info.players)
     final = False
     if state.hand is not None:
@@ -238,7 +306,7 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
     block["penalties"] += [penalty_dict(p) for n, p in state.penalty_hands if n == state.hand_number]
     if ended is not None and state.hand is not None and not state.hand.finished:
         # The referee ended the match mid-hand: the hand scores nothing and nobody is to act.
-        block.update(void=True, turn=None, to_bid=None, stakes=None, to_beat=None)
+        block.update(void=True, turn=None, to_bid=None, stakes=None, stake_pair=None, to_beat=None)
         for seat in block["seats"]:
             seat["turn"] = False
     return {
@@ -259,7 +327,9 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
                    "unit": "chips" if rules.scoring == "chips" else "points"},
         "alerts": [alert_dict(a, i < state.alerts_handled, info.players) for i, a in enumerate(state.alerts)],
         "finished": match.finished_hands(),
-        "progress": _progress(state),
+        "counts": hand_counts(state),
+        "progress": progress,
+        "chart_marks": marks,
     }
 
 

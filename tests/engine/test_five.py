@@ -299,7 +299,7 @@ def test_bot_hands_round_trip_through_records_and_read_in_both_languages():
         for event in hand.log:
             assert event_from_dict(event.to_dict()) == event
         zh, en = render_hand(record, "zh"), render_hand(record, "en")
-        assert "明牌" in zh and "明地主" in zh and "Open landlord" in en
+        assert "标记牌" in zh and "明地主" in zh and "Open landlord" in en
         assert sum(settle(hand).points) == 0
 
 

@@ -31,7 +31,8 @@ def test_five_seats_and_the_hidden_landlord_only_once_revealed(client, referee, 
     store.append(mid, 1, Marker(1, Card.parse("7h")))
     page = fragment_html(client)
     assert "seats-5" in page and page.count('class="seat s') == 5
-    assert "明牌" in page and "暗地主" not in page
+    assert "标记牌" in page and "role hidden_landlord" not in page
+    assert "暗地主未明 · 每位地主与每位农民输赢 1 分" in html.unescape(page.replace('<span class="nowrap">', "").replace("</span>", ""))
     roles = [s["role"] for s in api_state(client)["hand"]["seats"]]
     assert roles == ["farmer", "landlord", "farmer", "farmer", "farmer"]
     assert api_state(client)["hand"]["stakes"] is None  # the split waits for the hidden landlord

@@ -320,3 +320,41 @@ def test_printed_the_sheet_hides_the_nav_and_shows_the_table():
                 assert pages >= 2  # 45 hands run over pages (the column heads repeat: thead, see the CSS test)
             finally:
                 browser.close()
+
+
+def _fill_colours(pdf: bytes) -> set[tuple[float, ...]]:
+    """Every fill colour (``r g b rg``) the PDF's page streams paint with."""
+    import zlib
+
+    colours = set()
+    for raw in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            content = zlib.decompress(raw)
+        except zlib.error:
+            continue  # a font or an image, not a page's drawing
+        colours |= {tuple(float(v) for v in m.split()) for m in re.findall(rb"([\d.]+ [\d.]+ [\d.]+) rg", content)}
+    return colours
+
+
+@pytest.mark.browser
+def test_printed_with_backgrounds_the_sheet_has_no_dark_frame_in_either_language():
+    """The site's dark colour scheme must not reach the paper: with backgrounds printed, nothing
+    is filled darker than grey but the ink (black text and rules, drawn as 0 0 0)."""
+    from playwright import sync_api
+
+    from tests.kit.browser import ARGS, CHROMIUM, require_chromium
+
+    require_chromium()
+    with LiveSite() as site:
+        mid = play_the_match(site.app.test_client(), site.store)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                page = browser.new_page()
+                for lang in ("zh", "en"):
+                    page.goto(f"{site.url}/history/{mid}/sheet?lang={lang}")
+                    colours = _fill_colours(page.pdf(format="A4", prefer_css_page_size=True, print_background=True))
+                    dark = {c for c in colours if max(c) < 0.3 and c != (0.0, 0.0, 0.0)}
+                    assert (1.0, 1.0, 1.0) in colours and not dark, (lang, dark)
+            finally:
+                browser.close()

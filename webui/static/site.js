@@ -102,9 +102,25 @@
     }, 5000);
   }
 
+  // A confirmation names who and what from the button's form: {who} the seat chosen, {points}
+  // and {reason} what was typed, so the referee reads what will be recorded before it is.
+  function confirmText(button) {
+    var form = button.form || button.closest("form");
+    var text = button.dataset.confirm;
+    if (!form) return text;
+    var seat = form.querySelector("select[name=seat]");
+    var option = seat && seat.options[seat.selectedIndex];
+    var points = form.querySelector("[name=points]");
+    var reason = form.querySelector("[name=reason]");
+    // a seat's option reads "2 · 李四" (i18n seat_option): the name is what follows the number
+    return text.replace(/\{who\}/g, option ? option.text.replace(/^\d+ · /, "") : "")
+      .replace(/\{points\}/g, points ? points.value : "")
+      .replace(/\{reason\}/g, reason && reason.value.trim() ? reason.value.trim() : "–");
+  }
+
   document.addEventListener("click", function (e) {
     var button = e.target.closest("[data-confirm]");
-    if (button && !window.confirm(button.dataset.confirm)) e.preventDefault();
+    if (button && !window.confirm(confirmText(button))) e.preventDefault();
   });
 
   if (document.body.classList.contains("replay-page")) {
