@@ -21,7 +21,7 @@ _ZH: dict[str, str] = {
     "no_alerts": "暂无提示", "chart": "比分走势", "no_chart": "打完一局后显示走势", "camera": "摄像头",
     "camera_off": "摄像头画面未开启", "show_camera": "显示画面", "hide_camera": "隐藏画面",
     "connected": "已连接", "reconnecting": "正在重连…", "no_match": "还没有比赛。请裁判在裁判页开始一场比赛。",
-    "finished_hands": "已完成 {n} 局", "trick_lead": "首出",
+    "trick_lead": "首出",
     # referee
     "pin": "裁判密码",
     "pin_locked": "这个地址输错密码太多次，请 {s} 秒后再试",
@@ -150,7 +150,7 @@ _EN: dict[str, str] = {
     "no_alerts": "No alerts", "chart": "Score progression", "no_chart": "The chart starts after the first hand",
     "camera": "Camera", "camera_off": "The camera view is off", "show_camera": "Show camera",
     "hide_camera": "Hide camera", "connected": "live", "reconnecting": "reconnecting…",
-    "no_match": "No match yet. The referee starts one on the referee page.", "finished_hands": "{n} hands played",
+    "no_match": "No match yet. The referee starts one on the referee page.",
     "trick_lead": "leads",
     "pin": "Referee PIN",
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
