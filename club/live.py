@@ -162,6 +162,7 @@ class Live:
             return None
         return {"session": session.key, "players": [state.name(p) for p in session.seating[table_no]],
                 "preset": session.stage.rules_dict(), "started": session.clock.start,
+                "clock": session.clock.to_dict(time.time()),  # the club's clock: the box shows it, not its own
                 "name": state.tournament.name}  # the event's own name: the box's pages speak either language
 
 

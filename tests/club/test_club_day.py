@@ -4,6 +4,7 @@ play), its status and tie, the ranks, and every word in the visitor's language a
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -12,7 +13,10 @@ from club.live import Live
 from club.sqlite import SqliteStorage
 from club.tournament import next_session
 from tests.kit.club_day import Box, end_session, knockout
-from tests.kit.club_server import PIN, director_client
+from tests.kit.club_server import KEY, PIN, ThreadServer, director_client
+from tracker.replicate import Replicator
+from tracker.store import EventStore
+from webui.tables import Tables
 
 PLAYERS = ("P1", "P2", "P3")
 CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
@@ -200,3 +204,25 @@ def test_ending_the_period_and_publishing_ask_first_naming_the_period_and_the_ev
     assert end and "结束淘汰赛 第 1 节？" in end.group(1) and "打完手上这局" in end.group(1)
     assert publish and "周五俱乐部赛" in publish.group(1)
     assert "director.js" in page
+
+
+# ---------------------------------------------------------------------- item 3: one clock, the club's, on the box too
+def test_the_boxs_page_shows_the_clubs_clock_and_stops_when_the_director_ends_the_period(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "club.db"))
+    tid, key = knockout(storage, start=time.time() - 60)  # the clock has run a minute of its 45
+    box_store = EventStore(str(tmp_path / "box.db"))
+    with ThreadServer(storage) as server:
+        rep = Replicator(box_store, server.url, table=1, key=KEY, timeout=2.0, heartbeat=0.0)
+        rep.step()  # the box learns its assignment: the session's match, and the club's clock
+        [match] = box_store.matches()
+        tables = Tables(box_store, club_clock=rep.club_clock)
+        shown = tables.view(match.id)["match"]
+        assert shown["clock_state"] == "running" and 43 * 60 < shown["remaining_s"] <= 44 * 60
+        storage.act(tid, "end", {"session": key, "at": time.time()}, now=time.time())
+        server.app.extensions["club"].live.refresh(force=True)  # not waiting out its refresh interval
+        rep.step()
+        shown = tables.view(match.id, now=time.time() + 2)["match"]  # past the view's one-second cache
+        assert shown["clock_state"] == "ended" and 43 * 60 < shown["remaining_s"] <= 44 * 60
+        assert rep.club_clock("another-session") is None
+    box_store.close()
+    storage.close()
