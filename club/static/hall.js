@@ -25,11 +25,11 @@
     if (t.void) counts.push(fmt(W.void_hands, { n: t.void }));
     if (t.in_play !== null) counts.push(fmt(W.hand_in_play, { n: t.in_play }));
     const hands = cap(counts.join(' · '));
-    const live = t.in_play !== null && t.hand === t.in_play ? ` · ${W.multiplier} ×${t.multiplier}` : '';
+    const live = t.in_play !== null && t.hand === t.in_play ? ` · <span class="nowrap">${W.multiplier} ×${t.multiplier}</span>` : '';
     const win = t.winners.length ? ` · ${W.winner} ${t.winners.map(esc).join(W.lang === 'zh' ? '、' : ', ')}` : '';
     return `<div class="tcard ${t.status} ${t.online ? '' : 'offline'}" data-table="${t.table}" data-hand="${t.hand}" data-acked="${t.acked}">
       <h3><span>${fmt(W.table_n, { n: t.table })}</span><span class="meta">${t.online ? W.online : W.offline}</span></h3>
-      <div class="who">${who}</div><div class="meta hands">${hands}${live}</div>
+      <div class="who">${who}</div><div class="meta"><span class="hands">${hands}</span>${live}</div>
       <div class="meta status"><b>${W.st[t.status] || t.status}</b>${win}</div></div>`;
   }
   function draw(d) {
