@@ -60,11 +60,20 @@ def public_url() -> str:
 
 
 def refusal(status: int, message: str, zh: str = ""):
-    """JSON for the API (``error`` and ``message``), else the plain error page, Chinese first."""
-    text = f"{zh} / {message}" if zh and lang() == "zh" else message
+    """JSON for the API (``error``: Chinese and English, ``message``: English), else the plain error
+    page in the visitor's language alone (``zh``: the Chinese; a page's own refusals come worded)."""
     if request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json":
+        text = f"{zh} / {message}" if zh else message
         return jsonify(error=text, message=message, status=status), status
+    text = zh if zh and lang() == "zh" else message
     return render_template("club_error.html", code=status, message=text), status
+
+
+def _counts(r: Any) -> tuple[int, int, int | None]:
+    """A table's hands finished, void and in play, from a result or a hall row."""
+    if isinstance(r, dict):
+        return r["finished"], r["void"], r["in_play"]
+    return r.finished, r.void, r.in_play
 
 
 def build_app(config: dict[str, Any] | None = None, storage: Storage | None = None) -> Flask:
@@ -90,6 +99,9 @@ def build_app(config: dict[str, Any] | None = None, storage: Storage | None = No
 
     setup(app, words.t, extra=lambda current: {
         "table_status": lambda status: words.table_status(status, current),
+        "table_words": lambda status, winners=(): words.table_words(status, list(winners), current),
+        "hands_text": lambda r: words.hands_text(*_counts(r), current),
+        "session_name": lambda stage, number: words.session_name(stage, number, current),
         "clock_state": lambda state: words.clock_state(state, current)})
 
     @app.errorhandler(HTTPException)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from club.formats import Refusal
 
-class ClockError(ValueError):
+
+class ClockError(Refusal):
     """A clock action that does not fit its state (pause a clock that is not running, ...)."""
 
 
@@ -33,22 +35,22 @@ class Clock:
 
     def started(self, at: float) -> Clock:
         if self.start is not None:
-            raise ClockError("the clock has already started / 时钟已经开始")
+            raise ClockError("the clock has already started / 时钟已经开始", "err_clock_started")
         return replace(self, start=at)
 
     def paused(self, at: float) -> Clock:
         if self.start is None or self.paused_at is not None or self.ended_at is not None:
-            raise ClockError("the clock is not running / 时钟没有在走")
+            raise ClockError("the clock is not running / 时钟没有在走", "err_clock_not_running")
         return replace(self, paused_at=at)
 
     def resumed(self, at: float) -> Clock:
         if self.paused_at is None:
-            raise ClockError("the clock is not paused / 时钟没有暂停")
+            raise ClockError("the clock is not paused / 时钟没有暂停", "err_clock_not_paused")
         return replace(self, paused_at=None, paused_total=self.paused_total + max(0.0, at - self.paused_at))
 
     def ended(self, at: float) -> Clock:
         if self.ended_at is not None:
-            raise ClockError("the session has already ended / 本节已经结束")
+            raise ClockError("the session has already ended / 本节已经结束", "err_session_ended")
         return replace(self, ended_at=at, paused_at=None,
                        paused_total=self.paused_total + (max(0.0, at - self.paused_at) if self.paused_at else 0.0))
 

@@ -38,7 +38,17 @@ MOVEMENTS = ("none", "landlord", "rotate", "swiss")
 Seating = dict[int, tuple[int, ...]]  # table number -> player numbers by seat
 
 
-class FormatError(ValueError):
+class Refusal(ValueError):
+    """A step the club refuses. The message (both languages) is for a log and the command line;
+    ``key`` and ``fmt`` name the refusal in the club's words (``club.words``' ``err_*``), which a
+    page says in its visitor's language alone."""
+
+    def __init__(self, message: str, key: str = "", **fmt: object) -> None:
+        super().__init__(message)
+        self.key, self.fmt = key, fmt
+
+
+class FormatError(Refusal):
     """A format or a draw that cannot be made (wrong number of players, bad settings)."""
 
 
@@ -102,24 +112,26 @@ def build_format(key: str, rounds: int = 4, minutes: int = 30, evenings: int = 4
         return SEED004
     for name, value, top in (("rounds", rounds, 20), ("minutes", minutes, 600), ("evenings", evenings, 52)):
         if not isinstance(value, int) or not 0 <= value <= top or (name != "minutes" and value < 1):
-            raise FormatError(f"{name} must be a whole number up to {top}, not {value!r}")
+            raise FormatError(f"{name} must be a whole number up to {top}, not {value!r}", "err_number",
+                              name=name, top=top, value=value)
     if key == "session":
         return Format("session", f"单场 {rounds} 轮（轮换座位）", f"One session, {rounds} rounds (seats rotate)", (
             Stage("round", "轮", "Round", "classic", minutes=minutes, sessions=rounds, movement="rotate"),))
     if key == "league":
         return Format("league", f"定分联赛 {evenings} 晚（瑞士制）", f"Fixed-score league, {evenings} evenings (Swiss)", (
             Stage("evening", "晚", "Evening", "fixed", minutes=minutes, sessions=evenings, movement="swiss"),))
-    raise FormatError(f"unknown format {key!r}; choose seed004, session or league")
+    raise FormatError(f"unknown format {key!r}; choose seed004, session or league", "err_format", value=key)
 
 
 # ---------------------------------------------------------------------- draws and moves
 def _tables(order: Sequence[int], first_table: int = 1) -> Seating:
     if not order:
-        raise FormatError("no players to seat")
+        raise FormatError("no players to seat", "err_no_players")
     if len(order) % TABLE_SIZE:
         short = TABLE_SIZE - len(order) % TABLE_SIZE
         raise FormatError(f"{len(order)} players do not make tables of {TABLE_SIZE}: add {short} or "
-                          f"withdraw {len(order) % TABLE_SIZE} / {len(order)} 人不能每桌 3 人")
+                          f"withdraw {len(order) % TABLE_SIZE} / {len(order)} 人不能每桌 3 人", "err_table_count",
+                          count=len(order), short=short, extra=len(order) % TABLE_SIZE)
     return {first_table + i: tuple(order[i * TABLE_SIZE:(i + 1) * TABLE_SIZE]) for i in range(len(order) // TABLE_SIZE)}
 
 

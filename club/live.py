@@ -251,6 +251,7 @@ class Live:
                 "table": t, "players": [{"player": p, "name": state.name(p)} for p in r.players],
                 "totals": r.totals, "status": r.reason, "needs_extra_hand": r.needs_extra_hand,
                 "winners": [state.name(p) for p in r.winners], "out": [state.name(p) for p in r.out],
+                "finished": r.finished, "void": r.void, "in_play": r.in_play,
                 "hand": view["hand"], "phase": view["phase"], "multiplier": view["multiplier"],
                 "landlord": None if landlord_seat is None else state.name(r.players[landlord_seat]),
                 "cards_left": view["cards_left"], "acked": boxes.get(t, {}).get("acked", 0),
@@ -274,7 +275,8 @@ class Live:
             return None
         return {"session": session.key, "players": [state.name(p) for p in session.seating[table_no]],
                 "preset": session.stage.rules_dict(), "started": session.clock.start,
-                "name": f"{state.tournament.name} {session.stage.zh} {session.number}"}
+                "clock": session.clock.to_dict(time.time()),  # the club's clock: the box shows it, not its own
+                "name": state.tournament.name}  # the event's own name: the box's pages speak either language
 
 
 def _director_part(change: tuple) -> tuple:

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import time
+from typing import NoReturn
 
 from flask import Blueprint, Response, abort, redirect, render_template, url_for
 
@@ -21,9 +22,15 @@ from club.director import is_director
 from club.storage import BoxEvent
 from club.tables import TableFold
 from club.tournament import standings
+from club.words import t
 from webkit.qr import qr_svg
 
 bp = Blueprint("pages", __name__)
+
+
+def refuse(code: int, key: str) -> NoReturn:
+    """Stop with the error page, the reason in the visitor's language (``club.words``' ``err_*``)."""
+    abort(code, t(key, lang()))
 
 
 @bp.get("/")
@@ -37,7 +44,7 @@ def player(code: str):
     state = live.state
     found = None if state is None else next((p for p in state.players.values() if p.code == code), None)
     if state is None or found is None:
-        abort(404, "no such player")
+        refuse(404, "err_no_such_player")
     now = time.time()
     res = live.results(now)
     sittings = []
@@ -46,6 +53,7 @@ def player(code: str):
             if found.player_no in r.players:
                 sittings.append({"session": s, "table": table, "result": r,
                                  "names": [state.name(p) for p in r.players],
+                                 "winners": [state.name(p) for p in r.winners],
                                  "net": r.net[found.player_no]})
     stages = []
     for stage in state.format.stages:
@@ -62,7 +70,7 @@ def cards():
         return redirect(url_for("director.login", next="/director"))
     state = club().live.state
     if state is None or state.current is None:
-        abort(404, "no tables drawn yet")
+        refuse(404, "err_no_tables")
     base = public_url()
     tables = [{"table": t, "seats": [{"name": state.name(p), "qr": qr_svg(f"{base}/p/{state.players[p].code}")}
                                      for p in players if p in state.players]}
@@ -74,9 +82,9 @@ def cards():
 def _may_export():
     state = club().live.state
     if state is None:
-        abort(404, "no event yet")
+        refuse(404, "err_no_event")
     if not (is_director() or state.published):
-        abort(403, "results are not published yet")
+        refuse(403, "err_not_published")
     return state
 
 
@@ -97,6 +105,7 @@ def event_data() -> dict:
                     for a in st.actions(state.tournament.id)],
         "sessions": [{"key": s.key, "stage": s.stage.key, "number": s.number, "clock": s.clock.to_dict(now),
                       "tables": [{"table": t, "players": list(r.players), "totals": r.totals, "hands": r.hands,
+                                  "finished": r.finished, "void": r.void, "in_play": r.in_play,
                                   "status": r.reason, "winners": list(r.winners), "landlord": r.landlord}
                                  for t, r in res[s.key].items()]} for s in state.sessions],
         "standings": {stage.key: standings(state, res, stage.key) for stage in state.format.stages
@@ -138,7 +147,8 @@ def export_sheet():
     state = club().live.state
     assert state is not None  # event_data() answered 404 without an event
     stages = [(stage, data["standings"].get(stage.key, [])) for stage in state.format.stages]
-    return render_template("club_sheet.html", data=data, stages=stages, printed=time.strftime("%Y-%m-%d"))
+    return render_template("club_sheet.html", data=data, stages=stages, printed=time.strftime("%Y-%m-%d"),
+                           format_name=state.format.zh if lang() == "zh" else state.format.en)
 
 
 def hand_records() -> list[dict]:

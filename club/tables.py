@@ -7,6 +7,8 @@ the engine refuses on replay is counted in ``rejected`` and skipped, as the box'
 
 :meth:`MatchFold.sheet` builds the engine ``Match`` of the hands that count: hands dealt before
 ``end_time``, and after it (or after a player went out) only the extra hands that settle a tie.
+:meth:`MatchFold.tally` says, once for every page, how many of them were finished, how many were
+void (作废: abandoned, or cut short when the box ended the match) and which hand is in play.
 """
 
 from __future__ import annotations
@@ -22,6 +24,19 @@ from engine.match import HandRecord, Match, MatchStatus
 from engine.record import rules_from_dict
 from engine.rules import RuleSet
 from engine.violations import HandViolation
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What :meth:`MatchFold.tally` counts: the sheet (``match``, ``status``, ``time_up`` as
+    :meth:`MatchFold.sheet` gives them) and the hands finished, void and in play."""
+
+    match: Match
+    status: MatchStatus
+    time_up: bool
+    finished: int
+    void: int
+    in_play: int | None
 
 
 @dataclass
@@ -94,6 +109,32 @@ class MatchFold:
                 break
             match.hands.append(HandRecord(tuple(hand.log), started))
         return match, match.status(), time_up
+
+    def tally(self, end_time: float | None = None, tie_rule: str = "none") -> Tally:
+        """The table's hands in the club's three counts (every page shows these, in these words):
+
+        - ``finished``: hands on the sheet with a result (a redeal is one: nobody bid);
+        - ``void``: hands on the sheet without one (作废), and a hand cut short by the box's end
+          of the match;
+        - ``in_play``: the number of the dealt hand still being played that will count: dealt
+          before time was called (the seed's rule: that hand is finished first), or an extra
+          hand that settles a tie; ``None`` when there is none.
+        """
+        match, status, time_up = self.sheet(end_time, tie_rule)
+        finished = sum(1 for h in match.folded() if not h.abandoned)
+        void = len(match.hands) - finished
+        in_play = None
+        number, hand = self.current
+        if hand is not None and not hand.finished:
+            if self.ended:
+                void += 1
+            else:
+                dealt = self.dealt_at.get(number)
+                late = end_time is not None and dealt is not None and dealt >= end_time
+                settles_tie = tied(match.totals(), tie_rule, tuple(match.disqualified()))
+                if not ((status.over or late) and not settles_tie):
+                    in_play = number
+        return Tally(match, status, time_up, finished, void, in_play)
 
     def landlord(self) -> int | None:
         """The seat of the last landlord (the one who moves on at a table change)."""

@@ -61,7 +61,7 @@ class State:
         for s in self.sessions:
             if s.key == key:
                 return s
-        raise FormatError(f"no session {key!r}")
+        raise FormatError(f"no session {key!r}")  # a stored action names its session: never from a page
 
     def name(self, player: int) -> str:
         p = self.players.get(player)
@@ -98,24 +98,44 @@ def fold(t: Tournament, players: list[Player], actions: list[Action]) -> State:
 # ---------------------------------------------------------------------- results
 @dataclass
 class TableResult:
+    """One table's result in a session: the one answer the hall, the director, a player's page
+    and the exports read (never worked out again by a page).
+
+    ``reason``: ``waiting`` (no hand dealt, time not up), ``playing``, ``last_hand`` (time is up
+    and the hand in play is finished first: no winner yet), ``tie_break`` (an extra hand settles a
+    tie), ``time``, ``bust``, ``ended`` (the box ended the match), ``dissolved``, or ``no_result``
+    (time is up and the table has no match: no box played it). ``finished`` / ``void`` /
+    ``in_play``: :meth:`club.tables.MatchFold.tally`."""
+
     table_no: int
     players: tuple[int, ...]
     start: int
     totals: list[int]
-    hands: int
-    reason: str  # waiting, playing, bust, time, tie_break, ended
+    finished: int
+    reason: str
     winners: tuple[int, ...] = ()
     needs_extra_hand: bool = False
     landlord: int | None = None  # player number of the last landlord
     out: tuple[int, ...] = ()  # players whose chips ran out
+    void: int = 0
+    in_play: int | None = None
 
     @property
     def net(self) -> dict[int, int]:
         return {p: t - self.start for p, t in zip(self.players, self.totals, strict=True)}
 
     @property
+    def hands(self) -> int:
+        """Hands on the sheet: finished and void (a void hand is dealt again)."""
+        return self.finished + self.void
+
+    @property
     def decided(self) -> bool:
-        return self.reason in ("bust", "time", "ended") and not self.needs_extra_hand
+        return self.reason in DECIDED and not self.needs_extra_hand
+
+
+#: Table reasons that have a result (a winner, or a table stopped): nothing more is played.
+DECIDED = ("bust", "time", "ended", "target", "dissolved")
 
 
 def table_result(session: Session, table_no: int, fold: TableFold | None, now: float) -> TableResult:
@@ -123,20 +143,37 @@ def table_result(session: Session, table_no: int, fold: TableFold | None, now: f
     stage = session.stage
     start = stage.chips if stage.preset == "chips" else 0
     match = fold.for_session(session.key) if fold is not None else None
-    if match is None:
-        return TableResult(table_no, seats, start, [start] * len(seats), 0, "waiting")
-    sheet, status, _late = match.sheet(session.clock.end_time, stage.tie_break)
-    totals = sheet.totals()
     clock_done = session.clock.state(now) in ("time_up", "ended")
-    over = status.over or clock_done
-    tie = over and status.reason != "dissolved" and _needs_tie(totals, stage, sheet)
-    reason = "tie_break" if tie else status.reason if status.over else ("time" if clock_done else "playing")
-    leaders = status.winners
+    if match is None:
+        return TableResult(table_no, seats, start, [start] * len(seats), 0, "no_result" if clock_done else "waiting")
+    tally = match.tally(session.clock.end_time, stage.tie_break)
+    sheet, status = tally.match, tally.status
+    totals = sheet.totals()
+    over = status.over or clock_done or match.ended
+    end_time = session.clock.end_time
+    dealt = match.dealt_at.get(tally.in_play or 0)
+    # The seed's rule: the hand in play when time is called is finished first, then the table is
+    # decided (or its tie played off); an extra hand dealt after time is the tie's.
+    last_hand = (over and tally.in_play is not None and not status.over
+                 and (end_time is None or dealt is None or dealt < end_time))
+    tie = over and not last_hand and status.reason != "dissolved" and _needs_tie(totals, stage, sheet)
+    if not over:
+        reason = "playing" if match.hands else "waiting"
+    elif last_hand:
+        reason = "last_hand"
+    elif tie:
+        reason = "tie_break"
+    elif status.over:
+        reason = status.reason
+    else:
+        reason = "ended" if match.ended and not clock_done else "time"
+    decided = reason in DECIDED
     landlord_seat = match.landlord()
-    return TableResult(table_no, seats, start, totals, len(sheet.hands), reason,
-                       tuple(seats[s] for s in leaders) if over and not tie else (), tie,
+    return TableResult(table_no, seats, start, totals, tally.finished, reason,
+                       tuple(seats[s] for s in status.winners) if decided else (), tie,
                        None if landlord_seat is None else seats[landlord_seat],
-                       tuple(seats[i] for i, t in enumerate(totals) if stage.preset == "chips" and t <= 0))
+                       tuple(seats[i] for i, t in enumerate(totals) if stage.preset == "chips" and t <= 0),
+                       tally.void, tally.in_play)
 
 
 def _needs_tie(totals: list[int], stage: Stage, sheet: Any) -> bool:
@@ -162,19 +199,42 @@ def stage_points(state: State, res: dict[str, dict[int, TableResult]], stage_key
 
 
 def standings(state: State, res: dict[str, dict[int, TableResult]], stage_key: str | None = None) -> list[dict]:
-    """The leaderboard of a stage (default: the current one), best first."""
+    """The leaderboard of a stage (default: the current one), best first.
+
+    ``rank``: players level on points (and not split by a recorded play-off) share a rank, and
+    ``tied`` says so (shown ``1=``); before the stage's first hand is on a sheet nobody has a
+    rank (``None``). The order of the rows is :func:`club.formats.ranked`'s, which the cut uses."""
     if stage_key is None:
         if state.current is None:
             return []
         stage_key = state.current.stage.key
     points = stage_points(state, res, stage_key)
+    playoff = state.playoffs.get(stage_key, ())
+    place = {p: i for i, p in enumerate(playoff)}
+    level = {p: (-points[p], place.get(p, len(place))) for p in points}
+    played = any(r.hands for s in state.sessions if s.stage.key == stage_key for r in res[s.key].values())
     rows = []
     winners = {w for s in state.sessions if s.stage.key == stage_key for r in res[s.key].values() for w in r.winners}
-    for rank, p in enumerate(ranked(points, state.tournament.seed, stage_key, state.playoffs.get(stage_key, ())), 1):
-        rows.append({"rank": rank, "player": p, "name": state.name(p), "points": points[p],
+    for p in ranked(points, state.tournament.seed, stage_key, playoff):
+        above = sum(1 for q in points if level[q] < level[p])
+        tied = sum(1 for q in points if level[q] == level[p]) > 1
+        rows.append({"rank": above + 1 if played else None, "tied": played and tied,
+                     "rank_text": rank_text(above + 1 if played else None, tied),
+                     "player": p, "name": state.name(p), "points": points[p],
                      "club_id": state.players[p].club_id if p in state.players else "",
                      "winner": p in winners, "withdrawn": p in state.withdrawn})
     return rows
+
+
+def rank_text(rank: int | None, tied: bool) -> str:
+    """A rank as every page writes it: ``3``, ``1=`` when shared, ``–`` before any hand.
+
+    >>> rank_text(1, True), rank_text(4, False), rank_text(None, False)
+    ('1=', '4', '–')
+    """
+    if rank is None:
+        return "–"
+    return f"{rank}=" if tied else str(rank)
 
 
 # ---------------------------------------------------------------------- the director's next step
@@ -183,17 +243,18 @@ def qualifiers(state: State, res: dict[str, dict[int, TableResult]], stage: Stag
     sessions = [s for s in state.sessions if s.stage.key == stage.key]
     if stage.advance == "table_winner":
         last = res[sessions[-1].key]
-        pending = [t for t, r in last.items() if not r.decided or len(r.winners) != 1]
+        pending = [(t, r.reason) for t, r in last.items() if not r.decided or len(r.winners) != 1]
         if pending:
-            raise FormatError(f"table(s) {', '.join(map(str, pending))} have no single winner yet "
-                              "(a tie plays one extra hand) / 还有桌未决出胜者")
+            raise FormatError(f"table(s) {', '.join(str(t) for t, _ in pending)} have no single winner yet "
+                              "(a tie plays one extra hand) / 还有桌未决出胜者", "err_no_winner", tables=pending)
         return [r.winners[0] for r in last.values() if r.winners[0] not in state.withdrawn]
     if stage.advance == "top":
         tie = playoff_needed(state, res, stage)
         if tie is not None:
             raise FormatError(f"{', '.join(state.name(p) for p in tie.players)} are tied on {tie.points} points "
                               f"across the cut for {tie.places} place(s): play one extra hand and record its "
-                              f"result / 晋级名额同分：请加赛一局并登记结果")
+                              f"result / 晋级名额同分：请加赛一局并登记结果", "err_cut_tie",
+                              names=[state.name(p) for p in tie.players], points=tie.points, places=tie.places)
         return cut_order(state, res, stage)[:stage.advance_count]
     raise FormatError(f"nobody advances from {stage.en}")
 
@@ -247,11 +308,29 @@ def playoff_action(state: State, res: dict[str, dict[int, TableResult]], now: fl
     """The ``playoff`` action for the play-off due now, its players in ``order`` (best first)."""
     due = playoff_due(state, res, now)
     if due is None:
-        raise FormatError("no tie at the cut to play off now / 现在没有需要加赛的同分")
+        raise FormatError("no tie at the cut to play off now / 现在没有需要加赛的同分", "err_no_playoff")
     if sorted(order) != sorted(due.players) or len(set(order)) != len(order):
         raise FormatError(f"give each of {', '.join(state.name(p) for p in due.players)} one place "
-                          "/ 请为每位加赛选手各填一个名次")
+                          "/ 请为每位加赛选手各填一个名次", "err_playoff_places", names=[state.name(p) for p in due.players])
     return {"stage": due.stage.key, "order": list(order)}
+
+
+def publish_check(state: State, res: dict[str, dict[int, TableResult]], now: float) -> None:
+    """Refuse to publish while the current session has a table still playing or tied (its
+    winner is not decided yet) or a tie at the cut waits for its play-off. A table no box
+    reported (``no_result``) waits for nothing and does not hold the results back."""
+    current = state.current
+    if current is None:
+        raise FormatError("draw the tables first / 请先抽签", "err_draw_first")
+    pending = [(t, r.reason) for t, r in res[current.key].items()
+               if r.reason in ("waiting", "playing", "last_hand") or r.needs_extra_hand]
+    if pending:
+        raise FormatError(f"table(s) {', '.join(str(t) for t, _ in pending)} are not decided yet / 还有桌没有结果",
+                          "err_publish_open", tables=pending)
+    due = playoff_needed(state, res, current.stage) if current.number >= current.stage.sessions else None
+    if due is not None:
+        raise FormatError("a tie at the cut is not played off yet / 同分还没有加赛", "err_publish_playoff",
+                          names=[state.name(p) for p in due.players])
 
 
 def next_session(state: State, res: dict[str, dict[int, TableResult]], now: float) -> dict[str, Any]:
@@ -265,7 +344,7 @@ def next_session(state: State, res: dict[str, dict[int, TableResult]], now: floa
         seating = draw(players, seed, f"{stage.key}-1")
     else:
         if current.clock.state(now) not in ("time_up", "ended"):
-            raise FormatError("end the current session first (the clock is still on) / 请先结束本节")
+            raise FormatError("end the current session first (the clock is still on) / 请先结束本节", "err_end_first")
         stage = current.stage
         if current.number < stage.sessions:
             number = current.number + 1
@@ -277,7 +356,7 @@ def next_session(state: State, res: dict[str, dict[int, TableResult]], now: floa
         else:
             index = fmt.stages.index(stage)
             if index + 1 >= len(fmt.stages):
-                raise FormatError("this was the last stage: publish the results / 已是最后阶段")
+                raise FormatError("this was the last stage: publish the results / 已是最后阶段", "err_last_stage")
             going_on = qualifiers(state, res, stage)
             stage, number = fmt.stages[index + 1], 1
             seating = draw(going_on, seed, f"{stage.key}-1")

@@ -67,6 +67,7 @@ class Replicator:
         self.last_ok: float | None = None
         self.sent = 0
         self.failures = 0  # in a row: the pause before the next try grows with them
+        self.clock: dict[str, Any] | None = None  # the club's session clock as last heard, with ``session`` and ``heard``
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -166,7 +167,10 @@ class Replicator:
         return len(events)
 
     def _follow(self, assignment: dict | None) -> None:
-        """Start the session's match at this table once (the table session moves onto it)."""
+        """Start the session's match at this table once (the table session moves onto it), and
+        keep the club's clock for the box's pages (:meth:`club_clock`)."""
+        if assignment and isinstance(assignment.get("clock"), dict):
+            self.clock = {**assignment["clock"], "session": assignment["session"], "heard": time.time()}
         if not self.follow_assignments or not assignment or assignment["session"] in self.state["sessions"]:
             return
         if any(m.meta.get("club_session") == assignment["session"] for m in self.store.matches()):
@@ -179,6 +183,22 @@ class Replicator:
         self.state["sessions"].append(assignment["session"])
         self._save()
         log.info("club session %s: match %d for %s", assignment["session"], mid, ", ".join(assignment["players"]))
+
+    def club_clock(self, session: str | None, now: float | None = None) -> dict[str, Any] | None:
+        """The club's clock for ``session`` (a match's ``club_session``) as it stands ``now``: its
+        ``state`` (running, paused, time_up, ended...) and ``remaining`` seconds, run on from when it
+        was last heard while it runs. ``None`` for another session or before the server answered:
+        one clock, the club's, on every screen (the director pauses, ends a period)."""
+        clock = self.clock
+        if clock is None or session is None or clock["session"] != session:
+            return None
+        now = time.time() if now is None else now
+        remaining = float(clock.get("remaining") or 0.0)
+        state = clock.get("state", "running")
+        if state == "running" and clock.get("minutes"):
+            remaining = max(0.0, remaining - max(0.0, now - clock["heard"]))
+            state = "running" if remaining > 0 else "time_up"
+        return {"state": state, "remaining": remaining, "minutes": clock.get("minutes", 0)}
 
     # ------------------------------------------------------------------ the thread
     def attempt(self) -> float:

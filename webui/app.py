@@ -175,7 +175,7 @@ def build_app(config: dict[str, Any] | None = None, store: EventStore | None = N
         join.join_info(app.config["JOIN_URL"])  # a bad address fails at start-up, not on every page
     if store is None:
         store = EventStore(app.config["DB"])
-    tables = Tables(store)
+    tables = Tables(store, club_clock=replicator.club_clock if replicator is not None else None)
     watcher = Watcher(store, interval=app.config["SSE_INTERVAL"], limit=app.config["SSE_LIMIT"])
     app.extensions["ddz"] = Site(
         store=store, tables=tables, watcher=watcher, desk=RefereeDesk(store, tables, watcher.poke),

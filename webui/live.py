@@ -232,7 +232,8 @@ def events():
     def render() -> tuple[tuple, str]:
         view = the_site.tables.view(match_id)
         cam = camera_state(the_site.pipeline.status())
-        return (view["seq"], *camera_key(cam)), sse_message(view, language, cam)
+        club_clock = (view.get("match") or {}).get("clock_state")  # the club's clock stopping is news too
+        return (view["seq"], club_clock, *camera_key(cam)), sse_message(view, language, cam)
 
     # The camera's state changes without a store update: look at it every CAMERA_TICK_S seconds.
     body = stream(the_site.watcher, render, keepalive=config["SSE_KEEPALIVE"], lifetime=config["SSE_LIFETIME"],

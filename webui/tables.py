@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from engine.match import Match
@@ -47,8 +48,10 @@ def fast_match(state: TableState, memo: dict | None = None) -> Match:
 class Tables:
     """Warm :class:`TableState` per match over one :class:`EventStore` (thread-safe)."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, club_clock: Callable[[str | None], dict | None] | None = None) -> None:
         self.store = store
+        # A club match (``run --club``) shows the club's clock (tracker.replicate.Replicator.club_clock).
+        self.club_clock = club_clock
         self._lock = threading.RLock()
         self._states: dict[int, TableState] = {}
         self._views: dict[int, tuple[int, int, dict[str, Any]]] = {}
@@ -91,5 +94,8 @@ class Tables:
             shown = copy.copy(state)
             shown.match = fast_match(state, self._sheets.setdefault(match_id, {}))
             data = table_state(shown, now=now, seq=seq)
+            club = self.club_clock(state.info.meta.get("club_session")) if self.club_clock else None
+            if club is not None and data.get("match"):
+                data["match"].update(remaining_s=club["remaining"], clock_state=club["state"])
             self._views[match_id] = (seq, int(now), data)
             return data

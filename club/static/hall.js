@@ -6,6 +6,7 @@
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
   let clock = null, fetchedAt = 0;
 
+  const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
   function mmss(sec) { sec = Math.max(0, Math.round(sec)); return Math.floor(sec / 60) + ':' + String(sec % 60).padStart(2, '0'); }
   function tickClock() {
     if (!clock) return;
@@ -19,12 +20,17 @@
       const cls = [t.landlord === p.name ? 'll' : '', t.out.includes(p.name) ? 'gone' : ''].join(' ');
       return `<span class="${cls}">${esc(p.name)} ${t.totals[i]}</span>`;
     }).join(' · ');
-    const hand = t.hand ? fmt(W.hand_no, { n: t.hand }) + ` · ${W.multiplier} ×${t.multiplier}` : W.no_hand;
-    const extra = t.needs_extra_hand ? ` · <b>${W.extra_hand}</b>` : '';
-    const win = t.winners.length ? ` · ${W.winner} ${t.winners.map(esc).join(', ')}` : '';
+    // The hands in the club's three counts, in the order and words of every club page (club.words.hands_text).
+    const counts = [fmt(W.finished_hands, { n: t.finished })];
+    if (t.void) counts.push(fmt(W.void_hands, { n: t.void }));
+    if (t.in_play !== null) counts.push(fmt(W.hand_in_play, { n: t.in_play }));
+    const hands = cap(counts.join(' · '));
+    const live = t.in_play !== null && t.hand === t.in_play ? ` · <span class="nowrap">${W.multiplier} ×${t.multiplier}</span>` : '';
+    const win = t.winners.length ? ` · ${W.winner} ${t.winners.map(esc).join(W.lang === 'zh' ? '、' : ', ')}` : '';
     return `<div class="tcard ${t.status} ${t.online ? '' : 'offline'}" data-table="${t.table}" data-hand="${t.hand}" data-acked="${t.acked}">
       <h3><span>${fmt(W.table_n, { n: t.table })}</span><span class="meta">${t.online ? W.online : W.offline}</span></h3>
-      <div class="who">${who}</div><div class="meta">${hand} · ${W.st[t.status] || t.status}${extra}${win}</div></div>`;
+      <div class="who">${who}</div><div class="meta"><span class="hands">${hands}</span>${live}</div>
+      <div class="meta status"><b>${W.st[t.status] || t.status}</b>${win}</div></div>`;
   }
   function draw(d) {
     $('empty').hidden = !!d.tournament && !!d.session;
@@ -34,7 +40,7 @@
     clock = d.clock; fetchedAt = Date.now(); tickClock();
     $('tables').innerHTML = d.tables.map(card).join('');
     $('leaderboard').querySelector('tbody').innerHTML = d.leaderboard.slice(0, 30).map((r) =>
-      `<tr class="${r.playoff ? 'tie' : ''}"><td>${r.rank}</td><td>${esc(r.name)}</td><td>${r.points}${r.playoff ? ' · ' + W.playoff_short : ''}</td></tr>`).join('');
+      `<tr class="${r.playoff ? 'tie' : ''}"><td>${r.rank_text}</td><td>${esc(r.name)}</td><td>${r.points}${r.playoff ? ' · ' + W.playoff_short : ''}</td></tr>`).join('');
     document.body.dataset.loaded = String(Date.now());
   }
   async function poll() {

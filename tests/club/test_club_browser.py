@@ -37,7 +37,7 @@ def test_the_director_draws_and_starts_the_clock_and_the_hall_shows_every_table(
         page.fill("textarea[name=lines]", "\n".join(f"选手{i}, C{i:03d}" for i in range(1, 7)))
         page.click("#do-players")
         page.click("#do-next")
-        assert "knockout-1" in page.inner_text("#notice")
+        assert page.inner_text("#notice") == "已抽签：淘汰赛 第 1 节"
         page.click("#do-start")
         assert page.inner_text("#clock-state") == "计时中"
 
@@ -54,12 +54,13 @@ def test_the_director_draws_and_starts_the_clock_and_the_hall_shows_every_table(
         hall.goto(server.url + "/")
         hall.wait_for_selector(".tcard[data-table='2']")
         hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\").dataset.hand === '1'")
-        assert "第 1 局" in hall.inner_text(".tcard[data-table='1']")
+        assert "第 1 局进行中" in hall.inner_text(".tcard[data-table='1']")
         assert hall.locator("#leaderboard tbody tr").count() == 6
         assert hall.inner_text("#clock").startswith(("44:", "45:"))
         hall.click("#lang-switch")
         hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\") !== null")
-        assert "Hand 1" in hall.inner_text(".tcard[data-table='1']")
+        hall.wait_for_function("document.documentElement.lang === 'en' && document.querySelector(\".tcard[data-table='1']\") !== null")
+        assert "hand 1 in play" in hall.inner_text(".tcard[data-table='1']")
 
         # A player's own page (the QR code on the table card) and the director's, on a phone:
         # nothing wider than the screen.

@@ -159,7 +159,7 @@ def test_the_director_page_offers_the_play_off_and_its_result_decides_who_goes_o
     refused = client.post("/director/playoff", data={"csrf": client.csrf, "order": ["6", ""]}, follow_redirects=True)
     assert "请为每个名次选择一位选手" in refused.get_data(as_text=True)
     wrong = client.post("/director/playoff", data={"csrf": client.csrf, "order": ["6", "2"]}, follow_redirects=True)
-    assert "请为每位加赛选手各填一个名次" in wrong.get_data(as_text=True)  # player 2 was not in the tie
+    assert "请为每位加赛选手（P3、P6）各填一个名次" in wrong.get_data(as_text=True)  # player 2 was not in the tie
     assert not [a for a in st.actions(tid) if a.action == "playoff"]
     # P6 won the extra hand.
     done = client.post("/director/playoff", data={"csrf": client.csrf, "order": ["6", "3"]}, follow_redirects=True)

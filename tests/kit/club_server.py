@@ -94,3 +94,16 @@ class ProcessServer:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=10)
+
+
+def director_client(app):
+    """A Flask test client logged in as the director; ``client.csrf`` is the form token."""
+    client = app.test_client()
+    client.get("/director/login")
+    with client.session_transaction() as s:
+        token = s["csrf"]
+    client.post("/director/login", data={"pin": PIN, "csrf": token})
+    client.get("/director")
+    with client.session_transaction() as s:
+        client.csrf = s["csrf"]
+    return client
