@@ -42,6 +42,7 @@ from pathlib import Path
 
 from engine.events import Deal, Landlord, event_from_dict
 from engine.hand import Hand
+from engine.rules import get_rules
 from sim.compare import Comparison, compare_hands
 from sim.scripted import random_hand
 from tracker.detection import build_detector
@@ -55,30 +56,44 @@ from vision.sources import Frame, OpenCVSource
 
 
 class Entering:
-    """Enters each truth hand's deal and landlord/bid, as the referee would on the page: once
-    the previous hand is over (and not before ``starts[i]``), or into a hand the camera began.
-    ``bids=False``: the deal only (its counts and first bidder); the bids are read from tokens.
-    What only the page knows is entered too: five players' marker card (in place of a landlord),
-    the doubles (on a film without tokens), and the 帝主's pick of the kitty once the camera has
-    read the kitty."""
+    """Enters, as the referee would on the page, what the camera of a film cannot read.
+
+    ``bids=True``: each truth hand's deal and landlord/bid, once the previous hand is over (and
+    not before ``starts[i]``), or into a hand the camera began. ``bids=False``: the bids are read
+    from tokens; the deal is entered (its counts and first bidder) only when ``deals``, else the
+    camera infers each new deal from the table (a bid token, the marker card, a kitty shown).
+    ``filmed``: the events of the truth the film shows before the first play (the marker card,
+    a reveal by choice, the 帝主's pick of the kitty: ``simulate`` films them); the rest of
+    :data:`PAGE_ONLY` is entered (the doubles only on a film without tokens; a reveal by an open
+    landlord alone, who shows no card, always), the 帝主's pick once the camera has read the kitty."""
 
     def __init__(self, store: EventStore, match_id: int, truth_hands: list[dict], starts: list[float],
-                 bids: bool = True) -> None:
+                 bids: bool = True, deals: bool = True, filmed: tuple[str, ...] = ()) -> None:
         self.store, self.match_id, self.hands, self.starts = store, match_id, truth_hands, starts
-        self.bids = bids
+        self.bids, self.deals, self.filmed = bids, deals, filmed
         self.entered = 0
         self.numbers: set[int] = set()
         self.picks: dict[int, dict] = {}  # hand number -> the truth's kitty pick, entered once the kitty is read
+        #: truth hand index -> its reveal by an open landlord alone (no card shows it), entered into
+        #: the camera's hand with that marker and landlord before its first play
+        self.alone: dict[int, dict] = {i: e for i, h in enumerate(truth_hands) for e in _before_first_play(h)
+                                       if e.get("kind") == "reveal" and e.get("seat") == h.get("landlord")}
+
+    def page(self, truth: dict) -> list[dict]:
+        """The truth hand's events before its first play that the page enters."""
+        kinds = tuple(k for k in PAGE_ONLY if k not in self.filmed and (self.bids or k != "double"))
+        return [e for e in _before_first_play(truth) if e.get("kind") in kinds
+                and (e["kind"] != "reveal" or "reveal" not in self.filmed)]
 
     def before(self, t: float, state: TableState) -> None:
         self._pick(state)
-        if self.entered >= len(self.hands) or t < self.starts[self.entered]:
+        self._alone(state)
+        if not self.deals or self.entered >= len(self.hands) or t < self.starts[self.entered]:
             return
         hand, number = state.hand, state.hand_number
         truth = self.hands[self.entered]
-        # on a film with tokens the doubles (加倍) are laid as tokens: the camera reads them
-        page_only = PAGE_ONLY if self.bids else tuple(k for k in PAGE_ONLY if k != "double")
-        page = [e for e in _before_first_play(truth) if e.get("kind") in page_only]
+        page = self.page(truth)
+        marker_game = state.info.rules.bidding == "marker"
         if hand is None or hand.finished:
             rules = state.info.rules
             number += 1
@@ -87,13 +102,13 @@ class Entering:
             self.store.append(self.match_id, number, Deal(counts=counts, first_bidder=first), source="referee")
         elif number in self.numbers or (self.bids and hand.landlord is not None):
             return
-        if self.bids and not any(e["kind"] == "marker" for e in page):
+        if self.bids and not marker_game:
             self.store.append(self.match_id, number, Landlord(truth["landlord"], max(1, truth.get("bid") or 1)),
                               source="referee")
         for data in page:
             if data["kind"] == "kitty_pick":
                 self.picks[number] = data
-            else:
+            elif data not in self.alone.values():
                 self.store.append(self.match_id, number, event_from_dict({**data, "time": None}), source="referee")
         self.numbers.add(number)
         self.entered += 1
@@ -106,9 +121,22 @@ class Entering:
                               source="referee")
             del self.picks[state.hand_number]
 
+    def _alone(self, state: TableState) -> None:
+        hand = state.hand
+        if not self.alone or hand is None or hand.phase != "play" or hand.plays or hand.hidden is not None:
+            return
+        for i, data in list(self.alone.items()):
+            truth = self.hands[i]
+            marker = next((e["card"] for e in truth.get("events", []) if e.get("kind") == "marker"), None)
+            if hand.landlord == truth.get("landlord") and marker is not None and str(hand.marker) == marker:
+                self.store.append(self.match_id, state.hand_number, event_from_dict({**data, "time": None}),
+                                  source="referee")
+                del self.alone[i]
+                return
 
-#: Events only the page can enter: the camera sees no marker choice or kitty pick, and a double
-#: only as a 加倍 token.
+
+#: Events only the page can enter on a film that does not show them: five players' marker card,
+#: the reveal, the 帝主's kitty pick, and a double but as a 加倍 token.
 PAGE_ONLY = ("marker", "double", "reveal", "kitty_pick")
 
 
@@ -153,7 +181,13 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     ends = [max(a["time"] for a in h["actions"] + h.get("events", []) if a.get("time") is not None) for h in truth]
     # (the last cards settle about a second after they land: deal after that, as a referee would)
     starts = [0.0] + [e + 2.5 for e in ends[:-1]]
-    enter = Entering(store, mid, truth, starts, bids=referee_bids)
+    shown = tuple(data.get("simulate", {}).get("before_play", ()))
+    # A full deal is the camera's to infer from the table (a bid token, the marker card, a kitty
+    # shown); a short one (a quick test) is entered, and so is a deal whose marker is not on film.
+    full = data.get("simulate", {}).get("cards") is None
+    marker_unseen = "marker" not in shown and store.match(mid).rules.bidding == "marker"
+    enter = Entering(store, mid, truth, starts, bids=referee_bids, deals=referee_bids or not full or marker_unseen,
+                     filmed=shown)
     profile = None
     if deck:
         from vision.profile import DeckProfile
@@ -183,34 +217,57 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     return comparison, frames, busy, label
 
 
-#: The acceptance films: three seats on the four held-out decks, four seats (two decks) on two
-#: of them, two seats on one; (seats, deck, seed). Bids come from tokens; nobody corrects.
-SUITE = ((3, "plastic", 301), (3, "tigullio", 302), (3, "orell", 303), (3, "atlasnye", 304),
-         (4, "atlasnye", 401), (4, "orell", 402), (2, "plastic", 201))
+#: The acceptance films: each variant on two held-out decks, (rules preset, deck, seed): two,
+#: three, four and five seats and 斗帝主. Bids come from tokens; nobody corrects or enters anything.
+SUITE = (("two", "plastic", 201), ("two", "tigullio", 202),
+         ("classic", "tigullio", 302), ("classic", "orell", 303),
+         ("four", "atlasnye", 401), ("four", "orell", 402),
+         ("five", "plastic", 501), ("five", "atlasnye", 502),
+         ("dizhu", "plastic", 601), ("dizhu", "tigullio", 602))
 _SUMMED = ("hands", "plays", "exact", "phantom", "missed", "hands_exact_points", "landlord_right",
            "shown_hands", "starting_right", "audited", "audits_passed")
 
 
+def film_name(preset: str, deck: str, seed: int, hands: int, cards: int | None, style: str = "cards") -> str:
+    """A suite film's folder: ``3p-tigullio-s302-h3-cfull`` (a preset other than its seat count's
+    own is named: ``dizhu-plastic-s601-h3-cfull``)."""
+    from sim.simulate import RULES_FOR_SEATS
+
+    seats = get_rules(preset).players
+    variant = f"{seats}p" if RULES_FOR_SEATS.get(seats) == preset else preset
+    return f"{variant}-{deck if style == 'cards' else style}-s{seed}-h{hands}-c{cards or 'full'}"
+
+
+def variant_name(preset: str) -> str:
+    seats = get_rules(preset).players
+    return f"{seats} seats" if preset != "dizhu" else "斗帝主 (3 seats)"
+
+
 def bench_suite(folder: Path, hands: int, cards: int | None, detector_spec: str, backend: str,
-                keep: bool = False, style: str = "cards", fps: float = 10.0) -> dict:
+                keep: bool = False, style: str = "cards", fps: float = 10.0, only: str | None = None) -> dict:
     """Film the :data:`SUITE` into ``folder`` (films already there are reused) and read each
-    one; prints each film, each seat count and the whole suite."""
+    one; prints each film, each variant and the whole suite. ``only``: the films whose folder
+    name holds this text."""
     from cli.simulate import write_simulation
     from sim.simulate import SimConfig
 
-    by_seats: dict[int, tuple[Comparison, int, float]] = {}
-    for seats, deck, seed in SUITE:
-        film = folder / f"{seats}p-{deck if style == 'cards' else style}-s{seed}-h{hands}-c{cards or 'full'}"
+    by_variant: dict[str, tuple[Comparison, int, float, list[float]]] = {}
+    for preset, deck, seed in SUITE:
+        film = folder / film_name(preset, deck, seed, hands, cards, style)
+        if only is not None and only not in film.name:
+            continue
         if not (film / "truth.json").is_file():
+            seats = get_rules(preset).players
             write_simulation(SimConfig(seed=seed, seats=seats, hands=hands, deck=deck, cards=cards, tokens=True,
-                                       style=style, fps=fps), film)
+                                       style=style, fps=fps, rules=preset), film)
         comparison, frames, busy, label = read_film(film, detector_spec, backend, referee_bids=False, keep=keep)
         report(label, comparison, frames, busy)
-        total, f, b = by_seats.get(seats, (Comparison(), 0, 0.0))
-        by_seats[seats] = (_add(total, comparison), f + frames, b + busy)
+        name = variant_name(preset)
+        total, f, b, _ = by_variant.get(name, (Comparison(), 0, 0.0, []))
+        by_variant[name] = (_add(total, comparison), f + frames, b + busy, [])
     whole, frames, busy = Comparison(), 0, 0.0
-    for seats, (comparison, f, b) in sorted(by_seats.items()):
-        report(f"suite: {seats} seats", comparison, f, b)
+    for name, (comparison, f, b, _) in by_variant.items():
+        report(f"suite: {name}", comparison, f, b)
         whole, frames, busy = _add(whole, comparison), frames + f, busy + b
     return report("suite: all films", whole, frames, busy)
 
@@ -296,12 +353,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", metavar="FOLDER", help="film the acceptance suite into FOLDER (or reuse it) and read it")
     parser.add_argument("--hands", type=int, default=3, help="--suite: hands per film")
     parser.add_argument("--cards", type=int, help="--suite: cards dealt per seat (default: a full deal)")
+    parser.add_argument("--only", metavar="TEXT", help="--suite: only the films whose folder name holds TEXT "
+                        "(e.g. 5p, dizhu, orell)")
     args = parser.parse_args(argv)
     if not args.sim and not args.toy and not args.render and not args.suite:
         parser.error("give --sim FOLDER..., --suite FOLDER, --toy N or --render N")
     if args.suite:
         detector = "toy" if args.style == "toy" else args.detector
-        bench_suite(Path(args.suite), args.hands, args.cards, detector, args.backend, keep=args.keep, style=args.style)
+        bench_suite(Path(args.suite), args.hands, args.cards, detector, args.backend, keep=args.keep, style=args.style,
+                    only=args.only)
     for folder in args.sim:
         bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids, deck=args.deck,
                   keep=args.keep)

@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine.events import Bid, Deal, Double, Kitty, Pass, Play, Shown, retimed
+from engine.events import Bid, Deal, Double, Kitty, KittyPick, Marker, Pass, Play, Reveal, Shown, retimed
 from engine.hand import Hand
 from engine.match import Match
 from engine.record import dump
@@ -450,6 +450,54 @@ class SimTable:
         yield from self._reach(targets, WITHDRAW_S, back=True)
         yield from self._still(1.0)
 
+    def _before_play(self, hand: Hand, event: Marker | Reveal | Kitty | KittyPick):
+        """What the camera is shown before the first play, beyond bids (docs/camera-table.md,
+        "Five players and 斗帝主"); returns the time of the event on film.
+
+        - the five-player marker card (明牌): the seat it fell to lays it face up in its own
+          zone for all to see, then takes it back into its hand;
+        - a reveal by choice (亮出身份): the hidden landlord lays the twin of the marker face up
+          in his zone, then takes it back (an open landlord alone, holding both copies, shows
+          nothing: his reveal is the page's);
+        - 斗帝主's kitty: turned face up in the kitty zone, facing the 帝主;
+        - the 帝主's pick: he takes the cards he keeps from the kitty zone; the cards he leaves
+          lie there, out of play, until the hand's last sweep."""
+        if isinstance(event, Kitty):
+            landlord = hand.landlord
+            assert landlord is not None  # the kitty is shown to the 帝主 once he is known
+            t = yield from self._put("kitty", landlord, [str(c) for c in event.cards])
+            yield from self._still(STILL_S)
+            return t
+        if isinstance(event, KittyPick):
+            return (yield from self._take_from_kitty(event.seat, [str(c) for c in event.cards]))
+        card = event.card if isinstance(event, Marker) else hand.marker
+        seat = event.seat
+        if card is None or (isinstance(event, Reveal) and seat == hand.landlord):
+            return self.t
+        zone = f"seat{seat}"
+        t = yield from self._put(zone, seat, [str(card)])
+        yield from self._still(STILL_S)
+        yield from self._sweep(seat, [zone])
+        return t
+
+    def _take_from_kitty(self, seat: int, cards: list[str]):
+        """The seat's arm takes ``cards`` from the kitty zone and withdraws; returns when they went."""
+        target = self.layout.zones["kitty"].mean(axis=0) + self.rng.normal(0, 10, 2)
+        yield from self._reach([(seat, target)], REACH_S)
+        yield from self._still(HOLD_S)
+        taken = self.t
+        pile, gone = self.piles["kitty"], []
+        for card in cards:
+            item = next((i for i in pile if i["card"] == card), None)
+            if item is not None:
+                pile.remove(item)
+                gone.append(item)
+        if gone:
+            self.layer.remove(gone, [item for p in self.piles.values() for item in p], self._affine)
+        yield from self._reach([(seat, target)], WITHDRAW_S, back=True)
+        yield from self._still(STILL_S)
+        return taken
+
     def _sweep(self, seat: int, zones: list[str]):
         targets = [(seat, self.layout.zones[z].mean(axis=0)) for z in zones if self.piles[z]]
         if not targets:
@@ -487,6 +535,10 @@ class SimTable:
                     t = yield from self._lay_token(event.seat, bid_token(event.action, event.value, called))
                     times.append(t)
                     called = called or event.action == "call"
+                elif isinstance(event, (Marker, Reveal, KittyPick)) or (
+                        isinstance(event, Kitty) and hand.rules.kitty_choice and "kitty" in self.layout.zones):
+                    t = yield from self._before_play(hand, event)
+                    times.append(t)
                 elif isinstance(event, Kitty) and "kitty" in self.layout.zones and hand.rules.kitty_shown:
                     landlord = hand.landlord
                     assert landlord is not None  # a kitty is shown to a landlord
@@ -515,7 +567,7 @@ class SimTable:
                 else:
                     times.append(self.t)
             yield from self._still(STILL_S)
-            yield from self._sweep(hand.plays[-1].seat, seats)
+            yield from self._sweep(hand.plays[-1].seat, seats + (["kitty"] if self.piles.get("kitty") else []))
 
     # ------------------------------------------------------------------ the truth
     def truth(self) -> dict[str, Any]:
@@ -545,6 +597,8 @@ class SimTable:
                             "placed": self.placed}
         if self.config.tokens:
             data["simulate"]["tokens"] = True
+        # the marker card, a reveal by choice and the 帝主's pick of the kitty are on film
+        data["simulate"]["before_play"] = ["marker", "reveal", "kitty_pick"]
         if self.config.double:
             data["simulate"]["double"] = True
         return data

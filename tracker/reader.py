@@ -292,6 +292,14 @@ class TableReader:
         its own): the zone counts that as played instead."""
         next(z for z in self._zones if z.name == zone).tracker.replace_played(read, stored)
 
+    def lying(self, name: str, time: float) -> Counter[str] | None:
+        """The cards lying in zone ``name`` (by their reads, one per physical card) once it has
+        been still for the settle time with no hand over it; None until then."""
+        tracker = next(z for z in self._zones if z.name == name).tracker
+        if tracker.moving or tracker.changed_at is None or time - tracker.changed_at < tracker.settle:
+            return None
+        return tracker.stable
+
     # ------------------------------------------------------------------ one frame
     def read(self, frame: Frame) -> Observation:
         """Read one frame: calibration, the pile's entries, then each zone (module docstring)."""

@@ -26,6 +26,7 @@ import copy
 from collections import Counter
 from dataclasses import dataclass, field
 
+from engine.bidding import next_seat
 from engine.cards import Card, format_cards, parse_cards
 from engine.classify import classify
 from engine.events import (
@@ -36,10 +37,13 @@ from engine.events import (
     End,
     Event,
     Kitty,
+    KittyPick,
     Landlord,
+    Marker,
     OpenHand,
     Pass,
     Play,
+    Reveal,
     Shown,
 )
 from engine.hand import Hand
@@ -156,6 +160,10 @@ class Pending:
     #: before the last bid's): stored once the landlord is known.
     doubles: list[Double] = field(default_factory=list)
 
+    #: Five players: the number of the hand whose marker card the camera has seen lie in its
+    #: seat's zone (a single card of it there later in that hand is a play).
+    marker_seen: int | None = None
+
     def new_deal(self) -> None:
         """A hand is dealt: the kitty, bids and doubles waiting for the last one are dropped."""
         self.kitty, self.early_bids, self.doubles = None, [], []
@@ -222,11 +230,8 @@ class CameraReferee:
         hand = self.hand
         assert hand is not None
         if hand.phase == "play" and hand.kitty is not None and sum((Counter(hand.kitty) & Counter(kitty)).values()) <= 1:
-            out.append(self._append(Alert("hand_unfinished", cards=format_cards(kitty), time=time, data={
-                "hand": self.state.hand_number, "left": list(hand.cards_left)})))
-            out.append(self._append(End(abandoned=True, reason="camera: a new deal's kitty was shown", time=time)))
             early, self.pending.early_bids = self.pending.early_bids, []
-            out += self.new_hand(time)
+            out += self._abandon("camera: a new deal's kitty was shown", time, format_cards(kitty))
             for bid in early:  # the bids made for this deal while the camera still saw the last hand
                 out += self._store_or_alert(bid, None)
             hand = self.hand
@@ -246,6 +251,9 @@ class CameraReferee:
             if shown is not None:
                 return out + shown
             out += self.new_hand(candidate.time)
+        shown = self._shown_before_play(candidate)
+        if shown is not None:
+            return out + shown
         hand = self.hand
         assert hand is not None
         if hand.phase == "bidding":
@@ -300,6 +308,16 @@ class CameraReferee:
                       data={"late": extra, "before": format_cards(short)})
         return [self._append(alert)]
 
+    def kitty_pick(self, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
+        """斗帝主: the 帝主 took ``cards`` of the kitty shown (what the kitty zone lost, the
+        session's reading): a :class:`KittyPick`, or an alert when the rules refuse it."""
+        self.refresh()
+        hand = self.hand
+        if hand is None or hand.landlord is None:
+            return [self._append(Alert("not_started", time=time))]
+        pick = KittyPick(hand.landlord, tuple(parse_cards(" ".join(cards))), time=time)
+        return self._store_or_alert(pick, format_cards(pick.cards))
+
     def bid(self, seat: int, action: str, value: int = 0, time: float | None = None) -> list[Record]:
         """A bid read from the table (a bid token laid in the seat's zone, :mod:`tracker.tokens`),
         stored through the same checks as the page's bids: one out of turn or against the rules
@@ -309,7 +327,9 @@ class CameraReferee:
         if self._hand_over():
             out += self.new_hand(time)
         bid = Bid(seat, action, value, time=time)
-        if self.hand is not None and self.hand.phase == "play" and self.hand.check(bid) is not None:
+        if self._new_deal_bid(bid):
+            out += self._abandon("camera: the next deal's first bid token was laid", time)
+        elif self.hand is not None and self.hand.phase == "play" and self.hand.check(bid) is not None:
             self.pending.early_bids.append(bid)  # maybe the next deal's (see Pending.early_bids)
         out += self._store_or_alert(bid, None)
         return out + self._flush_kitty() + self._flush_doubles()
@@ -366,6 +386,56 @@ class CameraReferee:
             if alert is not None:
                 out.append(self._append(alert))
         return out
+
+    def _abandon(self, reason: str, time: float | None, cards: str | None = None) -> list[Record]:
+        """The hand on record never ended (its last play missed) and the table has dealt again:
+        a ``hand_unfinished`` alert, the hand ended as abandoned, and the next one dealt."""
+        hand = self.hand
+        assert hand is not None
+        out = [self._append(Alert("hand_unfinished", cards=cards, time=time, data={
+            "hand": self.state.hand_number, "left": list(hand.cards_left)}))]
+        out.append(self._append(End(abandoned=True, reason=reason, time=time)))
+        return out + self.new_hand(time)
+
+    def _new_deal_bid(self, bid: Bid) -> bool:
+        """Whether ``bid`` shows a new deal while the hand on record is still in play (docs/camera-
+        table.md, "A hand that never ends"): at a table whose kitty is never shown, a bid token
+        laid after the hand's first play by the seat that bids first in the next deal."""
+        hand = self.hand
+        if hand is None or hand.phase != "play" or not hand.plays or hand.rules.kitty_shown:
+            return False
+        rules = hand.rules
+        if rules.first_bidder == "previous_landlord" and hand.landlord is not None:
+            return bid.seat == hand.landlord
+        return bid.seat == next_seat(hand.first_bidder, hand.players, rules.seat_order)
+
+    def _shown_before_play(self, candidate: PlayCandidate) -> list[Record] | None:
+        """Five players: one card laid in a seat's zone before the first play that is the marker
+        card (docs/camera-table.md, "Five players and 斗帝主"): while the landlord is unknown, the
+        marker, its seat the open landlord; the marker again in his zone (entered on the page),
+        nothing; its twin in another seat's zone, that seat's reveal (亮出身份). ``None``: a play."""
+        hand = self.hand
+        if hand is None or hand.rules.bidding != "marker" or len(candidate.cards) != 1 or hand.plays:
+            return None
+        try:
+            card = candidate.engine_cards()[0]
+        except ValueError:
+            return None
+        if card.is_joker or card.suit is None:
+            return None
+        if hand.phase == "bidding":
+            self.pending.marker_seen = self.state.hand_number
+            return self._store_or_alert(Marker(candidate.seat, card, time=candidate.time), str(card))
+        if hand.phase != "play" or card != hand.marker:
+            return None
+        if candidate.seat == hand.landlord:
+            if self.pending.marker_seen == self.state.hand_number:
+                return None  # the marker was seen already: now he leads with it
+            self.pending.marker_seen = self.state.hand_number
+            return []
+        if hand.rules.hidden_landlord and hand.hidden is None:
+            return self._store_or_alert(Reveal(candidate.seat, time=candidate.time), str(card))
+        return None
 
     def _flush_kitty(self) -> list[Record]:
         """The kitty read during bidding, stored once the landlord is known."""

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from engine.cards import parse_cards
-from engine.events import Kitty, Play
+from engine.events import Kitty, Marker, Play, Reveal
 from tracker.reader import CalibrationCheck, Observation, ReaderConfig, TableReader, ZoneReading, seat_of
 from tracker.records import Alert, Record
 from tracker.referee import CameraReferee
@@ -85,6 +85,8 @@ class TableSession:
                                   rules.players, rules.decks)
         self._referee_match(referee)
         self._match_checked: float | None = None
+        #: 斗帝主: the hand number whose kitty zone a hand has been over since its kitty was shown.
+        self._kitty_touched: int | None = None
         self._refused_match: int | None = None
         self._focus_locked = False
         self.frames = 0
@@ -194,6 +196,7 @@ class TableSession:
         self._calibrated(observation.calibration)
         for zone in observation.zones:
             out += self._referee_zone(zone, observation)
+        out += self._watch_kitty(observation)
         self.observation = observation
         if out:
             self.last_records = out
@@ -232,10 +235,17 @@ class TableSession:
         return out
 
     def _play(self, zone: str, settled: Settled) -> list[Record]:
-        """A seat's settled cards: a play, or cards that completed the zone's last play."""
+        """A seat's settled cards: a play, or cards that completed the zone's last play (five
+        players: the marker card, or its twin shown; they are no play and may come again)."""
         if settled.amends:
             return self.referee.late_cards(settled.candidate(), settled.amends)
+        picked = self._pick_before_play(settled.time)
         stored = self.referee.play(settled.candidate())
+        if not any(isinstance(r, Play) for r in stored) and (
+                not stored or any(isinstance(r, (Marker, Reveal)) for r in stored)):
+            self.reader.replace_played(zone, Counter(settled.cards), Counter())
+            return picked + stored
+        stored = picked + stored
         # The referee stored a play other than the one read (an uncertain read's suggestion: a
         # card read as another, or a card that was no card left out): the zone counts as played
         # what was stored, so a card wrongly counted can still come as itself later.
@@ -244,6 +254,41 @@ class TableSession:
             if play is not None:
                 self.reader.replace_played(zone, Counter(settled.cards), Counter(str(c) for c in play.cards))
         return stored
+
+    def _watch_kitty(self, observation: Observation) -> list[Record]:
+        """斗帝主: the kitty shown, the 帝主 takes the cards he keeps from the kitty zone; once a
+        hand has been over the zone and it lies still again holding less than the kitty, what it
+        lost is his pick (docs/camera-table.md, "Five players and 斗帝主")."""
+        state = self.referee.refresh()
+        hand = state.hand
+        if hand is None or not hand.rules.kitty_choice or hand.phase != "play" or hand.kitty is None \
+                or hand.picked is not None or "kitty" not in self.reader.zone_names:
+            self._kitty_touched = None
+            return []
+        zone = observation.zone("kitty")
+        if zone.moving:
+            self._kitty_touched = state.hand_number
+            return []
+        if self._kitty_touched != state.hand_number:
+            return []
+        left = self.reader.lying("kitty", observation.time)
+        if left is None:
+            return []
+        kitty = Counter(str(c) for c in hand.kitty)
+        if left & kitty == kitty:
+            return []  # all of it still there: nothing taken (yet)
+        return self.referee.kitty_pick(tuple((kitty - left).elements()), observation.time)
+
+    def _pick_before_play(self, time: float) -> list[Record]:
+        """斗帝主: the first play comes while no pick is on record: the pick is what the kitty zone
+        lacks of the kitty now (nothing, when he left every card lying there)."""
+        hand = self.referee.refresh().hand
+        if hand is None or not hand.rules.kitty_choice or hand.phase != "play" or hand.kitty is None \
+                or hand.picked is not None or hand.plays:
+            return []
+        left = self.reader.lying("kitty", time) if "kitty" in self.reader.zone_names else None
+        kitty = Counter(str(c) for c in hand.kitty)
+        return self.referee.kitty_pick(tuple((kitty - (kitty if left is None else left)).elements()), time)
 
     def _pile_seat(self, reached_by: int | None) -> int:
         """Who played onto the pile: the last hand seen reaching in, else whose turn it is."""

@@ -40,7 +40,7 @@ def test_bench_times_simulate_drawing(capsys):
 
 
 def test_the_suite_films_each_seat_count_reads_it_and_adds_up(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(tracker_bench, "SUITE", ((3, "plastic", 5), (4, "plastic", 6)))
+    monkeypatch.setattr(tracker_bench, "SUITE", (("classic", "plastic", 5), ("four", "plastic", 6)))
     whole = tracker_bench.bench_suite(tmp_path, hands=1, cards=2, detector_spec="toy", backend="onnx", style="toy", fps=4)
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     films = [line for line in lines if not line["name"].startswith("suite")]

@@ -1,0 +1,118 @@
+"""What the camera reads beyond plays and bids: five players' marker card and reveal, 斗帝主's
+pick of the kitty, and a new deal at a four-seat table whose last play the camera missed."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.bidding import next_seat
+from engine.cards import Card
+from engine.events import Bid, Deal, Marker
+from tracker.records import Alert
+from tracker.referee import CameraReferee, PlayCandidate
+from tracker.state import TableState
+from tracker.store import EventStore
+
+
+@pytest.fixture
+def store():
+    s = EventStore(":memory:")
+    yield s
+    s.close()
+
+
+def referee(store, rules, players):
+    return CameraReferee(store, store.create_match(tuple(f"P{i}" for i in range(players)), rules))
+
+
+def P(seat, text, t=None):  # noqa: N802 - reads like a play in the tests
+    return PlayCandidate(seat, tuple(text.split()), t)
+
+
+def kinds(records):
+    return [r.alert if isinstance(r, Alert) else r.kind for r in records]
+
+
+def test_a_single_card_laid_before_a_five_seat_deal_is_the_marker_of_a_new_hand(store):
+    ref = referee(store, "five", 5)
+    assert kinds(ref.play(P(3, "7h", t=2.0))) == ["deal", "marker"]
+    hand = ref.hand
+    assert hand.landlord == 3 and hand.marker == Card.parse("7h") and hand.phase == "play" and not hand.plays
+    assert hand.cards_left == [21, 21, 21, 24, 21]  # the open landlord took the kitty unseen
+    assert kinds(ref.play(P(3, "7h", t=9.0))) == ["play"]  # seen already: now he leads with it
+
+
+def test_the_twin_shown_by_another_seat_before_the_first_play_is_its_reveal(store):
+    ref = referee(store, "five", 5)
+    ref.play(P(0, "Qs", t=2.0))
+    assert kinds(ref.play(P(2, "Qs", t=5.0))) == ["reveal"]
+    hand = ref.hand
+    assert hand.hidden == 2 and hand.hidden_shown == "choice" and ("reveal", 2) in hand.causes
+    assert kinds(ref.play(P(2, "Qs", t=6.0))) == ["out_of_turn"]  # once revealed, a card there is a play
+
+
+def test_the_marker_entered_on_the_page_and_then_seen_in_its_zone_is_no_play(store):
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(21,) * 5), source="referee")
+    store.append(ref.match_id, 1, Marker(1, Card.parse("9d")), source="referee")
+    assert ref.play(P(1, "9d", t=3.0)) == []  # the marker card lying in its zone
+    assert ref.hand.plays == [] and ref.hand.landlord == 1
+    assert kinds(ref.play(P(1, "9d", t=8.0))) == ["play"]
+
+
+def test_a_joker_or_two_cards_before_the_first_play_are_no_marker(store):
+    ref = referee(store, "five", 5)
+    out = ref.play(P(4, "RJ", t=2.0))
+    assert "marker" not in kinds(out) and ref.hand.marker is None
+    ref2 = referee(store, "five", 5)
+    assert "marker" not in kinds(ref2.play(P(1, "5s 5s", t=2.0)))
+
+
+def test_the_pick_of_the_kitty_is_the_cards_taken_from_it(store):
+    ref = referee(store, "dizhu", 3)
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.kitty(["As", "2d", "8d", "Ac", "7s", "Qc"], time=3.0)
+    assert kinds(ref.kitty_pick(["As", "2d"], time=6.0)) == ["kitty_pick"]
+    assert [str(c) for c in ref.hand.picked] == ["As", "2d"] and ref.hand.cards_left[0] == 36
+    assert kinds(ref.kitty_pick(["Qc"], time=7.0)) == ["bad_kitty"]  # one pick a hand
+
+
+def test_a_pick_of_cards_not_in_the_kitty_is_an_alert(store):
+    ref = referee(store, "dizhu", 3)
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.kitty(["As", "2d", "8d", "Ac", "7s", "Qc"], time=3.0)
+    assert kinds(ref.kitty_pick(["Kh"], time=6.0)) == ["bad_kitty"] and ref.hand.picked is None
+    assert kinds(referee(store, "dizhu", 3).kitty_pick(["Kh"])) == ["not_started"]
+
+
+def test_four_seats_the_next_deals_first_bid_token_ends_a_hand_whose_last_play_was_missed(store):
+    ref = referee(store, "four", 4)
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.play(P(0, "5h", t=5.0))
+    ref.play(P(1, "9h", t=8.0))  # ... the play that ended the hand is missed
+    first = next_seat(ref.hand.first_bidder, 4, ref.hand.rules.seat_order)  # bids first in the next deal
+    out = ref.bid(first, "bid", 2, time=60.0)
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "bid"]
+    state = TableState.load(store, ref.match_id)
+    assert state.hand_of(1).abandoned and state.hand_number == 2
+    assert ref.hand.first_bidder == first and ref.hand.bids_by_seat == {first: 2}
+
+
+def test_four_seats_another_seats_bid_token_mid_hand_is_refused_not_a_new_deal(store):
+    ref = referee(store, "four", 4)
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.play(P(0, "5h", t=5.0))
+    first = next_seat(ref.hand.first_bidder, 4, ref.hand.rules.seat_order)
+    other = next_seat(first, 4, ref.hand.rules.seat_order)
+    assert kinds(ref.bid(other, "bid", 2, time=9.0)) == ["wrong_phase"]
+    assert ref.state.hand_number == 1 and not ref.hand.finished
+
+
+def test_three_seats_keep_waiting_for_the_kitty_before_a_new_deal(store):
+    ref = referee(store, "classic", 3)
+    ref.kitty(["BJ", "2s", "7c"])
+    ref.play(P(1, "2s"))
+    first = next_seat(ref.hand.first_bidder, 3, ref.hand.rules.seat_order)
+    assert kinds(ref.bid(first, "bid", 2, time=30.0)) == ["wrong_phase"]  # the shown kitty will say
+    assert ref.state.hand_number == 1
+    assert isinstance(ref.pending.early_bids[0], Bid)
