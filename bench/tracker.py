@@ -48,6 +48,7 @@ from sim.scripted import random_hand
 from tracker.detection import build_detector
 from tracker.match_record import hand_keys, match_record
 from tracker.records import Alert
+from tracker.referee import LOW_CONFIDENCE, PHANTOM_CONFIDENCE, ReaderBars
 from tracker.session import TableSession
 from tracker.state import TableState
 from tracker.store import EventStore
@@ -153,23 +154,24 @@ def played(hands: list[dict]) -> list[dict]:
     return [h for h in hands if any(a.get("kind") == "play" for a in h.get("actions", []))]
 
 
-def report(name: str, comparison: Comparison, frames: int, seconds: float) -> dict:
+def report(name: str, comparison: Comparison, frames: int, seconds: float, extra: dict | None = None) -> dict:
     out = {"name": name, **comparison.to_dict(), "frames": frames,
-           "fps": round(frames / seconds, 2) if seconds else None}
+           "fps": round(frames / seconds, 2) if seconds else None, **(extra or {})}
     print(json.dumps(out, ensure_ascii=False))
     return out
 
 
 def bench_sim(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
               deck: str | None = None, keep: bool = False) -> dict:
-    comparison, frames, busy, label = read_film(folder, detector_spec, backend, referee_bids, deck, keep)
-    return report(label, comparison, frames, busy)
+    comparison, frames, busy, label, bars = read_film(folder, detector_spec, backend, referee_bids, deck, keep)
+    return report(label, comparison, frames, busy, bars)
 
 
 def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool = True,
-              deck: str | None = None, keep: bool = False) -> tuple[Comparison, int, float, str]:
+              deck: str | None = None, keep: bool = False) -> tuple[Comparison, int, float, str, dict]:
     """Play a ``simulate`` film through a table session: the comparison with its truth, frames
-    read, seconds spent reading them, and a label."""
+    read, seconds spent reading them, a label, and where the referee's bars lie among the
+    reader's reads (:func:`bar_ranks`)."""
     data = json.loads((folder / "truth.json").read_text())
     truth = played(data["hands"])
     referee_bids = referee_bids and not data.get("simulate", {}).get("tokens", False)
@@ -214,7 +216,16 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
     read = played(record["hands"])
     comparison = compare_hands(truth, read)
     label = str(folder) + ("" if referee_bids else " (bids from tokens)") + (f" (deck profile {deck})" if deck else "")
-    return comparison, frames, busy, label
+    return comparison, frames, busy, label, bar_ranks(session.referee.bars)
+
+
+def bar_ranks(bars: ReaderBars) -> dict:
+    """The share of the cards read in plays the rules accepted as read (``accepted_cards``) that
+    lie under the shipped bars (``below_low``, ``below_phantom``): tracker.referee's LOW_RANK
+    and PHANTOM_RANK, measured."""
+    low, phantom = bars.below(LOW_CONFIDENCE), bars.below(PHANTOM_CONFIDENCE)
+    return {"accepted_cards": len(bars.seen), "below_low": None if low is None else round(low, 4),
+            "below_phantom": None if phantom is None else round(phantom, 4)}
 
 
 #: The acceptance films: each variant on two held-out decks, (rules preset, deck, seed): two,
@@ -260,8 +271,8 @@ def bench_suite(folder: Path, hands: int, cards: int | None, detector_spec: str,
             seats = get_rules(preset).players
             write_simulation(SimConfig(seed=seed, seats=seats, hands=hands, deck=deck, cards=cards, tokens=True,
                                        style=style, fps=fps, rules=preset), film)
-        comparison, frames, busy, label = read_film(film, detector_spec, backend, referee_bids=False, keep=keep)
-        report(label, comparison, frames, busy)
+        comparison, frames, busy, label, bars = read_film(film, detector_spec, backend, referee_bids=False, keep=keep)
+        report(label, comparison, frames, busy, bars)
         name = variant_name(preset)
         total, f, b, _ = by_variant.get(name, (Comparison(), 0, 0.0, []))
         by_variant[name] = (_add(total, comparison), f + frames, b + busy, [])

@@ -105,6 +105,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "referee_pin": Key((str,), "", lambda v: None if v == "" else _pin(v)),
         "protocol": Key((str,), "zones", _one_of("zones", "pile")),
         "mat": Key((str,), "A2", _one_of("A3", "A2", "A1")),
+        "double": Key((bool,), False),
     },
     "camera": {
         "source": Key((str, int), "picamera", _source),
@@ -149,6 +150,8 @@ class Config:
     referee_pin: str = ""
     protocol: str = "zones"
     mat: str = "A2"
+    #: Players may double (加倍) at this table: a new match gets the ``player_double`` rule.
+    double: bool = False
     source: str = "picamera"
     mode: str = "auto"
     calibration: str = "/var/lib/ddz-table/calibration.json"
@@ -340,6 +343,8 @@ referee_pin = {referee_pin}
 protocol = {protocol}
 # 打印的桌垫尺寸 / printed mat size: A3 A2 A1
 mat = {mat}
+# 加倍：地主定后、出牌前每人可用加倍牌加倍一次（×2）/ players may double once each with a 加倍 token (x2)
+double = {double}
 
 [camera]
 # picamera (树莓派摄像头 / Pi camera), 0 (USB 摄像头 / USB camera),

@@ -49,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--calibration", help="calibration.json from `ddz-table calibrate`")
     run.add_argument("--rules", help="rules preset (default classic)")
     run.add_argument("--players", help="names by seat, comma separated (default 座位1,座位2,...)")
+    run.add_argument("--double", action="store_true", default=None,
+                     help="players may double (加倍) once each before the first play, x2 each, laid as 加倍 / 不加倍 "
+                          "tokens (ddz-table tokens --double); a new match gets the rule (five players always double)")
     run.add_argument("--db", help="event store (default: the config's data dir, else "
                      "$XDG_DATA_HOME/ddz-table/ddz-table.db or ~/.local/share/ddz-table/ddz-table.db)")
     run.add_argument("--match", type=int, help="continue this match and stay on it (default: the last unfinished "
@@ -202,7 +205,8 @@ def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match:
         return match
     if not new:
         for info in reversed(store.matches()):
-            if info.rules.name == rules.name and info.rules.players == rules.players:
+            if (info.rules.name, info.rules.players, info.rules.player_double) == (
+                    rules.name, rules.players, rules.player_double):
                 if TableState.load(store, info.id).ended is None and (players is None or info.players == players):
                     return info.id
                 break
@@ -226,6 +230,8 @@ def run_run(args: argparse.Namespace) -> int:
     try:
         run_config = apply_run_config(args)
         rules = get_rules(args.rules)
+        if args.double:
+            rules = rules.replace(player_double=True)
         players = tuple(p.strip() for p in args.players.split(",")) if args.players else None
         if players is not None and len(players) != rules.players:
             return _fail(f"{rules.name} needs {rules.players} player names, got {len(players)}")
@@ -371,7 +377,7 @@ RUN_OPTIONS: dict[str, tuple[str, Any]] = {
     "players": ("players", None), "db": ("db", lambda: str(default_db())), "host": ("host", "127.0.0.1"),
     "port": ("port", 8000), "pin": ("referee_pin", None), "protocol": ("protocol", None),
     "camera_view": ("camera_view", False), "backend": ("backend", "onnx"), "models": ("model_dir", None),
-    "camera_mode": ("mode", None), "deck": ("deck_profile", None),
+    "camera_mode": ("mode", None), "deck": ("deck_profile", None), "double": ("double", False),
     "club": ("club_url", None), "club_table": ("club_table", None), "club_key": ("club_key", None),
 }
 

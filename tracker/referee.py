@@ -23,8 +23,10 @@ the camera's referee decides". The person refereeing on the page is ``webui``'s 
 from __future__ import annotations
 
 import copy
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from engine.bidding import next_seat
 from engine.cards import Card, format_cards, parse_cards
@@ -58,6 +60,15 @@ LOW_CONFIDENCE = 0.9
 #: A card read below this confidence may be no card at all (a face's picture read as an
 #: index): a refused play that the rules accept without it is suggested without it.
 PHANTOM_CONFIDENCE = 0.3
+#: With a deck profile the reader's confidences are its own: the bars are then ranks among the
+#: confidences of the cards it read in plays the rules accepted as read (the last ``BARS_WINDOW``,
+#: once ``BARS_NEEDED`` are in): the same share of its reads lies under each bar as under
+#: ``LOW_CONFIDENCE`` and ``PHANTOM_CONFIDENCE`` for the shipped reader with no profile
+#: (measured: ``python -m bench.tracker --suite`` prints ``below_low`` and ``below_phantom``).
+LOW_RANK = 0.05
+PHANTOM_RANK = 0.002
+BARS_WINDOW = 2000
+BARS_NEEDED = 150
 #: Cards laid after the hand are the seat's cards shown when they number within this many of
 #: the cards it has left (a dropped card, a card of another deck).
 SHOWN_SLACK = 1
@@ -102,6 +113,53 @@ def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
     return Alert("deck_audit", time=time, data={
         "missing": format_cards(audit.missing), "extra": format_cards(audit.extra),
         "decks": hand.rules.decks})
+
+
+@dataclass
+class ReaderBars:
+    """The referee's two bars on a card's confidence, following the reader in use.
+
+    ``low``: a card read below it may be the misread behind a refused play; ``phantom``: below
+    it, maybe no card at all. For the shipped reader (``follow`` off) they are
+    :data:`LOW_CONFIDENCE` and :data:`PHANTOM_CONFIDENCE`. A deck profile changes the reader's
+    confidences (its blend moves probability among the enrolled cards), so with one (``follow``
+    on) each bar is the confidence under which the same share of this reader's accepted reads
+    lies (:data:`LOW_RANK`, :data:`PHANTOM_RANK`), once it has read enough; never above the
+    shipped bars' gap (the phantom bar stays under the low one)."""
+
+    follow: bool = False
+    low_rank: float = LOW_RANK
+    phantom_rank: float = PHANTOM_RANK
+    seen: deque[float] = field(default_factory=lambda: deque(maxlen=BARS_WINDOW))
+    _reader: object = None
+
+    def reader(self, key: object, follow: bool) -> None:
+        """The reader in use is ``key`` (a profile, or None): a new one starts a new count."""
+        if key is not self._reader:
+            self._reader = key
+            self.seen.clear()
+        self.follow = follow
+
+    def add(self, confidences: tuple[float, ...]) -> None:
+        """The confidences of cards in a play the rules accepted as read."""
+        self.seen.extend(float(c) for c in confidences)
+
+    def below(self, bar: float) -> float | None:
+        """The share of the accepted reads counted that lie under ``bar`` (None: none counted)."""
+        return sum(c < bar for c in self.seen) / len(self.seen) if self.seen else None
+
+    def _rank(self, rank: float, fixed: float) -> float:
+        if not self.follow or len(self.seen) < BARS_NEEDED:
+            return fixed
+        return float(np.quantile(np.fromiter(self.seen, float), rank))
+
+    @property
+    def low(self) -> float:
+        return self._rank(self.low_rank, LOW_CONFIDENCE)
+
+    @property
+    def phantom(self) -> float:
+        return min(self._rank(self.phantom_rank, PHANTOM_CONFIDENCE), self.low * PHANTOM_CONFIDENCE / LOW_CONFIDENCE)
 
 
 @dataclass(frozen=True)
@@ -184,10 +242,11 @@ class CameraReferee:
     match_id: int
     accept_suggestions: bool = True
     remind_announce: bool = True
-    low_confidence: float = LOW_CONFIDENCE
     source: str = "camera"
     state: TableState = field(init=False)
     pending: Pending = field(default_factory=Pending, init=False)
+    #: The bars on a card's confidence, following the reader (the session says which).
+    bars: ReaderBars = field(default_factory=ReaderBars)
     #: The store's last sequence number when ``state`` was last brought up to date.
     _seen_seq: int = field(default=-1, init=False)
 
@@ -266,6 +325,7 @@ class CameraReferee:
         assert self.hand is not None
         violation = self.hand.check(play)
         if violation is None:
+            self.bars.add(candidate.confidences)
             return out + [self._append(play)] + self._announce_reminder(candidate.seat, candidate.time)
         suggestion = self._suggest(candidate, violation)
         text = format_cards(play.cards)
@@ -564,7 +624,7 @@ class CameraReferee:
         cards = list(candidate.engine_cards())
         for i, alternatives in enumerate(candidate.alternatives):
             confidence = candidate.confidences[i] if candidate.confidences else 0.0
-            if confidence >= self.low_confidence:
+            if confidence >= self.bars.low:
                 continue
             for alt, prob in alternatives:
                 try:
@@ -595,7 +655,7 @@ class CameraReferee:
         assert hand is not None
         options: list[tuple[float, tuple[Card, ...]]] = []
         for i, confidence in enumerate(candidate.confidences or ()):
-            if confidence >= PHANTOM_CONFIDENCE or len(cards) < 2:
+            if confidence >= self.bars.phantom or len(cards) < 2:
                 continue
             kept = tuple(cards[:i] + cards[i + 1:])
             if hand.check(Play(candidate.seat, kept, time=candidate.time)) is None:

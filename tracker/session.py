@@ -191,6 +191,8 @@ class TableSession:
             self._referee_match(self.referee)
         self._follow_match(frame)
         self._follow_hand()
+        profile = getattr(self.detector, "profile", None)
+        self.referee.bars.reader(profile, follow=profile is not None)
         out: list[Record] = self.referee.retry_held()  # a play held until the page enters a missed one
         observation = self.reader.read(frame)
         self._calibrated(observation.calibration)

@@ -9,7 +9,15 @@ from engine.bidding import next_seat
 from engine.cards import Card
 from engine.events import Bid, Deal, Marker
 from tracker.records import Alert
-from tracker.referee import CameraReferee, PlayCandidate
+from tracker.referee import (
+    BARS_NEEDED,
+    LOW_CONFIDENCE,
+    LOW_RANK,
+    PHANTOM_CONFIDENCE,
+    CameraReferee,
+    PlayCandidate,
+    ReaderBars,
+)
 from tracker.state import TableState
 from tracker.store import EventStore
 
@@ -116,3 +124,39 @@ def test_three_seats_keep_waiting_for_the_kitty_before_a_new_deal(store):
     assert kinds(ref.bid(first, "bid", 2, time=30.0)) == ["wrong_phase"]  # the shown kitty will say
     assert ref.state.hand_number == 1
     assert isinstance(ref.pending.early_bids[0], Bid)
+
+
+def test_the_bars_are_the_shipped_ones_for_the_reader_without_a_profile():
+    bars = ReaderBars()
+    bars.reader(None, follow=False)
+    bars.add((0.5,) * 500)  # a reader sure of nothing: the shipped reader's bars stay
+    assert (bars.low, bars.phantom) == (LOW_CONFIDENCE, PHANTOM_CONFIDENCE)
+
+
+def test_with_a_profile_the_bars_are_ranks_among_that_readers_accepted_reads():
+    bars = ReaderBars()
+    profile = object()
+    bars.reader(profile, follow=True)
+    bars.add((0.99,) * (BARS_NEEDED - 1))
+    assert bars.low == LOW_CONFIDENCE  # too few reads yet to rank
+    # a profile whose blend gives its sure reads ~0.6: the shipped 0.9 would call every card doubtful
+    confidences = [0.55 + 0.1 * i / 1000 for i in range(1000)]
+    bars.add(confidences)
+    assert 0.55 < bars.low < 0.6 and bars.below(bars.low) == pytest.approx(LOW_RANK, abs=0.01)
+    assert bars.phantom < bars.low
+    bars.reader(object(), follow=True)  # another profile: its reads are counted afresh
+    assert len(bars.seen) == 0 and bars.low == LOW_CONFIDENCE
+
+
+def test_a_profiles_low_bar_lets_the_referee_suggest_the_fix_the_shipped_bar_would_not(store):
+    ref = referee(store, "classic", 3)
+    ref.bars.reader(object(), follow=True)
+    ref.bars.add([0.97 + 0.03 * i / 400 for i in range(400)])  # this reader's accepted reads: all >= 0.97
+    ref.play(P(0, "5h 5s"))
+    # 6s 7h read at 0.95: sure for the shipped reader, the least sure this reader gives
+    out = ref.play(PlayCandidate(1, ("6s", "7h"), 9.0, (0.99, 0.95), ((), (("6h", 0.04),))))
+    assert kinds(out) == ["uncertain_read", "play"] and [str(c) for c in ref.hand.plays[-1].cards] == ["6s", "6h"]
+    shipped = referee(store, "classic", 3)
+    shipped.play(P(0, "5h 5s"))
+    assert kinds(shipped.play(PlayCandidate(1, ("6s", "7h"), 9.0, (0.99, 0.95), ((), (("6h", 0.04),))))) == [
+        "illegal_combination"]
