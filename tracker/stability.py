@@ -115,6 +115,7 @@ class _Slot:
     latest: dict[str, Seen] = field(default_factory=dict)
     committed: bool = False
     sealed: bool = False  # a hand has been over the zone since this card was read: it is what it is
+    again: bool = False  # a card played before, found here again (uncovered, moved): not where it was laid
 
     def accepts(self, card: str) -> bool:
         """A different read at a sealed slot's place is a new card put on top of it."""
@@ -257,13 +258,15 @@ class ZoneTracker:
         # Of one id's places, the steadiest and surest read is the card; the rest are doubles.
         for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.seen.confidence)):
             if self._found_again(slot, lost):
+                slot.again = True
                 continue  # a played card uncovered or read again where it lay
             if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)
             elif not self.played[slot.card]:
                 doubles.append(slot)  # one id more often than the decks hold, in this one play
-            # else: a card this zone already played this hand was only uncovered
+            else:  # a card this zone already played this hand was only uncovered, or moved
+                slot.again = True
         if not new:
             return None
         self.played += Counter(s.card for s in new)
@@ -295,7 +298,7 @@ class ZoneTracker:
         taken = tuple(card for card, _ in gone if not ids[card])
         if not taken:
             return None  # found elsewhere in the zone: moved (pushed), or read at its other corner
-        if present and not any(s.committed and id(s) in here for s in present):
+        if present and not any(s.committed and not s.again for s in present):
             return None  # every card moved (a pile squared up): those unseen lie under the others
         if not present:  # swept, or picked up: the referee decides, and releases what was picked up
             return Settled(self.seat, (), time, (), (), taken=taken, emptied=True)
