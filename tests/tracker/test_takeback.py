@@ -10,8 +10,8 @@ from engine.cards import parse_cards
 from engine.events import Correction, Pass
 from tracker.records import Alert
 from tracker.referee import CameraReferee, PlayCandidate
-from tracker.store import EventStore
 from tracker.stability import Seen, ZoneTracker
+from tracker.store import EventStore
 from tracker.takeback import TakeBacks
 
 FPS = 10
