@@ -173,7 +173,9 @@ class TakeBacks:
                 break
             removed.append((at, hand.events[at]))
             out.append(_store(referee, fix))
-        alert = Alert("picked_up", **_about(last.seat, (), tuple(sorted(last.cards)), taken, time, index))
+        # its cards as the alert's: the page offers them as the seat's play, one tap, should it be one
+        alert = Alert("picked_up", **_about(last.seat, (), tuple(sorted(last.cards)), taken, time, first)
+                      | {"cards": format_cards(last.cards)})
         out.append(_store(referee, alert))
         if removed:
             self.fixed = _Fixed(last.seat, removed, False, referee.state.last_seq)
