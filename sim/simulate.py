@@ -10,7 +10,9 @@ and JPEG (drawn fast: :mod:`sim.render`). Card art and camera effects are the
 detector's (:mod:`sim.synth`); the default deck is held out of detector training, so a
 run tests designs the model never saw. With ``tokens`` each seat lays its bid token
 (:mod:`tracker.tokens`) in its zone as it bids, and the seats pick them up when bidding ends. ``style="toy"`` films the toy deck
-(:mod:`sim.toy`) instead, for the tracker's self-test; ``cards`` deals short hands.
+(:mod:`sim.toy`) instead, for the tracker's self-test; ``cards`` deals short hands. ``messy``
+films a messy table (:mod:`sim.messy`: cards crooked, a play taken back, a card dropped, a cup
+on the mat, a lamp switched on, ...), the same hands disturbed.
 
 ``frames()`` yields ``(image, time)``; ``calibration`` matches the rendered geometry
 exactly; after the frames, ``truth()`` is the match record whose hands carry
