@@ -12,11 +12,20 @@ Two modes:
     python -m bench.tracker --toy 3 --size 1280x720     # the test suite's toy table
     python -m bench.tracker --render 100 --size 1280x720  # simulate's drawing speed
     python -m bench.tracker --suite runs/suite [--hands 3] [--cards 8]  # the acceptance films
+    python -m bench.tracker --messy runs/messy [--hands 2] [--cards 8]  # the messy-table films
 
 ``--suite`` films :data:`SUITE` (3 seats on the four held-out decks, 4 seats on two, 2 seats
 on one, bids by tokens, the cards left shown after each hand) unless already there, reads each
 with nobody correcting, and adds to the figures the hands whose every starting hand was
 rebuilt from the cards shown and the deck audits passed.
+
+``--messy`` films :data:`MESSY_FILMS` (3 seats, a held-out deck, tokens: each disturbance of
+:mod:`sim.messy` alone, then all at once) unless already there, reads each with nobody
+correcting, and prints per film: plays exact, phantom, hands with exact points, the faults
+injected (cards on the table that are no play) and how many of them an alert followed, the
+alerts raised, and the silent wrong scores (a hand whose points differ from the truth's with
+no alert on it). Targets (issue 45): no silent wrong score, every fault an alert, >= 98 %
+plays exact.
 
 ``--sim`` folders hold ``video.mp4`` (or ``.avi``), ``calibration.json`` and ``truth.json``; the shipped
 detector reads them (``--detector`` to change). As a referee would on the page, the bench
@@ -38,12 +47,14 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from engine.events import Deal, Landlord, event_from_dict
 from engine.hand import Hand
 from engine.rules import get_rules
-from sim.compare import Comparison, compare_hands
+from sim.compare import Comparison, align_hands, compare_hands
+from sim.messy import MESSES
 from sim.scripted import random_hand
 from tracker.detection import build_detector
 from tracker.match_record import hand_keys, match_record
@@ -283,6 +294,77 @@ def bench_suite(folder: Path, hands: int, cards: int | None, detector_spec: str,
     return report("suite: all films", whole, frames, busy)
 
 
+#: The messy-table films: each disturbance alone, then all of them; (disturbances, seed).
+MESSY_FILMS = tuple(((kind,), 4501 + i) for i, kind in enumerate(MESSES)) + ((MESSES, 4599),)
+MESSY_DECK = "tigullio"
+#: Alerts that say nothing about a play: a reminder to announce, the hint to enroll the deck.
+_REMINDERS = ("not_announced", "unfamiliar_deck")
+#: An alert this many seconds after a fault's cards were picked up still answers it.
+FAULT_ALERT_S = 15.0
+_MESSY_SUMMED = ("hands", "plays", "exact", "phantom", "missed", "hands_exact_points", "faults", "faults_alerted",
+                 "alerts", "silent_wrong", "frames")
+
+
+def messy_figures(truth: dict, read: dict) -> dict:
+    """A messy film's figures from its truth and what was read (``read_film(..., keep=True)``'s
+    record, whose ``alerts`` name their hand numbers)."""
+    truth_hands = played(truth["hands"])
+    numbered = [(i + 1, h) for i, h in enumerate(read["hands"]) if any(a.get("kind") == "play" for a in h["actions"])]
+    pairs = align_hands(truth_hands, [h for _, h in numbered])
+    alerts = [a for a in read.get("alerts", []) if a["alert"] not in _REMINDERS]
+    comparison = compare_hands(truth_hands, [h for _, h in numbered])
+    silent = 0
+    for hand, j in zip(truth_hands, pairs, strict=True):
+        number = numbered[j][0] if j is not None else None
+        right = j is not None and numbered[j][1].get("result", {}).get("points") == hand.get("result", {}).get("points")
+        if not right and not any(a["hand"] == number for a in alerts):
+            silent += 1
+    faults = [m for m in truth.get("simulate", {}).get("mess", []) if m.get("fault")]
+    alerted = 0
+    for fault in faults:
+        j = pairs[fault["hand"]] if fault["hand"] < len(pairs) else None
+        number = numbered[j][0] if j is not None else None
+        alerted += any(a["hand"] == number and a["time"] is not None
+                       and fault["time"] - 1 <= a["time"] <= fault["end"] + FAULT_ALERT_S for a in alerts)
+    out = comparison.to_dict()
+    return {k: out[k] for k in ("hands", "plays", "exact", "phantom", "missed", "hands_exact_points")} | {
+        "faults": len(faults), "faults_alerted": alerted, "alerts": len(alerts), "silent_wrong": silent,
+        "alert_kinds": dict(Counter(a["alert"] for a in alerts))}
+
+
+def bench_messy(folder: Path, hands: int, cards: int | None, detector_spec: str, backend: str,
+                style: str = "cards", fps: float = 10.0, deck: str = MESSY_DECK, only: tuple[str, ...] = ()) -> dict:
+    """Film the :data:`MESSY_FILMS` into ``folder`` (films already there are reused), read each
+    with nobody correcting, and print each film's figures and the sum (``only``: the films of
+    these disturbances, ``all`` for the one with every disturbance)."""
+    from cli.simulate import write_simulation
+    from sim.simulate import SimConfig
+
+    total: dict = {k: 0 for k in _MESSY_SUMMED} | {"busy": 0.0}
+    for kinds, seed in MESSY_FILMS:
+        name = kinds[0] if len(kinds) == 1 else "all"
+        if only and name not in only:
+            continue
+        film = folder / f"3p-{deck if style == 'cards' else style}-{name}-s{seed}-h{hands}-c{cards or 'full'}"
+        if not (film / "truth.json").is_file():
+            write_simulation(SimConfig(seed=seed, seats=3, hands=hands, deck=deck, cards=cards, tokens=True,
+                                       style=style, fps=fps, messy=kinds), film)
+        _, frames, busy, _ = read_film(film, detector_spec, backend, referee_bids=False, keep=True)
+        figures = messy_figures(json.loads((film / "truth.json").read_text()),
+                                json.loads((film / "read.json").read_text()))
+        line = {"name": f"messy: {name}"} | figures | {"frames": frames, "fps": round(frames / busy, 2) if busy else None}
+        print(json.dumps(line, ensure_ascii=False))
+        for key in _MESSY_SUMMED:
+            total[key] += line[key]
+        total["busy"] += busy
+    busy = total.pop("busy")
+    whole = {"name": "messy: all films"} | total | {
+        "exact_share": round(total["exact"] / total["plays"], 4) if total["plays"] else None,
+        "fps": round(total["frames"] / busy, 2) if busy else None}
+    print(json.dumps(whole, ensure_ascii=False))
+    return whole
+
+
 def _add(total: Comparison, more: Comparison) -> Comparison:
     for name in _SUMMED:
         setattr(total, name, getattr(total, name) + getattr(more, name))
@@ -362,17 +444,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="onnx")
     parser.add_argument("--keep", action="store_true", help="--sim: write what was read to FOLDER/read.json")
     parser.add_argument("--suite", metavar="FOLDER", help="film the acceptance suite into FOLDER (or reuse it) and read it")
-    parser.add_argument("--hands", type=int, default=3, help="--suite: hands per film")
-    parser.add_argument("--cards", type=int, help="--suite: cards dealt per seat (default: a full deal)")
-    parser.add_argument("--only", metavar="TEXT", help="--suite: only the films whose folder name holds TEXT "
-                        "(e.g. 5p, dizhu, orell)")
+    parser.add_argument("--messy", metavar="FOLDER",
+                        help="film the messy-table films into FOLDER (or reuse them) and read them")
+    parser.add_argument("--only", default="", help="--suite: only the films whose folder name holds TEXT (e.g. 5p, "
+                        "dizhu, orell); --messy: these films only (disturbance names, or all), comma-separated")
+    parser.add_argument("--hands", type=int, help="--suite: hands per film (default 3); --messy: (default 2)")
+    parser.add_argument("--cards", type=int, help="--suite: cards dealt per seat (default: a full deal); --messy: (default 8)")
     args = parser.parse_args(argv)
-    if not args.sim and not args.toy and not args.render and not args.suite:
-        parser.error("give --sim FOLDER..., --suite FOLDER, --toy N or --render N")
+    if not args.sim and not args.toy and not args.render and not args.suite and not args.messy:
+        parser.error("give --sim FOLDER..., --suite FOLDER, --messy FOLDER, --toy N or --render N")
+    if args.messy:
+        only = tuple(n.strip() for n in args.only.split(",") if n.strip())
+        unknown = [n for n in only if n not in (*MESSES, "all")]
+        if unknown:
+            parser.error(f"--only: unknown film(s) {', '.join(unknown)}; films: {', '.join(MESSES)}, all")
+        detector = "toy" if args.style == "toy" else args.detector
+        bench_messy(Path(args.messy), args.hands or 2, args.cards or 8, detector, args.backend, style=args.style,
+                    only=only)
     if args.suite:
         detector = "toy" if args.style == "toy" else args.detector
-        bench_suite(Path(args.suite), args.hands, args.cards, detector, args.backend, keep=args.keep, style=args.style,
-                    only=args.only)
+        bench_suite(Path(args.suite), args.hands or 3, args.cards, detector, args.backend, keep=args.keep,
+                    style=args.style, only=args.only or None)
     for folder in args.sim:
         bench_sim(Path(folder), args.detector, args.backend, referee_bids=not args.no_referee_bids, deck=args.deck,
                   keep=args.keep)

@@ -6,7 +6,9 @@
 films the toy deck (:mod:`sim.toy`) for ``ddz-table run --detector toy``; ``--cards N``
 deals N cards a seat for a short game; ``--tokens``: each seat lays its bid token (叫分牌) as it
 bids, so the camera reads the bids. After each hand the seats left holding cards lay them face up
-(亮牌) unless ``--no-show``. ``--seats 5`` plays the five-player game (``five``) on the
+(亮牌) unless ``--no-show``. ``--messy crooked,takeback,lamp`` (or ``all``) films a messy
+table (:mod:`sim.messy`): cards crooked and overlapping, plays pushed and taken back, a card
+dropped, a cup on the mat, a sleeve over a zone, a lamp switched on, the camera knocked. ``--seats 5`` plays the five-player game (``five``) on the
 five-seat mat; ``--rules dizhu`` plays 斗帝主 at three seats (``--rules`` picks any preset with
 that many players). ``ddz-table simulate --stats 2000`` prints how often
 the bots bid, bomb and spring over that many hands (no video).
@@ -28,6 +30,7 @@ import cv2
 
 from engine.rules import get_rules
 from sim.bots import play_hand, rates
+from sim.messy import MESSES, parse_messy
 from sim.simulate import DEFAULT_DECK, STYLES, SimConfig, SimError, SimTable, parse_size
 from vision.sources import CallableSource, register_source
 
@@ -80,6 +83,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "seat lays 加倍 or 不加倍 / 允许加倍")
     sim.add_argument("--no-show", action="store_true",
                      help="leave out the cards left shown after each hand / 牌局结束后不亮牌")
+    sim.add_argument("--messy", metavar="LIST", default="",
+                     help=f"a messy table: any of {','.join(MESSES)}, comma-separated, or all / 乱牌桌干扰")
     sim.add_argument("--stats", type=int, metavar="HANDS",
                      help="no video: print the bots' bid, bomb and spring rates over HANDS hands")
     sim.set_defaults(func=run_simulate)
@@ -128,7 +133,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             raise SimError("give --out FOLDER for the video (or --stats HANDS)")
         config = SimConfig(seed=args.seed, seats=seats, hands=args.hands, deck=args.deck, fps=args.fps,
                            size=parse_size(args.size), style=args.style, cards=args.cards,
-                           tokens=args.tokens, rules=args.rules, show=not args.no_show, double=args.double).check()
+                           tokens=args.tokens, rules=args.rules, show=not args.no_show, double=args.double,
+                           messy=parse_messy(args.messy)).check()
         summary = write_simulation(config, args.out)
     except SimError as exc:
         print(f"ddz-table: {exc}", file=sys.stderr)
@@ -139,7 +145,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 def parse_spec(spec: str) -> SimConfig:
     """``synthetic:seed=3,seats=3,hands=2,deck=orell,fps=10,size=640x360,style=toy,cards=3,tokens=1``
-    -> the table's settings."""
+    -> the table's settings; ``messy=lamp+knock`` names disturbances joined by ``+``."""
     body = spec.split(":", 1)[1] if ":" in spec else ""
     fields: dict[str, Any] = {}
     for part in filter(None, body.split(",")):
@@ -154,13 +160,15 @@ def parse_spec(spec: str) -> SimConfig:
                 fields[key] = parse_size(value)
             elif key in ("deck", "style", "rules"):
                 fields[key] = value.strip()
+            elif key == "messy":
+                fields[key] = parse_messy(value.replace("+", ","))
             elif key in ("tokens", "show", "double"):
                 if value.strip() not in ("0", "1"):
                     raise SimError(f"{key} is 0 or 1, not {value!r}")
                 fields[key] = value.strip() == "1"
             else:
                 raise SimError(f"unknown synthetic source setting {key!r} "
-                               "(seed, seats, hands, deck, fps, size, style, cards, tokens, show, double, rules)")
+                               "(seed, seats, hands, deck, fps, size, style, cards, tokens, show, double, rules, messy)")
         except ValueError as exc:
             if isinstance(exc, SimError):
                 raise

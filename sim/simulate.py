@@ -10,7 +10,9 @@ and JPEG (drawn fast: :mod:`sim.render`). Card art and camera effects are the
 detector's (:mod:`sim.synth`); the default deck is held out of detector training, so a
 run tests designs the model never saw. With ``tokens`` each seat lays its bid token
 (:mod:`tracker.tokens`) in its zone as it bids, and the seats pick them up when bidding ends. ``style="toy"`` films the toy deck
-(:mod:`sim.toy`) instead, for the tracker's self-test; ``cards`` deals short hands.
+(:mod:`sim.toy`) instead, for the tracker's self-test; ``cards`` deals short hands. ``messy``
+films a messy table (:mod:`sim.messy`: cards crooked, a play taken back, a card dropped, a cup
+on the mat, a lamp switched on, ...), the same hands disturbed.
 
 ``frames()`` yields ``(image, time)``; ``calibration`` matches the rendered geometry
 exactly; after the frames, ``truth()`` is the match record whose hands carry
@@ -37,6 +39,7 @@ from engine.match import Match
 from engine.record import dump
 from engine.rules import get_rules
 from engine.showdown import losers
+from sim import messy
 from sim.bots import play_hand
 from sim.render import Noise, TableLayer, draw_arm, to_jpeg_frame
 from sim.synth import clutter, effects
@@ -91,6 +94,9 @@ class SimConfig:
     #: Players may double (加倍) once before the first play, x2 each (the ``player_double`` rule,
     #: always on in ``five``); with ``tokens`` each seat lays 加倍 or 不加倍 once the landlord is known.
     double: bool = False
+    #: Disturbances of a messy table (:data:`sim.messy.MESSES`): cards crooked, a play taken
+    #: back, a cup on the mat, a lamp switched on ... each from its own random stream.
+    messy: tuple[str, ...] = ()
 
     @property
     def preset(self) -> str:
@@ -124,6 +130,9 @@ class SimConfig:
         most = get_rules(self.preset).hand_size
         if self.cards is not None and not 1 <= self.cards <= most:
             raise SimError(f"cards per seat must be 1..{most}, not {self.cards}")
+        if messy.unknown(tuple(self.messy)):
+            raise SimError(f"unknown messy-table disturbance(s) {', '.join(messy.unknown(tuple(self.messy)))}; "
+                           f"known: {', '.join(messy.MESSES)} (or all)")
         return self
 
 
@@ -169,6 +178,7 @@ class SimTable:
 
     def __init__(self, config: SimConfig | None = None) -> None:
         self.config = c = (config or SimConfig()).check()
+        self.mess = messy.Mess(tuple(c.messy), c.seed)
         self.rng = np.random.default_rng([c.seed, 7])
         self.layout = MatLayout.standard(c.seats, c.mat)
         self.rules = get_rules(c.preset).replace(player_double=True) if c.double else get_rules(c.preset)
@@ -276,6 +286,8 @@ class SimTable:
             draw_arm(img, self.light, self.calibration.table_to_image([edge, tip]), self.frame_ppm, self.skin,
                      self.sleeves[seat])
         cv2.multiply(img, self._drift_gain(), dst=img)
+        if self.mess:
+            img = self.mess.frame(img)
         return to_jpeg_frame(self.noise(img), self.jpeg_quality)
 
     def _drift_gain(self) -> np.ndarray:
@@ -325,7 +337,7 @@ class SimTable:
         along = float(np.abs(right) @ (poly.max(0) - poly.min(0)))
         depth = float(np.abs(f) @ (poly.max(0) - poly.min(0)))
         cw, ch = self.card_mm
-        step = self.rng.uniform(*SPREAD_MM)
+        step = self.rng.uniform(*self.mess.spread(SPREAD_MM))
         per_row = max(1, int((along - cw - 12) // step) + 1)
         rows = [cards[i:i + per_row] for i in range(0, len(cards), per_row)]
         width = cw + step * (min(len(cards), per_row) - 1)
@@ -339,8 +351,8 @@ class SimTable:
                 v = -height / 2 + ch / 2 + r * ROW_MM + shift[1] + self.rng.normal(0, 1.2)
                 # v grows towards the seat: a later row lies nearer the player, on top of the
                 # near half of the row before, whose top-left indices (on the far side) still show
-                centre_mm = centre + right * u + f * -v
-                a = angle + self.rng.normal(0, 0.06)
+                centre_mm = centre + right * u + f * -v + self.mess.nudge()
+                a = angle + self.rng.normal(0, 0.06) + self.mess.tilt()
                 pose = CardPose(card, 0, True, tuple(self.to_canvas(centre_mm)[0]), a, self._card_scale)
                 art = self._card_art(card)
                 out.append({"card": card, "zone": zone, "seat": seat, "centre_mm": [float(x) for x in centre_mm],
@@ -518,6 +530,8 @@ class SimTable:
         for hand in self.engine_hands:
             times: list[float] = []
             self.timeline.append(times)
+            if self.mess:
+                self.mess.begin_hand(hand)
             yield from self._still(1.0)
             passes, called = 0, False
             doubling = self.config.tokens and hand.rules.player_double
@@ -547,9 +561,8 @@ class SimTable:
                     yield from self._still(STILL_S)
                     yield from self._sweep(landlord, ["kitty"])
                 elif isinstance(event, Play):
-                    t = yield from self._put(seats[event.seat], event.seat, [str(c) for c in event.cards])
+                    t = yield from self._play(event)
                     times.append(t)
-                    yield from self._still(STILL_S)
                     passes = 0
                 elif isinstance(event, Shown):
                     yield from self._still(STILL_S)
@@ -568,6 +581,16 @@ class SimTable:
                     times.append(self.t)
             yield from self._still(STILL_S)
             yield from self._sweep(hand.plays[-1].seat, seats + (["kitty"] if self.piles.get("kitty") else []))
+
+    def _play(self, event: Play):
+        """A play lands in its seat's zone and lies still; on a messy table with what comes
+        with it (:func:`sim.messy.play`). Returns when it landed."""
+        cards = [str(c) for c in event.cards]
+        if self.mess:
+            return (yield from messy.play(self, event.seat, cards, STILL_S))
+        t = yield from self._put(f"seat{event.seat}", event.seat, cards)
+        yield from self._still(STILL_S)
+        return t
 
     # ------------------------------------------------------------------ the truth
     def truth(self) -> dict[str, Any]:
@@ -601,4 +624,7 @@ class SimTable:
         data["simulate"]["before_play"] = ["marker", "reveal", "kitty_pick"]
         if self.config.double:
             data["simulate"]["double"] = True
+        if self.mess:
+            data["simulate"]["messy"] = sorted(self.mess.kinds, key=messy.MESSES.index)
+            data["simulate"]["mess"] = self.mess.log
         return data

@@ -162,6 +162,15 @@ ALERTS: dict[str, AlertKind] = {
         "核对看错的牌或混进来的别副牌",
         "deck audit: missing {missing}, seen too often {extra} (the cards played and shown should hold every "
         "card {decks} time(s)): look for a dropped card, a misread or a card from another deck", "doubt"),
+    "taken_back": AlertKind(
+        "收回了牌", "cards taken back",
+        "{player} 放下 {laid} 后又收回了 {taken}，这一手按留下的 {cards} 记：请核对",
+        "{player} laid {laid}, then took back {taken}: the play counts as the {cards} left; check it", "doubt"),
+    "picked_up": AlertKind(
+        "放下又拿起的牌", "cards picked up again",
+        "{player} 的 {taken} 放下后又拿起来了（掉牌或收回）：不算出牌，已从记录中去掉：请核对",
+        "{player}: {taken} was put down and picked up again (a dropped card, or taken back): not a play, "
+        "taken off the record; check it", "doubt"),
     "rejected_on_replay": AlertKind(
         "记录中的事件无效", "stored event refused",
         "记录中的事件 {at}（{event}）重放时无效：{reason}",
@@ -269,7 +278,8 @@ def _fill(template: str, values: Mapping[str, str]) -> str | None:
 
 
 #: Card fields and the data field naming their combination type (``does_not_beat``'s).
-_PLAY_FIELDS = {"cards": "play_kind", "beaten": "beaten_kind", "suggestion": None, "missing": None, "extra": None}
+_PLAY_FIELDS = {"cards": "play_kind", "beaten": "beaten_kind", "suggestion": None, "missing": None, "extra": None,
+                "laid": None, "taken": None}
 
 
 def card_words(text: str, lang: str, kind: str | None = None) -> str:

@@ -49,6 +49,7 @@ from tracker.referee import CameraReferee
 from tracker.stability import Settled
 from tracker.state import TableState
 from tracker.store import EventStore
+from tracker.takeback import TakeBacks
 from tracker.tokens import Token
 from tracker.zones import Calibration
 from vision.protocol import Detector
@@ -138,6 +139,7 @@ class TableSession:
         # are left over from before: only cards a hand puts down from now on are plays.
         self.reader.restart(rules.players, rules.decks, {name: _played_in(referee.state, name) for name in names})
         self.referee, self.match_id = referee, referee.match_id
+        self.takebacks = TakeBacks()  # cards of a play picked up again (tracker.takeback)
         #: Per zone, (hand number, token name, seat) read there: the same token lifted and laid
         #: again in that hand is not a second bid (unless it is the seat's turn again: an
         #: auction's second round).
@@ -239,15 +241,19 @@ class TableSession:
     def _play(self, zone: str, settled: Settled) -> list[Record]:
         """A seat's settled cards: a play, or cards that completed the zone's last play (five
         players: the marker card, or its twin shown; they are no play and may come again)."""
+        if settled.taken or settled.returned:
+            return self._taken_back(settled)
         if settled.amends:
             return self.referee.late_cards(settled.candidate(), settled.amends)
+        held = self.takebacks.before_play(self.referee, settled.candidate())
+        self._release()
         picked = self._pick_before_play(settled.time)
         stored = self.referee.play(settled.candidate())
         if not any(isinstance(r, Play) for r in stored) and (
                 not stored or any(isinstance(r, (Marker, Reveal)) for r in stored)):
             self.reader.replace_played(zone, Counter(settled.cards), Counter())
-            return picked + stored
-        stored = picked + stored
+            return held + picked + stored
+        stored = held + picked + stored
         # The referee stored a play other than the one read (an uncertain read's suggestion: a
         # card read as another, or a card that was no card left out): the zone counts as played
         # what was stored, so a card wrongly counted can still come as itself later.
@@ -291,6 +297,23 @@ class TableSession:
         left = self.reader.lying("kitty", time) if "kitty" in self.reader.zone_names else None
         kitty = Counter(str(c) for c in hand.kitty)
         return self.referee.kitty_pick(tuple((kitty - (kitty if left is None else left)).elements()), time)
+
+    def _taken_back(self, settled: Settled) -> list[Record]:
+        """Cards of a zone's last play picked up, or lying again where they lay (tracker.takeback)."""
+        if settled.seat is None:
+            return []
+        if settled.returned:
+            return self.takebacks.returned(self.referee, settled.seat, settled.returned, settled.cards, settled.time)
+        out = self.takebacks.taken(self.referee, settled.seat, settled.taken, settled.cards, settled.emptied,
+                                   settled.time)
+        self._release()
+        return out
+
+    def _release(self) -> None:
+        """Cards found picked up from an emptied zone are no longer that zone's played cards."""
+        for seat, cards in self.takebacks.released:
+            self.reader.replace_played(f"seat{seat}", Counter(cards), Counter())
+        self.takebacks.released = []
 
     def _pile_seat(self, reached_by: int | None) -> int:
         """Who played onto the pile: the last hand seen reaching in, else whose turn it is."""

@@ -30,6 +30,14 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
   decks a second copy may come; a card found again where a played copy of it lay (since the
   zone was last swept), within a card's span (one corner seen where both were), is still that
   copy, not the second.
+- **Taken back**: once the zone settles again, cards of its last play that are gone, not
+  covered by a newer card nor found elsewhere in the zone (moved, or a squared pile), were
+  picked up: a card taken back from a play, or a dropped card (掉牌) picked up again. They come
+  out as ``taken`` with what is left of that play as ``cards``, and no longer count as played;
+  taken cards seen again where they lay before anything else settles (a sleeve or a cup lifted
+  off them) come out as ``returned``. With the zone empty (``emptied``) it may as well have been
+  swept: the cards still count as played, and the referee tells the two apart by who plays next
+  (``tracker.takeback``); the session releases the cards it finds picked up (:meth:`ZoneTracker.replace_played`).
 - **Doubles**: a play that holds one id at more places than the decks hold it keeps it once;
   the other places go with the play as ``doubles`` (with their other reads), for the referee
   to try when the play as read is refused (:class:`~tracker.referee.PlayCandidate`).
@@ -45,7 +53,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tracker.referee import PlayCandidate
 
@@ -83,6 +91,12 @@ class Settled:
     #: (one deck: an id read at two places), each with its other reads: in a one-deck game one
     #: of them may be a card of the same rank whose suit was misread (a 4s read as 4d beside the 4d).
     doubles: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
+    #: Not empty: these cards of the zone's last play were picked up (``cards``: what is left of
+    #: that play, maybe nothing); ``emptied``: and the zone is empty (a sweep looks the same).
+    taken: tuple[str, ...] = ()
+    emptied: bool = False
+    #: Not empty: cards reported ``taken`` lie again where they lay (``cards``: the play whole).
+    returned: tuple[str, ...] = ()
 
     def candidate(self) -> PlayCandidate:
         if self.seat is None:
@@ -101,6 +115,7 @@ class _Slot:
     latest: dict[str, Seen] = field(default_factory=dict)
     committed: bool = False
     sealed: bool = False  # a hand has been over the zone since this card was read: it is what it is
+    again: bool = False  # a card played before, found here again (uncovered, moved): not where it was laid
 
     def accepts(self, card: str) -> bool:
         """A different read at a sealed slot's place is a new card put on top of it."""
@@ -151,6 +166,10 @@ class ZoneTracker:
     #: Where this zone's committed cards lay since it was last swept: (card, place), the place
     #: ``None`` for cards the store says were played before a restart (where is not known).
     _placed: list = field(default_factory=list)
+    #: The zone's last play as (card, slot), less the cards since taken back; and the cards last
+    #: taken back, with where they lay (see "taken back" in the module doc).
+    _play: list = field(default_factory=list)
+    _taken: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not 1 <= self.k <= self.n:
@@ -196,6 +215,7 @@ class ZoneTracker:
         self.played.clear()
         self._last = None
         self._placed = []
+        self._play, self._taken = [], []
 
     def update(self, time: float, seen: list[Seen], motion: bool | None = None) -> Settled | None:
         """One frame. ``motion``: a hand is over the zone (``None``: no motion signal)."""
@@ -221,6 +241,10 @@ class ZoneTracker:
         if not present:
             self._placed = []  # swept: nothing played before lies here any more
         fresh = [s for s in present if not s.committed]
+        if self.seat is not None:
+            moved = self._taken_back(present, fresh, time) or self._returned(fresh, time)
+            if moved is not None:
+                return moved
         if not fresh:
             return None
         lost = self._lost_places(present)
@@ -234,18 +258,22 @@ class ZoneTracker:
         # Of one id's places, the steadiest and surest read is the card; the rest are doubles.
         for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.seen.confidence)):
             if self._found_again(slot, lost):
+                slot.again = True
                 continue  # a played card uncovered or read again where it lay
             if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)
             elif not self.played[slot.card]:
                 doubles.append(slot)  # one id more often than the decks hold, in this one play
-            # else: a card this zone already played this hand was only uncovered
+            else:  # a card this zone already played this hand was only uncovered, or moved
+                slot.again = True
         if not new:
             return None
         self.played += Counter(s.card for s in new)
         self._placed += [(s.card, s.center) for s in new]
         self.motion_since_commit = False
+        self._play = (self._play if late else []) + [(s.card, s) for s in new]
+        self._taken = []
         settled = self._settled(new, time, doubles)
         if late:  # the zone's last play, completed (_last is set: see above)
             last = self._last
@@ -257,6 +285,52 @@ class ZoneTracker:
         return settled
 
     # ------------------------------------------------------------------ helpers
+    def _taken_back(self, present: list[_Slot], fresh: list[_Slot], time: float) -> Settled | None:
+        """Cards of the zone's last play picked up (module doc, "taken back"), or None."""
+        if not self._play or fresh or not self.motion_since_commit:
+            return None  # a card is picked up by a hand; one read flickering is no take-back
+        here = {id(s) for s in self.slots}  # a slot goes once unseen for n frames
+        ids = Counter(s.card for s in present)
+        gone = [(card, slot) for card, slot in self._play if id(slot) not in here]
+        if not gone:
+            return None
+        self._play = [(card, slot) for card, slot in self._play if id(slot) in here]
+        taken = tuple(card for card, _ in gone if not ids[card])
+        if not taken:
+            return None  # found elsewhere in the zone: moved (pushed), or read at its other corner
+        if present and not any(s.committed and not s.again for s in present):
+            return None  # every card moved (a pile squared up): those unseen lie under the others
+        if not present:  # swept, or picked up: the referee decides, and releases what was picked up
+            return Settled(self.seat, (), time, (), (), taken=taken, emptied=True)
+        self.replace_played(Counter(taken), Counter())
+        self._taken = [(card, slot.center) for card, slot in gone if card in taken]
+        # what is left of the play: the cards still in their places, and those read elsewhere
+        moved = {card for card, _ in gone} - set(taken)
+        kept = [slot for _, slot in self._play] + [s for s in present if s.card in moved and all(
+            s is not slot for _, slot in self._play)]
+        settled = self._settled(kept, time) if kept else Settled(self.seat, (), time, (), ())
+        return replace(settled, taken=taken)
+
+    def _returned(self, fresh: list[_Slot], time: float) -> Settled | None:
+        """Cards last taken back lying again where they lay, and nothing else new: uncovered."""
+        if not self._taken or not fresh:
+            return None
+        left = list(self._taken)
+        for slot in fresh:
+            at = next((i for i, (card, place) in enumerate(left) if card == slot.card and (
+                place is None or slot.center is None or _gap(place, slot.center) <= CARD_SPAN_MM)), None)
+            if at is None:
+                return None
+            del left[at]
+        self._taken = []
+        for slot in fresh:
+            slot.committed = True
+        self.played += Counter(s.card for s in fresh)
+        self._placed += [(s.card, s.center) for s in fresh]
+        self._play += [(s.card, s) for s in fresh]
+        whole = self._settled([slot for _, slot in self._play], time)
+        return replace(whole, returned=tuple(s.card for s in fresh))
+
     def _lost_places(self, present: list[_Slot]) -> list:
         """The places of committed cards no committed slot accounts for now (covered, or read
         as a fresh slot again)."""

@@ -51,7 +51,7 @@ _ZH: dict[str, str] = {
     "to_pass": "改为不出", "to_play": "改为出牌", "was_a_play": "其实出了：牌",
     "insert_at": "插在", "at_end": "最后", "auto_seat": "轮到的人",
     "open_hand_button": "{name} 明牌 ×{n}", "announce_button": "报牌（剩 {n} 张或更少）",
-    "announced": "已报牌", "record_as": "改正后记录", "missed_cards": "漏读的牌",
+    "announced": "已报牌", "record_as": "改正后记录", "record_as_laid": "按放下的记录", "missed_cards": "漏读的牌",
     "join": "手机扫码看比分", "join_big": "放大二维码",
     "join_local": "这个地址只有本机能打开。要让手机加入，请用 --host 0.0.0.0 启动（同一 Wi-Fi）。",
     # the camera's state (live and referee pages)
@@ -193,7 +193,7 @@ _EN: dict[str, str] = {
     "to_pass": "Was a pass", "to_play": "Was a play", "was_a_play": "cards actually played",
     "insert_at": "Insert at", "at_end": "the end", "auto_seat": "seat to play",
     "open_hand_button": "{name} opens the hand ×{n}", "announce_button": "Announce ({n} cards or fewer)",
-    "announced": "announced", "record_as": "Record as", "missed_cards": "the missed cards", "join": "Follow on your phone", "join_big": "Show the code full size",
+    "announced": "announced", "record_as": "Record as", "record_as_laid": "Record as laid:", "missed_cards": "the missed cards", "join": "Follow on your phone", "join_big": "Show the code full size",
     "join_local": "Only this machine can open this address. Start with --host 0.0.0.0 so phones on the "
                   "same Wi-Fi can join.",
     "cam_manual": "fed by hand (no camera)", "cam_feed": "fed by a program (no camera)", "cam_starting": "starting",

@@ -26,7 +26,7 @@ from tracker.records import Alert, record_from_dict
 ROOT = Path(__file__).resolve().parents[2]
 #: Where alerts and violations are made.
 EMITTERS = ["engine/violations.py", "engine/hand.py", "engine/teams.py", "tracker/referee.py", "tracker/state.py",
-            "tracker/session.py", "sim/demo/feeder.py", "sim/demo/corrector.py"]
+            "tracker/session.py", "tracker/takeback.py", "sim/demo/feeder.py", "sim/demo/corrector.py"]
 
 
 def _source(path: str) -> str:

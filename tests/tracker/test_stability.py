@@ -91,7 +91,9 @@ def test_sweep_clears_the_zone_for_the_next_trick():
     zone = ZoneTracker(seat=0)
     frames = hand_over() + still(PAIR, 1.5) + hand_over() + still([], 1.5) + hand_over() + still([card("Qs", 30)], 1.5)
     out, _ = run(zone, frames)
-    assert [s.cards for _, s in out] == [("7s", "7h"), ("Qs",)]
+    # the emptied zone is reported (swept or picked up: the referee tells), then the next play
+    assert [(s.cards, s.taken, s.emptied) for _, s in out] == [
+        (("7s", "7h"), (), False), ((), ("7s", "7h"), True), (("Qs",), (), False)]
     assert zone.committed == {"Qs": 1}
 
 
@@ -100,7 +102,7 @@ def test_uncovered_card_already_played_this_hand_is_not_played_again():
     frames = (hand_over() + still(PAIR, 1.5) + hand_over() + still([], 1.5)  # sweep
               + still(PAIR, 1.5))  # the camera sees the swept pair again (pushed back into view)
     out, _ = run(zone, frames)
-    assert len(out) == 1
+    assert [s.cards for _, s in out if not s.taken] == [("7s", "7h")]
     zone.new_hand()
     out, _ = run(zone, hand_over() + still([], 1.5) + hand_over() + still(PAIR, 1.5), start=20)
     assert [s.cards for _, s in out] == [("7s", "7h")]

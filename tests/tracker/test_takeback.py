@@ -1,0 +1,161 @@
+"""Cards picked up again: a card taken back from a play, a dropped card (掉牌) picked up, a pile
+squared or covered for a while; the zone reports them and the referee corrects the record or
+raises an alert, never storing a card that was only put down."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cards import parse_cards
+from engine.events import Correction, Pass
+from tracker.records import Alert
+from tracker.referee import CameraReferee, PlayCandidate
+from tracker.stability import Seen, ZoneTracker
+from tracker.store import EventStore
+from tracker.takeback import TakeBacks
+
+FPS = 10
+
+
+def card(c, x, y=50.0, conf=0.95):
+    return Seen(c, conf, (), (x, y))
+
+
+def run(zone, frames, start=0.0):
+    """Feed (seen list, motion) frames at FPS; returns [(time, Settled)] and the end time."""
+    out, t = [], start
+    for seen, motion in frames:
+        settled = zone.update(t, seen, motion)
+        if settled is not None:
+            out.append((t, settled))
+        t = round(t + 1 / FPS, 6)
+    return out, t
+
+
+def still(seen, seconds):
+    return [(list(seen), False)] * int(seconds * FPS)
+
+
+def hand_over(seconds=0.5):
+    return [([], True)] * int(seconds * FPS)
+
+
+PAIR = [card("7s", 20), card("7h", 45)]
+
+
+@pytest.fixture
+def ref():
+    store = EventStore(":memory:")
+    yield CameraReferee(store, store.create_match(("甲", "乙", "丙")))
+    store.close()
+
+
+def P(seat, text, t=None):  # noqa: N802 - reads like a play in the tests
+    return PlayCandidate(seat, tuple(text.split()), t)
+
+
+def kinds(records):
+    return [r.alert if isinstance(r, Alert) else r.kind for r in records]
+
+
+def play(takebacks, ref, candidate):
+    """What the session does with a play: an emptied zone held as maybe swept is decided first."""
+    return takebacks.before_play(ref, candidate) + ref.play(candidate)
+
+
+def plays(ref):
+    return [(p.seat, " ".join(str(c) for c in p.cards)) for p in ref.hand.plays]
+
+
+# ---------------------------------------------------------------------- the zone
+def test_a_card_taken_back_from_a_play_is_reported_and_no_longer_played():
+    zone = ZoneTracker(seat=0)
+    laid = PAIR + [card("Kd", 70)]
+    out, t = run(zone, hand_over() + still(laid, 1.5) + hand_over() + still(PAIR, 1.5))
+    assert [(s.cards, s.taken) for _, s in out] == [(("7s", "7h", "Kd"), ()), (("7s", "7h"), ("Kd",))]
+    assert zone.played == {"7s": 1, "7h": 1}
+    # the Kd lying again where it lay (a cup lifted off it): the play whole again
+    out, _ = run(zone, hand_over() + still(laid, 1.5), start=t)
+    assert [(s.cards, s.returned) for _, s in out] == [(("7s", "7h", "Kd"), ("Kd",))]
+    assert zone.played == {"7s": 1, "7h": 1, "Kd": 1}
+
+
+def test_a_read_that_drops_out_with_no_hand_over_the_zone_is_no_take_back():
+    zone = ZoneTracker(seat=0)
+    out, _ = run(zone, hand_over() + still(PAIR + [card("Kd", 70)], 1.5) + still(PAIR, 1.5))
+    assert [s.taken for _, s in out] == [()]
+
+
+def test_a_pile_squared_up_is_no_take_back():
+    zone = ZoneTracker(seat=0)
+    stacked = [card("7h", 140)]  # both cards moved onto one stack: the 7s lies under the 7h
+    out, _ = run(zone, hand_over() + still(PAIR, 1.5) + hand_over() + still(stacked, 1.5))
+    assert [(s.cards, s.taken) for _, s in out] == [(("7s", "7h"), ())]
+    assert zone.played == {"7s": 1, "7h": 1}
+
+
+# ---------------------------------------------------------------------- the referee
+def test_a_card_taken_back_leaves_the_play_as_the_cards_left_and_comes_back_with_it(ref):
+    takebacks = TakeBacks()
+    ref.play(P(1, "7s 7h 7d Kd", t=2.0))
+    records = takebacks.taken(ref, 1, ("Kd",), ("7s", "7h", "7d"), False, 4.0)
+    assert kinds(records) == ["correction", "taken_back"]
+    assert plays(ref) == [(1, "7s 7h 7d")]
+    alert = records[-1]
+    assert alert.text("zh", ("甲", "乙", "丙")) == "乙 放下 7♠ 7♥ 7♦ K♦ 后又收回了 K♦，这一手按留下的 7♠ 7♥ 7♦ 记：请核对"
+    assert "took back K♦" in alert.message
+    # the Kd was only covered: lying there again, the correction is reverted
+    assert kinds(takebacks.returned(ref, 1, ("Kd",), ("7s", "7h", "7d", "Kd"), 6.0)) == ["correction"]
+    assert plays(ref) == [(1, "7s 7h 7d Kd")]
+
+
+def test_a_play_refused_as_laid_is_refereed_again_as_the_cards_left(ref):
+    takebacks = TakeBacks()
+    assert kinds(ref.play(P(1, "7s 7h Kd", t=2.0)))[-1] == "illegal_combination"
+    records = takebacks.taken(ref, 1, ("Kd",), ("7s", "7h"), False, 4.0)
+    assert kinds(records) == ["taken_back", "play"]
+    assert plays(ref) == [(1, "7s 7h")]
+
+
+def test_a_dropped_card_picked_up_beside_other_cards_comes_off_the_record_with_its_passes(ref):
+    takebacks = TakeBacks()
+    ref.play(P(1, "5s", t=2.0))
+    ref.play(P(0, "9h", t=5.0))  # seat 3 (not on turn) is inferred to have passed
+    assert plays(ref) == [(1, "5s"), (0, "9h")]
+    records = takebacks.taken(ref, 0, ("9h",), (), False, 7.0)
+    assert kinds(records) == ["correction", "correction", "picked_up"]
+    assert all(r.action == "delete" for r in records if isinstance(r, Correction))
+    assert plays(ref) == [(1, "5s")] and ref.hand.turn == 2 and not any(isinstance(e, Pass) for e in ref.hand.events)
+    assert takebacks.returned(ref, 0, ("9h",), ("9h",), 8.0) and plays(ref) == [(1, "5s"), (0, "9h")]
+
+
+def test_an_emptied_zone_was_picked_up_when_another_seat_plays_while_the_trick_still_lies(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "5s", t=2.0))
+    play(takebacks, ref, P(0, "9h", t=5.0))  # dropped by seat 1 into its empty zone
+    assert takebacks.taken(ref, 0, ("9h",), (), True, 7.0) == []  # a sweep looks the same: held
+    records = play(takebacks, ref, P(2, "Js", t=9.0))  # seat 3 beats the 5s lying in seat 2's zone
+    assert kinds(records) == ["correction", "correction", "picked_up", "play"]
+    assert plays(ref) == [(1, "5s"), (2, "Js")]
+    assert takebacks.released == [(0, ("9h",))]  # the session lets the zone play the 9h later
+
+
+def test_an_emptied_zone_was_swept_when_its_seat_leads_or_nothing_else_lies(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "5s", t=2.0))
+    play(takebacks, ref, P(2, "9h", t=5.0))
+    takebacks.taken(ref, 1, ("5s",), (), True, 8.0)  # the trick swept: every zone empties
+    takebacks.taken(ref, 2, ("9h",), (), True, 8.0)
+    assert kinds(play(takebacks, ref, P(2, "3c", t=10.0))) == ["pass", "pass", "play"]  # the winner leads
+    takebacks.taken(ref, 2, ("3c",), (), True, 12.0)
+    assert kinds(play(takebacks, ref, P(0, "4c", t=14.0))) == ["play"]  # nothing lies: a sweep, and a follow
+    assert plays(ref) == [(1, "5s"), (2, "9h"), (2, "3c"), (0, "4c")]
+
+
+def test_cards_taken_back_from_a_hand_over_change_nothing(ref):
+    takebacks = TakeBacks()
+    ref.play(P(1, "5s", t=2.0))
+    before = ref.store.last_seq()
+    assert takebacks.taken(ref, 2, ("Kd",), (), False, 4.0) == []  # not the seat's last play: nothing to undo
+    assert ref.store.last_seq() == before and plays(ref) == [(1, "5s")]
+    assert [str(c) for c in parse_cards("Kd")] == ["Kd"]

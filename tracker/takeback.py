@@ -1,0 +1,195 @@
+"""Cards picked up again: what the camera's referee does when a zone gives cards back.
+
+The zone's :class:`~tracker.stability.ZoneTracker` reports cards of its last play that were
+picked up (``Settled.taken``: a card taken back from a play, a dropped card 掉牌 picked up
+again) and cards so reported that lie again where they lay (``Settled.returned``: a sleeve or
+a cup lifted off them). :class:`TakeBacks` turns those into corrections and alerts through a
+:class:`~tracker.referee.CameraReferee`, so that no card that was only put down counts:
+
+- **Part of the play taken back**, the play the hand's last event: the play is replaced by
+  the cards left, when the rules accept them, with a ``taken_back`` alert either way. The
+  play refused as read (one card too many: no combination) is refereed again as the cards left.
+- **All of it taken back** while other cards still lie in the zone: the play is taken off the
+  record with the passes inferred for it (a ``picked_up`` alert).
+- **All of it gone and the zone empty**: a sweep at the end of a trick looks the same. It is
+  held until the next play read. A sweep clears every zone and the winner leads; so when
+  another seat plays next while cards of the trick still lie in some other zone, the play was
+  picked up, and comes off the record as above before that play is refereed.
+- **Back where they lay**, nothing stored since the correction: the correction is reverted.
+
+Each correction is an ordinary :class:`~engine.events.Correction` in the store; the alert
+names what was laid and what was taken, and the referee page restores the play in one tap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import Card, format_cards, parse_cards
+from engine.events import Correction, Event, Pass, Play
+from tracker.records import Alert, Record
+from tracker.referee import CameraReferee, PlayCandidate
+
+
+def _cards(cards: tuple[str, ...] | list[str]) -> tuple[Card, ...]:
+    return tuple(parse_cards(" ".join(cards))) if cards else ()
+
+
+@dataclass
+class _Fixed:
+    """A correction made for a take-back: the events it took off or changed, by index, as they
+    were; and the store's last sequence after it (a later entry makes it the page's to undo)."""
+
+    seat: int
+    events: list[tuple[int, Event]]
+    replaced: bool
+    seq: int
+
+
+@dataclass
+class _Vanished:
+    """A seat's whole last play gone from an emptied zone: a sweep, or picked up (decided by
+    the next play read)."""
+
+    seat: int
+    hand: int
+    seq: int
+    index: int
+    taken: tuple[str, ...]
+
+
+class TakeBacks:
+    """What one match's referee holds of cards taken back (module doc)."""
+
+    def __init__(self) -> None:
+        self.fixed: _Fixed | None = None
+        self.vanished: _Vanished | None = None
+        #: Seats whose zone holds cards put down since it was last seen empty.
+        self.lying: set[int] = set()
+        #: Cards a zone reported gone from an emptied zone, found picked up rather than swept, by
+        #: seat: the session tells the zone they are no longer played (a later play may hold them).
+        self.released: list[tuple[int, tuple[str, ...]]] = []
+
+    def taken(self, referee: CameraReferee, seat: int, taken: tuple[str, ...], kept: tuple[str, ...],
+              emptied: bool, time: float | None) -> list[Record]:
+        """``taken`` cards of ``seat``'s last play were picked up, ``kept`` of it still lie there."""
+        state = referee.refresh()
+        hand = state.hand
+        self.vanished = None
+        if emptied:
+            self.lying.discard(seat)
+        if hand is None or hand.finished or hand.phase != "play" or not hand.events:
+            return []
+        laid = tuple(sorted(_cards(kept + taken)))
+        if emptied and not any(p.seat == seat and tuple(sorted(p.cards)) == laid for p in hand.plays):
+            self.released.append((seat, taken))  # not on record (refused): nothing swept to guard
+        index = len(hand.events) - 1
+        last = hand.events[index]
+        if isinstance(last, Play) and last.seat == seat and tuple(sorted(last.cards)) == laid:
+            if kept:
+                return self._replace(referee, index, last, _cards(kept), taken, time)
+            if emptied:
+                self.vanished = _Vanished(seat, state.hand_number, state.last_seq, index, taken)
+                return []
+            return self._take_off(referee, index, last, taken, time)
+        if kept and referee.pending.refused == (seat, laid, state.last_seq):
+            # the play as laid was refused (a card too many): the cards left are the play
+            alert = Alert("taken_back", **_about(seat, kept, laid, taken, time))
+            return [_store(referee, alert)] + referee.play(PlayCandidate(seat, kept, time))
+        return []
+
+    def returned(self, referee: CameraReferee, seat: int, returned: tuple[str, ...], whole: tuple[str, ...],
+                 time: float | None) -> list[Record]:
+        """``returned`` cards reported taken lie again where they lay (``whole``: the play with them)."""
+        state = referee.refresh()
+        if self.vanished is not None and self.vanished.seat == seat:
+            self.vanished = None  # the zone was covered, not swept nor picked up: nothing changed
+            return []
+        fixed, self.fixed = self.fixed, None
+        if fixed is None or fixed.seat != seat or fixed.seq != state.last_seq:
+            return referee.play(PlayCandidate(seat, returned, time))  # put down again: a play
+        out: list[Record] = []
+        for index, event in sorted(fixed.events):
+            hand = referee.hand
+            assert hand is not None
+            fix = Correction("replace" if fixed.replaced else "insert", index, event,
+                             reason="camera: the cards taken back lie there again", time=time)
+            if hand.check(fix) is not None:
+                break
+            out.append(_store(referee, fix))
+        return out
+
+    def before_play(self, referee: CameraReferee, candidate: PlayCandidate) -> list[Record]:
+        """Before a play is refereed: an emptied zone's play held as maybe swept is decided."""
+        vanished, self.vanished = self.vanished, None
+        others = self.lying - {vanished.seat if vanished else -1}
+        self.lying.add(candidate.seat)
+        if vanished is None or candidate.seat == vanished.seat or not others:
+            return []  # the winner of the trick leads again, or every zone is empty: a sweep
+        state = referee.refresh()
+        hand = state.hand
+        if (hand is None or state.hand_number != vanished.hand or state.last_seq != vanished.seq
+                or len(hand.events) != vanished.index + 1):
+            return []
+        last = hand.events[vanished.index]
+        assert isinstance(last, Play)
+        self.released.append((vanished.seat, vanished.taken))
+        return self._take_off(referee, vanished.index, last, vanished.taken, candidate.time)
+
+    # ------------------------------------------------------------------ helpers
+    def _replace(self, referee: CameraReferee, index: int, last: Play, kept: tuple[Card, ...],
+                 taken: tuple[str, ...], time: float | None) -> list[Record]:
+        hand = referee.hand
+        assert hand is not None
+        laid = tuple(sorted(last.cards))
+        fix = Correction("replace", index, Play(last.seat, kept, time=last.time),
+                         reason=f"camera: {' '.join(taken)} taken back", time=time)
+        out: list[Record] = []
+        if hand.check(fix) is None:
+            out.append(_store(referee, fix))
+        out.append(_store(referee, Alert("taken_back", **_about(last.seat, [str(c) for c in kept], laid, taken, time,
+                                                                index))))
+        if len(out) == 2:
+            self.fixed = _Fixed(last.seat, [(index, last)], True, referee.state.last_seq)
+        return out
+
+    def _take_off(self, referee: CameraReferee, index: int, last: Play, taken: tuple[str, ...],
+                  time: float | None) -> list[Record]:
+        """The play at ``index`` and the passes the camera inferred for it (stored with its
+        time, just before it) come off the record, last first."""
+        hand = referee.hand
+        assert hand is not None
+        first = index
+        while first > 0 and isinstance(before := hand.events[first - 1], Pass) and before.time == last.time:
+            first -= 1
+        removed: list[tuple[int, Event]] = []
+        out: list[Record] = []
+        for at in range(index, first - 1, -1):
+            hand = referee.hand
+            assert hand is not None
+            fix = Correction("delete", at, reason=f"camera: {' '.join(taken)} picked up again", time=time)
+            if hand.check(fix) is not None:
+                break
+            removed.append((at, hand.events[at]))
+            out.append(_store(referee, fix))
+        # its cards as the alert's: the page offers them as the seat's play, one tap, should it be one
+        alert = Alert("picked_up", **_about(last.seat, (), tuple(sorted(last.cards)), taken, time, first)
+                      | {"cards": format_cards(last.cards)})
+        out.append(_store(referee, alert))
+        if removed:
+            self.fixed = _Fixed(last.seat, removed, False, referee.state.last_seq)
+        return out
+
+def _about(seat: int, kept: tuple[str, ...] | list[str], laid: tuple[Card, ...], taken: tuple[str, ...],
+           time: float | None, index: int | None = None) -> dict[str, Any]:
+    """An alert's fields: the seat, the cards left (``cards``), what was laid and what taken."""
+    return {"seat": seat, "cards": " ".join(kept) or None, "event_index": index, "time": time,
+            "data": {"laid": format_cards(laid), "taken": format_cards(_cards(taken)), "kept": " ".join(kept)}}
+
+
+def _store(referee: CameraReferee, record: Record) -> Record:
+    """Append to the referee's hand on record, as the camera."""
+    referee.store.append(referee.match_id, referee.state.hand_number, record, source=referee.source)
+    referee.refresh()
+    return record
