@@ -17,6 +17,10 @@
      in the same crop (:mod:`tracker.tokens`); reads of the mat's printed zone names, and of
      the squares of a token, are dropped; the detector groups the corners into cards, with the
      deck's corner span learnt from the cards it paired (``vision.grouping``);
+   - **second look for jokers**: with a detector that has a reader to look with
+     (``vision.protocol.LooksForJokers``), the corners of the cards lying there that no sure
+     read covers are read once per still view of the zone (``vision.joker_look``), and a joker
+     read there that the finder missed joins the zone's reads (:meth:`TableReader._second_look`);
    - **tokens**: a token that stays put becomes laid, once (:class:`tracker.tokens.TokenWatch`);
    - **stability**: the zone's :class:`tracker.stability.ZoneTracker` turns the reads into
      settled cards (a seat's play, the kitty).
@@ -60,7 +64,8 @@ from tracker.stability import Seen, Settled, ZoneTracker
 from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
 from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, ZoneView, zone_label
 from vision.detections import Detections
-from vision.protocol import Detector
+from vision.joker_look import CARD_WIDTH_MM, cards_of
+from vision.protocol import Detector, LooksForJokers
 from vision.sources import Frame
 
 #: The camera has moved when the mat's corners shifted by more than this many pixels.
@@ -77,6 +82,9 @@ SPANS_NEEDED = 5
 FAMILIAR_FINDER = 0.5
 #: ... and one the reader then gives under this probability is an unsure read.
 FAMILIAR_SURE = 0.6
+#: A read at least this confident holds its card's corner: the second look for jokers reads only
+#: the corners that none holds (a weak joker read, which may drop out on the next frame, does not).
+LOOK_COVERED = 0.3
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,9 @@ class ReaderConfig:
     unfamiliar_window: int = 400
     #: Read bid tokens (叫分牌) laid in the seat zones.
     read_tokens: bool = True
+    #: Look a second time for jokers at the corners of the cards in a still zone (module
+    #: docstring), where the detector has a reader to look with.
+    joker_look: bool = True
 
     def __post_init__(self) -> None:
         if self.protocol not in ("zones", "pile"):
@@ -214,6 +225,8 @@ class _Zone:
     #: When tokens are read: a seat zone's watch, or the centre pile's, one for each seat (a
     #: token there is the seat's it faces).
     watches: dict[int, TokenWatch] = field(default_factory=dict)
+    looked_at: np.ndarray | None = None  # small grey crop when the second look last ran
+    jokers: tuple[Seen, ...] = ()  # the jokers it read there
 
 
 class TableReader:
@@ -356,7 +369,8 @@ class TableReader:
         if zone.read_at is None or since < 2 * c.settle_s or self._changed(zone.read_at, small):
             view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
-            seen, unfamiliar = self._cards(view, zone.tokens)
+            seen, unfamiliar, sure = self._cards(view, zone.tokens)
+            seen += self._second_look(zone, view, small, sure, seen)
             zone.seen, zone.read_at, detected = tuple(seen), small, True
         laid = []
         for seat, watch in zone.watches.items():
@@ -372,7 +386,9 @@ class TableReader:
         return self._cards(view, tokens)[0]
 
     def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken]
-               ) -> tuple[list[Seen], Unfamiliar | None]:
+               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray]:
+        """The cards read in ``view``, the unfamiliar-deck hint, and the centres (crop pixels)
+        of the indices read at least :data:`LOOK_COVERED` sure."""
         with self.lock:
             dets = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
@@ -390,7 +406,34 @@ class TableReader:
         for card in grouping.cards:
             center = view.to_table(np.array([card.center]))[0]
             seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
-        return seen, unfamiliar
+        sure = dets.centers[dets.scores >= LOOK_COVERED] if len(dets) else np.zeros((0, 2))
+        return seen, unfamiliar, sure
+
+    def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
+                     seen: list[Seen]) -> list[Seen]:
+        """The jokers the second look reads in ``view`` that ``seen`` lacks. The look runs once
+        per still view of the zone (its coarse crop unchanged since, the jokers it read stand);
+        a joker joins while ``seen`` holds fewer than :attr:`decks` of it, and with two decks
+        only away from a read of the same joker (which may be the other corner of that card)."""
+        look = self.detector.joker_look if isinstance(self.detector, LooksForJokers) else None
+        if look is None or not self.config.joker_look:
+            return []
+        if zone.looked_at is None or self._changed(zone.looked_at, small):
+            card_px = self.config.px_per_mm * CARD_WIDTH_MM
+            with self.lock:
+                reads = look.look(view.image, card_px, sure)
+            found = []
+            for read in cards_of(reads, self.decks):
+                x, y = view.to_table(np.array([read.center]))[0]
+                found.append(Seen(read.card, read.probability, (), (float(x), float(y))))
+            zone.looked_at, zone.jokers = small, tuple(found)
+        out: list[Seen] = []
+        for joker in zone.jokers:
+            same = [c for c in seen + out if c.card == joker.card]
+            if len(same) >= self.decks or any(_near(c, joker, 2 * CARD_WIDTH_MM) for c in same):
+                continue
+            out.append(joker)
+        return out
 
     def _count_unsure(self, dets: Detections) -> Unfamiliar | None:
         """Keep count of unsure reads of real indices; the hint once enough of them are unsure.
@@ -438,6 +481,13 @@ class TableReader:
 def seat_of(zone: str) -> int | None:
     """The seat a zone belongs to (``seat1`` -> 1); None for the kitty and the centre pile."""
     return int(zone[4:]) if zone.startswith("seat") else None
+
+
+def _near(a: Seen, b: Seen, mm: float) -> bool:
+    """Whether two reads lie within ``mm`` of each other on the table (unplaced reads do)."""
+    if a.center is None or b.center is None:
+        return True
+    return bool(np.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]) <= mm)
 
 
 def _small_grey(image: np.ndarray) -> np.ndarray:

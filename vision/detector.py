@@ -18,6 +18,7 @@ A single-stage model (one class per card) also works: give it as the finder and 
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import warnings
@@ -34,6 +35,7 @@ from vision.cards import CARD_IDS, CARD_INDEX
 from vision.detections import Detections
 from vision.face_suit import DEFAULT_PIPS, FaceSuitReader
 from vision.grouping import PAIR_RANGE, Grouping, card_distance, group_corners
+from vision.joker_look import JokerLook
 from vision.profile import DeckProfile, ProfileError
 from vision.settings import PHOTO, DetectorSettings
 
@@ -170,6 +172,12 @@ class CardDetector:
             self.read_size = self.reader.imgsz[0] if self.reader.imgsz else 96
             if shape[2] is not None and shape[2] != shape[3]:
                 raise ModelFileError(f"{reader} must take square crops, input shape is {shape}")
+        #: The second look for jokers at the cards' corners (:mod:`vision.joker_look`), through this
+        #: detector's reader; None for a single-stage finder, which has no reader to look with.
+        self.joker_look: JokerLook | None = None
+        if self.reader is not None and all(j in self.reader_classes for j in ("BJ", "RJ")):
+            # A card's corner is turned upright before it is read: one turn of each crop is enough.
+            self.joker_look = JokerLook(functools.partial(self.read, turns=1), self.reader_classes)
         self._threads = threads
         self._profile: DeckProfile | None = None
         #: The reader crops go through: the deck profile's own reader when it has one, else :attr:`reader`.
@@ -345,18 +353,18 @@ class CardDetector:
         return boxes[ok], scores[keep][ok], classes[keep][ok]
 
     # -- stage 2 -------------------------------------------------------------------------
-    def read(self, image: np.ndarray, boxes: np.ndarray, base: bool = False) -> np.ndarray:
+    def read(self, image: np.ndarray, boxes: np.ndarray, base: bool = False, turns: int | None = None) -> np.ndarray:
         """Reader probabilities (N, reader classes) of the index in each box: one batch, then
         the crops read less than the settings' ``sure`` again at the other quarter-turns, averaged.
         ``base``: read with the shipped reader even where a deck profile brings its own (what a
-        profile is fitted on)."""
+        profile is fitted on). ``turns``: in place of the settings' (1: each crop as it lies)."""
         crops = crop_squares(check_image(image), boxes, self.read_size, self.settings.reader_pad)
         if not len(crops):
             return np.zeros((0, len(self._reader_cards)), np.float32)
         reader = self.reader if base else self.active_reader
         assert reader is not None, "a single-stage detector has no reader"
         probs = self._read_crops(crops, reader)
-        turns, sure = self.settings.turns, self.settings.sure
+        turns, sure = self.settings.turns if turns is None else turns, self.settings.sure
         if turns > 1:
             best = probs[:, self._card_columns].max(axis=1)
             unsure = np.ones(len(crops), bool) if sure >= 1 else best < sure

@@ -26,12 +26,13 @@ from vision.detections import Detections
 from vision.grouping import Grouping, group_corners
 
 if TYPE_CHECKING:
+    from vision.joker_look import JokerLook
     from vision.profile import DeckProfile
 
 #: A BGR image as the frame sources give it (``uint8``, height x width x 3).
 Image = NDArray[Any]
 
-__all__ = ["CornerDetector", "Detector", "Image"]
+__all__ = ["CornerDetector", "Detector", "Image", "LooksForJokers"]
 
 
 @runtime_checkable
@@ -51,6 +52,14 @@ class Detector(Protocol):
         """The cards ``detections`` (read in ``image``) show, with ``decks`` copies of a card at
         most before one is a duplicate; ``span``: the deck's corner span measured so far."""
         ...
+
+
+@runtime_checkable
+class LooksForJokers(Protocol):
+    """A detector that can look a second time for jokers at the corners of the cards in a zone
+    (:mod:`vision.joker_look`): ``joker_look`` is None where it has no reader to look with."""
+
+    joker_look: JokerLook | None
 
 
 class CornerDetector:
