@@ -125,7 +125,7 @@ def _rows(data: dict) -> list[list]:
     out = []
     for stage, rows in data["standings"].items():
         for row in rows:
-            out.append([stage, row["rank"], row["player"], row["name"], row["club_id"], row["points"],
+            out.append([stage, row["rank_text"] if row["rank"] is not None else "", row["player"], row["name"], row["club_id"], row["points"],
                         "yes" if row["winner"] else "", "yes" if row["withdrawn"] else ""])
     return out
 

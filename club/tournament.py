@@ -126,7 +126,7 @@ class TableResult:
 
     @property
     def hands(self) -> int:
-        """Hands on the sheet: finished and void (a void hand is dealt again)."""
+        """Hands played to an end: finished and void (a void hand has no result and is dealt again)."""
         return self.finished + self.void
 
     @property

@@ -125,6 +125,8 @@ def test_before_any_hand_nobody_has_a_rank_and_players_level_on_points_share_one
     app = build_app({"DIRECTOR_PIN": PIN, "CLUB_KEY": "k", "TESTING": True}, storage=st)
     mine = text_of(app.test_client().get("/p/code-4").get_data(as_text=True))
     assert "2= / 6" in mine
+    csv_rows = director_client(app).get("/export/results.csv").get_data(as_text=True).splitlines()
+    assert [line.split(",")[1] for line in csv_rows[1:]] == ["1", "2=", "2=", "2=", "5=", "5="]
 
 
 # ---------------------------------------------------------------------- item 4: a tie said once, the same way

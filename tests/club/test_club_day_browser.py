@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,21 @@ PICTURES = {"club-hall-time-laptop-zh.png", "club-hall-time-laptop-en.png", "clu
 def shot(page, name: str) -> None:
     if os.environ.get("DDZ_SCREENSHOTS") and name in PICTURES:
         page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def dark_fills(pdf: bytes) -> list[tuple[float, float, float]]:
+    """The dark colours a PDF fills areas with (Chromium's PDFs: zlib streams, ``r g b rg`` then
+    a ``re`` rectangle and ``f``): a near-black page frame shows here."""
+    found = []
+    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            text = zlib.decompress(stream).decode("latin-1")
+        except zlib.error:
+            continue
+        for r, g, b in re.findall(r"([\d.]+) ([\d.]+) ([\d.]+) rg\s*\n/G\d+ gs\s*\n[\d. ]+ re\s*\nf", text):
+            if max(float(r), float(g), float(b)) < 0.3:
+                found.append((float(r), float(g), float(b)))
+    return found
 
 
 def table_lines(page, rows: str) -> dict[int, tuple[str, str]]:
@@ -205,5 +221,6 @@ def test_a_club_day_tells_one_story_on_every_screen_in_both_languages(tmp_path):
                                    " getComputedStyle(document.documentElement).colorScheme]")
             assert paper == ["rgb(255, 255, 255)", "light"]
             phone.emulate_media(media="screen")
+            assert not dark_fills(phone.pdf(format="A4", print_background=True, prefer_css_page_size=True))
         browser.close()
     storage.close()
