@@ -184,6 +184,12 @@ def sheet_rows(state: TableState, match: Match, language: str) -> list[dict[str,
     return rows
 
 
+def sheet_date(started: float | None) -> str:
+    """When a match started, as every page prints it (``2026-12-03 19:30``, the box's clock):
+    one form in both languages, never the browser's locale."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else ""
+
+
 def _sheet_context(match_id: str) -> dict[str, Any]:
     """What the match page and the printed sheet show."""
     state = _state(match_id)
@@ -192,7 +198,7 @@ def _sheet_context(match_id: str) -> dict[str, Any]:
     started = match.started if isinstance(match.started, int | float) else state.info.created
     return {"info": state.info, "match": match, "rows": sheet_rows(state, match, language),
             "totals": match.totals(), "verdict": verdict(state, match, language),
-            "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "",
+            "date": sheet_date(started),
             "finished": match.finished_hands(), "counts": hand_counts(state)}
 
 
@@ -207,6 +213,7 @@ def matches():
         match = fast_match(state)
         rows.append({"id": info.id, "name": match.name, "players": info.players, "preset": info.rules.name,
                      "started": match.started, "hands": match.finished_hands(), "counts": hand_counts(state),
+                     "date": sheet_date(match.started if isinstance(match.started, int | float) else info.created),
                      "totals": match.totals(),
                      "verdict": verdict(state, match, language)})
     return render_template("history.html", matches=rows)

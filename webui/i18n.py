@@ -170,7 +170,7 @@ _EN: dict[str, str] = {
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
     "players_in_order": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
     "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
-    "player_double": "Players may double (加倍): once each, after the landlord is known and before the first play, "
+    "player_double": "Players may double: once each, after the landlord is known and before the first play, "
                      "x2 each (always on for five players)",
     "new_hand": "Deal a new hand",
     "set_landlord": "Set landlord", "value": "Value", "mark_pass": "Mark a pass",
