@@ -139,3 +139,34 @@ def test_every_table_page_fits_and_speaks_one_language_on_a_phone_and_a_laptop()
         finally:
             browser.close()
     assert not found, "\n".join(found)
+
+
+def test_the_referees_confirmations_name_the_seat_chosen_and_what_was_typed():
+    from playwright import sync_api
+
+    require_chromium()
+    with LiveSite() as site, sync_api.sync_playwright() as p:
+        site.store.create_match(PLAYERS, "classic", meta={"name": "周五夜赛", "started": 1000.0})
+        client = site.app.test_client()
+        post(client, "new_hand")
+        post(client, "bid", seat=0, bid="3")
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            asked: list[str] = []
+            page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+            page.goto(f"{site.url}/referee/login")
+            page.fill("input[name=pin]", PIN)
+            page.click("button[type=submit]")
+            concede = page.locator("#concede").locator("xpath=ancestor::form")
+            concede.locator("select[name=seat]").select_option("1")
+            page.click("#concede")
+            penalty = page.locator("#penalty").locator("xpath=ancestor::form")
+            penalty.locator("select[name=seat]").select_option("2")
+            penalty.locator("input[name=points]").fill("3")
+            penalty.locator("input[name=reason]").fill("说话")
+            page.click("#penalty")
+            assert asked == ["记录 李四 认输？第 1 局就此结束，按认输结算。", "罚 王五 3 分（说话）？"]
+            assert site.store.events(None)[-1].kind == "bid"  # both dismissed: nothing recorded
+        finally:
+            browser.close()
