@@ -22,7 +22,7 @@ kind's short name.
 >>> render("out_of_turn", "zh", seat=0, data={"expected": 2}, players=("甲", "乙", "丙"))
 '没轮到 甲 出牌，轮到的是 丙'
 >>> render("not_announced", "en", seat=1, data={"left": 2})
-'seat 2 has 2 card(s) left and must announce it'
+'seat 2 must announce the cards left (2)'
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ ALERTS: dict[str, AlertKind] = {
     "not_announced": AlertKind(
         "没有报牌", "did not announce",
         "{player} 剩 {left} 张牌，须报牌",
-        "{player} has {left} card(s) left and must announce it", "notice"),
+        "{player} must announce the cards left ({left})", "notice"),
     "hand_unfinished": AlertKind(
         "上一局没打完", "hand left unfinished",
         "第 {hand} 局还没打完（各座位剩 {left} 张）就亮出了新的底牌（{cards}），本局作废、不计分",

@@ -473,7 +473,9 @@ def draw_table(image: np.ndarray, calibration: Calibration, zones: tuple[ZoneRea
     plays = [r for r in records if isinstance(r, Play)]
     if plays:
         last = plays[-1]
-        text = f"seat {last.seat + 1}: " + " ".join(str(c) for c in last.cards)
+        # One frame serves every page, in either language, and OpenCV writes no Chinese: the seat
+        # as its number and the cards as their codes, no word of either language.
+        text = f"#{last.seat + 1}: " + " ".join(str(c) for c in last.cards)
         cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 4)
         cv2.putText(image, text, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2)
     return image

@@ -74,7 +74,7 @@ from webui.fields import (
     players_field,
     text_field,
 )
-from webui.i18n import kind_word, t
+from webui.i18n import counted, kind_word, t
 from webui.tables import Tables, UnknownMatch
 
 __all__ = ["ACTIONS", "ActionError", "RefereeDesk", "cards_words", "event_words"]
@@ -109,7 +109,7 @@ def event_words(event: Event, lang: str, players: Sequence[str] = ()) -> str:
     if isinstance(event, End):
         return kind_word(event.kind, lang)
     if isinstance(event, Penalty):  # 罚分: who, how many points, why
-        said = t("ev_penalty", lang, name=name, n=event.points)
+        said = counted("ev_penalty", event.points, lang, name=name)
         reason = f"（{event.reason}）" if lang == "zh" else f" ({event.reason})"
         return said + (reason if event.reason else "") + (f" · {t('disqualified', lang)}" if event.disqualify else "")
     key = f"ev_{event.kind}"  # pass, open_hand, announce, escape, concede

@@ -41,7 +41,7 @@ from webui.analysis import hand_analysis, with_analysis
 from webui.app import lang, site
 from webui.downloads import FORMATS, export_hand, export_match
 from webui.fields import ActionError, id_value, int_value
-from webui.live import unknown_match
+from webui.live import bid_phrase, unknown_match
 from webui.tables import UnknownMatch, fast_match
 from webui.view import alert_dict, card_parts, corrected_indexes, hand_block, hand_counts, hand_standing
 
@@ -184,6 +184,12 @@ def sheet_rows(state: TableState, match: Match, language: str) -> list[dict[str,
     return rows
 
 
+def sheet_date(started: float | None) -> str:
+    """When a match started, as every page prints it (``2026-12-03 19:30``, the box's clock):
+    one form in both languages, never the browser's locale."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else ""
+
+
 def _sheet_context(match_id: str) -> dict[str, Any]:
     """What the match page and the printed sheet show."""
     state = _state(match_id)
@@ -192,7 +198,7 @@ def _sheet_context(match_id: str) -> dict[str, Any]:
     started = match.started if isinstance(match.started, int | float) else state.info.created
     return {"info": state.info, "match": match, "rows": sheet_rows(state, match, language),
             "totals": match.totals(), "verdict": verdict(state, match, language),
-            "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "",
+            "date": sheet_date(started),
             "finished": match.finished_hands(), "counts": hand_counts(state)}
 
 
@@ -207,6 +213,7 @@ def matches():
         match = fast_match(state)
         rows.append({"id": info.id, "name": match.name, "players": info.players, "preset": info.rules.name,
                      "started": match.started, "hands": match.finished_hands(), "counts": hand_counts(state),
+                     "date": sheet_date(match.started if isinstance(match.started, int | float) else info.created),
                      "totals": match.totals(),
                      "verdict": verdict(state, match, language)})
     return render_template("history.html", matches=rows)
@@ -223,17 +230,18 @@ def sheet(match_id: str):
     return render_template("sheet.html", **_sheet_context(match_id))
 
 
-def describe(event: Event, players: tuple[str, ...], language: str) -> dict[str, Any]:
-    """One step of a replay in words, with the cards to draw."""
+def describe(event: Event, players: tuple[str, ...], language: str, called: bool = False) -> dict[str, Any]:
+    """One step of a replay in words, with the cards to draw; ``called``: the landlord was called
+    before this step (叫地主), so a pass declines to grab (不抢)."""
     t = lambda key, **kw: i18n.t(key, language, **kw)  # noqa: E731
     seat = getattr(event, "seat", None)
     who = players[seat] if isinstance(seat, int) and seat < len(players) else ""
     cards: list[dict[str, str]] = []
     if isinstance(event, Deal):
         text = t("new_hand")
-    elif isinstance(event, Bid):
-        said = {"pass": capital(t("no_bid")), "call": capital(t("call")), "grab": t("grab")}.get(event.action, f"{event.value}")
-        text = f"{who}: {capital(t('bid'))} {said}" if event.action == "bid" else f"{who}: {said}"
+    elif isinstance(event, Bid):  # said as the live page's bid line says it: 张三 叫3分, 李四 no bid
+        text = bid_phrase({"seat": event.seat, "action": event.action, "value": event.value}, list(players),
+                          language, called)
     elif isinstance(event, Landlord):
         text = f"{capital(t('landlord'))}: {who} ({capital(t('base'))} {event.base})"
     elif isinstance(event, Kitty):
@@ -276,7 +284,10 @@ def replay(match_id: str, number: str):
     block = hand_block(players, rules, shown, hand_no)
     language = lang()
     fixed = corrected_indexes(hand)
-    steps = [{**describe(e, players, language), "corrected": i in fixed} for i, e in enumerate(events)]
+    steps, called = [], False
+    for i, e in enumerate(events):
+        steps.append({**describe(e, players, language, called), "corrected": i in fixed})
+        called = called or isinstance(e, Bid) and e.action == "call"
     s = settle(shown, rules)
     alerts = [alert_dict(a, players=players) for a in state.all_alerts.get(hand_no, [])]
     analysis = hand_analysis(state.info.id, hand_no, rules, players, hand, language,

@@ -46,7 +46,7 @@ _ZH: dict[str, str] = {
     "confirm_penalty": "罚 {who} {points} 分（{reason}）？",
     "confirm_open_hand": "记录 {who} 明牌？倍数 ×{n}。", "confirm_delete": "删除 #{i}：{what}？",
     "confirm_end_match": "结束第 {id} 场比赛？", "confirm_end_void": "第 {n} 局还没打完，将作废。",
-    "confirm_end_winner": "按现在的总分，胜者：{who}。", "done_what": "{done}：{what}", "ev_penalty": "{name} 罚 {n} 分",
+    "confirm_end_winner": "按现在的总分，胜者：{who}。", "done_what": "{done}：{what}", "ev_penalty": "{name} 罚 {n} 分", "ev_penalty_1": "{name} 罚 1 分",
     "events_this_hand": "本局过程（可更正、删除；多处错误请从最后一步改起）", "delete": "删除", "insert": "补记",
     "to_pass": "改为不出", "to_play": "改为出牌", "was_a_play": "其实出了：牌",
     "insert_at": "插在", "at_end": "最后", "auto_seat": "轮到的人",
@@ -170,7 +170,7 @@ _EN: dict[str, str] = {
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
     "players_in_order": "Players (in seat order)", "match_name": "Match name", "scoring": "Scoring format",
     "time_limit": "Time limit (minutes, 0 = none)", "chips_start": "Starting chips", "chips_base": "Chips per hand",
-    "player_double": "Players may double (加倍): once each, after the landlord is known and before the first play, "
+    "player_double": "Players may double: once each, after the landlord is known and before the first play, "
                      "x2 each (always on for five players)",
     "new_hand": "Deal a new hand",
     "set_landlord": "Set landlord", "value": "Value", "mark_pass": "Mark a pass",
@@ -189,6 +189,7 @@ _EN: dict[str, str] = {
     "confirm_open_hand": "Record that {who} opens the hand? Multiplier ×{n}.", "confirm_delete": "Delete #{i}: {what}?",
     "confirm_end_match": "End match #{id}?", "confirm_end_void": "Hand {n} is not finished and will be void.",
     "confirm_end_winner": "On the totals now the winner is {who}.", "done_what": "{done}: {what}", "ev_penalty": "{name} penalised {n} points",
+    "ev_penalty_1": "{name} penalised 1 point",
     "events_this_hand": "This hand (correct or delete; several mistakes: fix the last one first)", "delete": "Delete", "insert": "Insert",
     "to_pass": "Was a pass", "to_play": "Was a play", "was_a_play": "cards actually played",
     "insert_at": "Insert at", "at_end": "the end", "auto_seat": "seat to play",
@@ -339,9 +340,9 @@ def kind_word(kind: str, lang: str) -> str:
     return capital(word) if heading else word
 
 
-def counted(key: str, n: int, lang: str) -> str:
+def counted(key: str, n: int, lang: str, **fmt: object) -> str:
     """``key`` said of ``n`` things: the ``key_1`` form for one (English: 1 card, 2 cards)."""
-    return t(f"{key}_1" if n == 1 and f"{key}_1" in t else key, lang, n=n)
+    return t(f"{key}_1" if n == 1 and f"{key}_1" in t else key, lang, n=n, **fmt)
 
 
 def hands_line(counts: dict, lang: str) -> str:

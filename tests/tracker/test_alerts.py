@@ -165,7 +165,7 @@ def test_an_alert_is_stored_as_data_and_worded_when_shown():
     back = record_from_dict(stored)
     assert back == alert
     assert back.text("zh", ("甲", "乙", "丙")) == "甲 剩 1 张牌，须报牌"
-    assert back.message == "seat 1 has 1 card(s) left and must announce it"
+    assert back.message == "seat 1 must announce the cards left (1)"
     with pytest.raises(ValueError, match="unknown alert kind"):
         Alert("seen_twice", seat=0)
 

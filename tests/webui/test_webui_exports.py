@@ -53,7 +53,7 @@ def test_the_replay_lists_the_hands_alerts_in_the_readers_language(client, store
     zh = client.get(f"/history/{played}/2?lang=zh").get_data(as_text=True)
     en = client.get(f"/history/{played}/2?lang=en").get_data(as_text=True)
     assert f"{PLAYERS[2]} 剩 1 张牌，须报牌" in zh and "没有报牌" in zh
-    assert f"{PLAYERS[2]} has 1 card(s) left and must announce it" in en and "did not announce" in en
+    assert f"{PLAYERS[2]} must announce the cards left (1)" in en and "did not announce" in en
     assert "须报牌" not in client.get(f"/history/{played}/1?lang=zh").get_data(as_text=True)
 
 

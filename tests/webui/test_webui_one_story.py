@@ -177,3 +177,25 @@ def test_confirmations_name_who_and_what_and_acknowledgements_say_what_was_recor
     response = act(referee, "end_match")
     page = html.unescape(referee.get(response.headers["Location"]).get_data(as_text=True))
     assert "比赛已结束：胜者 张三、王五" in page
+
+
+def test_the_camera_view_writes_the_last_play_in_no_language(monkeypatch):
+    """The annotated frame serves the Chinese and the English page alike: seat number and card codes."""
+    import numpy as np
+
+    from tracker import session
+
+    written: list[str] = []
+    monkeypatch.setattr(session.cv2, "putText", lambda image, text, *args, **kw: written.append(text))
+    session.draw_table(np.zeros((40, 60, 3), np.uint8), None, (), [Play(0, card_tuple("8c 8d"))])
+    assert written and written[0] == "#1: 8c 8d" and not re.search(r"[A-Za-z]{2,}", written[0])
+
+
+def test_a_replay_says_each_bid_as_the_live_page_does(client, store):
+    mid = store.create_match(PLAYERS, "classic", meta={"started": 1000.0})
+    for event in (Deal(counts=(17, 17, 17)), Bid(0, "pass", 0), Bid(1, "bid", 3)):
+        store.append(mid, 1, event)
+    live = text_of(fragment_html(client, "en"))
+    replay = text_of(client.get(f"/history/{mid}/1?lang=en").get_data(as_text=True))
+    assert "张三 no bid · 李四 bids 3" in live
+    assert "张三 no bid" in replay and "李四 bids 3" in replay and "No bid" not in replay

@@ -134,8 +134,4 @@
   var timeline = document.getElementById("timeline");
   if (timeline) timeline.scrollTop = timeline.scrollHeight;
 
-  document.querySelectorAll(".when[data-time]").forEach(function (cell) {
-    var t = Number(cell.dataset.time);
-    if (t) cell.textContent = new Date(t * 1000).toLocaleString();
-  });
 })();
