@@ -5,6 +5,8 @@ takes no row lock; a box's post is one transaction."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
 import threading
 import time
@@ -253,6 +255,8 @@ def test_the_hall_is_304_while_unchanged_and_streams_are_capped(client, storage)
     assert again.status_code in (200, 304)  # 200 only when the second turned in between
     if again.status_code == 304:
         assert again.data == b"" and again.headers["ETag"] == etag
+    zipped = client.get("/api/hall", headers={"Accept-Encoding": "gzip, deflate"})
+    assert zipped.headers["Content-Encoding"] == "gzip" and json.loads(gzip.decompress(zipped.data))["session"] == first.json["session"]
     stream = client.get("/api/hall/stream", buffered=False)
     assert stream.status_code == 200 and stream.mimetype == "text/event-stream"
     refused = client.get("/api/hall/stream")  # the one stream allowed is open
