@@ -17,6 +17,7 @@ restarted server rebuilds its projection on its first refresh).
 
 from __future__ import annotations
 
+import gc
 import gzip
 import hashlib
 import json
@@ -32,6 +33,7 @@ from club.tournament import State, TableResult, fold, playoff_due, standings, ta
 
 ONLINE_S = 20.0  # a box that posted within this many seconds is shown online (it posts every few seconds)
 STATE_STALE_S = 1.0  # a box's post refreshes the director's part itself when nobody has for this long
+FREEZE_EVENTS = 10_000  # a refresh that folded this many events moves the heap out of the collector's way
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,12 @@ class Live:
                 if table_no in described:
                     table.add_matches(described[table_no])
                 table.apply(events)
+            if sum(len(events) for events in arrived.values()) >= FREEZE_EVENTS:
+                # A long evening folded at once (a server's start) is millions of objects that
+                # live as long as the server: the cycle collector's full passes would walk them
+                # all, pausing every thread for hundreds of ms. Frozen, they are left out.
+                gc.collect()
+                gc.freeze()
             if fold_director:
                 self._tid = None if director is None else director[0].id
                 self._state = None if director is None else fold(*director)
