@@ -1,28 +1,42 @@
 """Club server throughput and latency, the server measured apart from its load.
 
 One ``ddz-table club`` process serves an event of N tables (a seed004 knockout drawn and
-started, so the hall screen folds and shows every table). The load generator is a second
-process that does as little as it can while the clock runs: every table's batches are built and
-every box registered before the clock starts; then a few worker threads post them on keep-alive
-HTTP connections (``http.client``), each table once every ``--post-every`` seconds (the box's
-replicator pause) at ``--rate`` events a second, spread evenly over the second. One more
-connection polls the hall's data (``/api/hall``) every ``--hall-poll`` seconds.
+started, so the hall screen folds and shows every table). A long evening is laid down first:
+``--hands`` full hands per table already in the store (written straight into it before the
+server starts, so the server rebuilds its projection from them as after a restart). The load
+generator is a second process that does as little as it can while the clock runs: every
+table's batches are built and every box registered before the clock starts; then a few worker
+threads post them on keep-alive HTTP connections (``http.client``), each table once every
+``--post-every`` seconds (the box's replicator pause) at ``--rate`` events a second, spread
+evenly over the second, continuing each table's evening. ``--viewers`` hall screens each ask
+for ``/api/hall`` once a second with its ETag (as ``hall.js`` does when it polls), on their own
+keep-alive connections; one more connection polls it every ``--hall-poll`` seconds to time
+each event's way to the hall.
 
 It prints, apart: events due, events sent (answered 200), events ingested (acknowledged, as
 the hall shows them); the server's own time per batch (its ``Server-Timing`` header: parse,
 store, the hall's fold, total); the posts' round trip; how late the generator sent (if it fell
 behind, the figures are the generator's, not the server's); the CPU used by the server, by the
-database (PostgreSQL's processes) and by the generator; and the latency from an event's append
-(its due time: the box posts at once) to the hall's data showing it: p50, p99, max.
-Target (docs/club.md): 300 tables at one event a second each, p99 under 1 s.
+database (PostgreSQL's processes) and by the generator, and the server's CPU per event; the
+viewers' answers (200 or 304) and round trips; and the latency from an event's append (its due
+time: the box posts at once) to the hall's data showing it: p50, p99, max.
+Targets (docs/club.md): 300 tables x 40 hands, 300 viewers: p99 append-to-hall under 1 s and
+p99 post under 0.5 s on PostgreSQL.
+
+``--cost`` measures instead, in this process, what one hall request costs at evenings of
+1,000 and 100,000 events (``--cost-events``): the projection rebuilt from the store (a
+server's start), a request while nothing changed, and the rebuild of the snapshot after one
+new event.
 
     .venv/bin/python -m bench.club --tables 60 --seconds 20 --db sqlite
-    .venv/bin/python -m bench.club --tables 300 --seconds 20 --db postgresql
+    .venv/bin/python -m bench.club --tables 300 --hands 40 --viewers 300 --seconds 30 --db postgresql
+    .venv/bin/python -m bench.club --cost
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.client
 import json
 import os
@@ -39,7 +53,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from club.pglocal import LocalPostgres, free_port
-from club.storage import open_storage
+from club.storage import BoxEvent, BoxMatch, Storage, open_storage
 from club.tournament import fold, next_session
 from sim.scripted import random_hand
 
@@ -47,6 +61,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 KEY = "bench-key"
 TICK = os.sysconf("SC_CLK_TCK")
+
+
+POOL = 64  # distinct scripted hands the tables' evenings are drawn from (building each costs ~6 ms)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -82,8 +99,9 @@ def children(pid: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------- before the clock
-def prepare_event(db: str, tables: int) -> list[str]:
-    """A seed004 event of 3 x ``tables`` players, drawn and started; each table's session key."""
+def prepare_event(db: str, tables: int, hands: int = 0, preset: str = "chips") -> tuple[list[str], int]:
+    """A seed004 event of 3 x ``tables`` players, drawn and started, each table's first ``hands``
+    hands already in the store; each table's session key, and the events laid down."""
     st = open_storage(db)
     now = time.time()
     tid = st.create_tournament("bench", "seed004", {}, seed=1, now=now)
@@ -92,8 +110,47 @@ def prepare_event(db: str, tables: int) -> list[str]:
     data = next_session(fold(st.tournament(tid), st.players(tid), st.actions(tid)), {}, now)
     st.act(tid, "session", data, now)
     st.act(tid, "start", {"session": data["key"], "at": now}, now)
+    sessions = [data["key"]] * tables
+    laid = 0
+    if hands:
+        pool = hand_pool(preset)
+        for t in range(1, tables + 1):
+            laid += lay_down(st, t, sessions[t - 1], evening(pool, t, hands), now, preset)
     st.close()
-    return [data["key"]] * tables
+    return sessions, laid
+
+
+def hand_pool(preset: str) -> list[list[dict[str, Any]]]:
+    return [[e.to_dict() for e in random_hand(preset, seed).log] for seed in range(POOL)]
+
+
+def evening(pool: list[list[dict[str, Any]]], table: int, hands: int, first: int = 1) -> list[tuple[int, dict]]:
+    """Table ``table``'s hands ``first`` .. ``first + hands - 1``: (hand number, event) in order."""
+    return [(h, e) for h in range(first, first + hands) for e in pool[(table * 7 + h) % POOL]]
+
+
+def box_of(table: int) -> str:
+    return f"bench-box-{table:05d}"
+
+
+def match_of(table: int, session: str, preset: str, created: float) -> dict[str, Any]:
+    return {"id": 1, "players": ["甲", "乙", "丙"], "preset": {"name": preset, "changes": {}}, "created": created,
+            "meta": {"club_session": session}}
+
+
+def lay_down(st: Storage, table: int, session: str, stream: list[tuple[int, dict]], now: float, preset: str,
+             batch: int = 2000) -> int:
+    """A table's earlier hands written straight into the store, as its box's posts would have
+    (event times within the session's first minutes, so every hand counts)."""
+    box = box_of(table)
+    st.register(table, box, "laid-down")
+    m = match_of(table, session, preset, now)
+    info = BoxMatch(table, box, 1, tuple(m["players"]), m["preset"], m["meta"], now)
+    for i in range(0, len(stream), batch):
+        events = [BoxEvent(table, box, s + 1, s, 1, hand, now + 0.01 * s, e["kind"], "camera", e)
+                  for s, (hand, e) in enumerate(stream[i:i + batch], i)]
+        st.ingest(table, box, events, [info] if i == 0 else [])
+    return len(stream)
 
 
 @dataclass
@@ -112,30 +169,35 @@ class Table:
     posts: list[Post] = field(default_factory=list)
 
 
-def build(tables: int, seconds: float, rate: float, every: float, sessions: list[str]) -> list[Table]:
-    """Every table's batches, in the wire format of ``tracker.replicate`` (see club.ingest)."""
+def build(tables: int, seconds: float, rate: float, every: float, sessions: list[str], hands: int = 0,
+          preset: str = "chips") -> list[Table]:
+    """Every table's batches, in the wire format of ``tracker.replicate`` (see club.ingest),
+    continuing the ``hands`` laid down."""
     per_post = max(1, round(rate * every))
     count = int(seconds / every)
+    pool = hand_pool(preset)
     out = []
+    now = time.time()
     for t in range(1, tables + 1):
-        box = f"bench-box-{t:05d}"
+        box = box_of(t)
+        done = len(evening(pool, t, hands))
         stream: list[tuple[int, dict[str, Any]]] = []
-        hand, seed = 0, t * 10_000
+        more = 1
         while len(stream) < per_post * count:
-            hand, seed = hand + 1, seed + 1
-            stream += [(hand, e.to_dict()) for e in random_hand("chips", seed).log]
+            stream = evening(pool, t, more, hands + 1)
+            more += 1
         table = Table(t)
         phase = (t - 1) / tables * every  # tables spread evenly over the pause
-        match = {"id": 1, "players": ["甲", "乙", "丙"], "preset": {"name": "chips", "changes": {}},
-                 "created": time.time(), "meta": {"club_session": sessions[t - 1]}}
+        match = match_of(t, sessions[t - 1], preset, now)
         for j in range(count):
             first = j * per_post + 1
-            events = [{"seq": s, "prev": s - 1, "match_id": 1, "hand": stream[s - 1][0], "time": time.time(),
-                       "kind": stream[s - 1][1]["kind"], "source": "camera", "event": stream[s - 1][1]}
+            events = [{"seq": done + s, "prev": done + s - 1, "match_id": 1, "hand": stream[s - 1][0],
+                       "time": now + 60 + s, "kind": stream[s - 1][1]["kind"], "source": "camera",
+                       "event": stream[s - 1][1]}
                       for s in range(first, first + per_post)]
             body = {"box": box, "events": events, "matches": [match] if j == 0 else []}
             table.posts.append(Post(t, phase + j * every, json.dumps(body, ensure_ascii=False).encode(), per_post,
-                                    first + per_post - 1))
+                                    done + first + per_post - 1))
         out.append(table)
     return out
 
@@ -151,7 +213,7 @@ def _connect(url: str) -> http.client.HTTPConnection:
 def register(url: str, tables: list[Table]) -> None:
     conn = _connect(url)
     for table in tables:
-        body = json.dumps({"table": table.number, "box": f"bench-box-{table.number:05d}", "key": KEY})
+        body = json.dumps({"table": table.number, "box": box_of(table.number), "key": KEY})
         conn.request("POST", "/api/register", body, {"Content-Type": "application/json"})
         answer = conn.getresponse()
         data = json.loads(answer.read())
@@ -224,8 +286,10 @@ def watch(url: str, start: float, due_of: dict[tuple[int, int], float], every: f
     while not stop.is_set():
         asked = time.monotonic()
         try:
-            conn.request("GET", "/api/hall")
-            data = json.loads(conn.getresponse().read())
+            conn.request("GET", "/api/hall", headers={"Accept-Encoding": "gzip"})
+            answer = conn.getresponse()
+            body = answer.read()
+            data = json.loads(gzip.decompress(body) if answer.getheader("Content-Encoding") == "gzip" else body)
             trips.append(time.monotonic() - asked)
         except (OSError, ValueError):
             conn.close()
@@ -242,6 +306,104 @@ def watch(url: str, start: float, due_of: dict[tuple[int, int], float], every: f
     conn.close()
 
 
+def viewers(url: str, count: int, every: float, stop: threading.Event, trips: list[float],
+            answers: dict[int, int]) -> None:
+    """``count`` hall screens, each on its own keep-alive connection, each asking once every
+    ``every`` seconds with the ETag of its last answer (a 304 while the hall is unchanged)."""
+    conns: list[http.client.HTTPConnection | None] = [None] * count
+    etags: list[str | None] = [None] * count
+    start = time.monotonic()
+    rounds = 0
+    while not stop.is_set():
+        for i in range(count):
+            due = start + rounds * every + i * every / count  # the screens spread over the second
+            wait = due - time.monotonic()
+            if wait > 0 and stop.wait(wait):
+                break
+            conn = conns[i]
+            if conn is None:
+                conn = conns[i] = _connect(url)
+            headers = {"Accept-Encoding": "gzip"}
+            if etags[i]:
+                headers["If-None-Match"] = etags[i] or ""
+            asked = time.monotonic()
+            try:
+                conn.request("GET", "/api/hall", headers=headers)
+                answer = conn.getresponse()
+                answer.read()
+            except OSError:
+                conn.close()
+                conns[i] = None
+                answers[0] = answers.get(0, 0) + 1
+                continue
+            trips.append(time.monotonic() - asked)
+            answers[answer.status] = answers.get(answer.status, 0) + 1
+            etags[i] = answer.getheader("ETag") or etags[i]
+        rounds += 1
+    for conn in conns:
+        if conn is not None:
+            conn.close()
+
+
+def hall_cost(sizes: list[int], tables: int = 30) -> None:
+    """What one hall request costs at evenings of each size (events in the store), in this process
+    on SQLite: the projection rebuilt from the store (a server's start), a request while nothing
+    changed (the shared snapshot), and the snapshot rebuilt after one new event (a bid or a play
+    of a hand in progress, or the last play of a hand)."""
+    from club.app import build_app
+    from club.live import Live
+
+    pool = hand_pool("chips")
+    print(f"hall request cost, {tables} tables, SQLite, in one process (median of the asks; max in brackets)")
+    print("| events in the store | hands per table (about) | projection rebuilt (start) | request, nothing new | "
+          "snapshot after one new event |")
+    print("|---|---|---|---|---|")
+    for size in sizes:
+        folder = Path(tempfile.mkdtemp(prefix="ddz-club-cost-"))
+        try:
+            db = str(folder / "club.db")
+            per_table = size // tables
+            hands = max(1, round(per_table / (sum(len(h) for h in pool) / POOL)))
+            sessions, _ = prepare_event(db, tables)
+            st = open_storage(db)
+            now = time.time()
+            streams = {}
+            for t in range(1, tables + 1):
+                streams[t] = evening(pool, t, hands + 10)
+                lay_down(st, t, sessions[t - 1], streams[t][:per_table], now, "chips")
+            held = st.event_count()
+            app = build_app({"DIRECTOR_PIN": "000000", "CLUB_KEY": KEY, "TESTING": True}, storage=st)
+            live: Live = app.extensions["club"].live
+            live.min_interval = 0.0
+            client = app.test_client()
+            started = time.perf_counter()
+            assert client.get("/api/hall").status_code == 200
+            rebuilt = time.perf_counter() - started
+            idle = []
+            for _ in range(200):
+                asked = time.perf_counter()
+                client.get("/api/hall")
+                idle.append(time.perf_counter() - asked)
+            moved = []
+            seqs = {t: per_table for t in streams}
+            for i in range(60):
+                t = 1 + i % tables
+                seq = seqs[t] + 1
+                hand, event = streams[t][seq - 1]
+                st.ingest(t, box_of(t), [BoxEvent(t, box_of(t), seq, seq - 1, 1, hand, now + 0.01 * seq,
+                                                  event["kind"], "camera", event)])
+                seqs[t] = seq
+                asked = time.perf_counter()
+                assert client.get("/api/hall").status_code == 200
+                moved.append(time.perf_counter() - asked)
+            st.close()
+            ms = lambda v: f"{1000 * v:.2f} ms"  # noqa: E731
+            print(f"| {held:,} | {hands} | {rebuilt:.2f} s | {ms(percentile(idle, 0.5))} ({ms(max(idle))}) | "
+                  f"{ms(percentile(moved, 0.5))} ({ms(max(moved))}) |", flush=True)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=60)
@@ -254,16 +416,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hall-poll", type=float, default=0.1, help="seconds between polls of /api/hall")
     parser.add_argument("--threads", type=int, default=48, help="the server's threads")
     parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--hands", type=int, default=0, help="hands per table in the store before the clock "
+                        "(a long evening: 40)")
+    parser.add_argument("--viewers", type=int, default=0, help="hall screens asking once a second (with the ETag)")
+    parser.add_argument("--viewer-threads", type=int, default=6, help="threads the viewers are spread over")
+    parser.add_argument("--cost", action="store_true", help="measure one hall request's cost at evenings of "
+                        "--cost-events events instead (in this process, SQLite)")
+    parser.add_argument("--cost-events", default="1000,100000", help="evening sizes for --cost, comma-separated")
     args = parser.parse_args(argv)
-    if args.tables < 1 or args.seconds <= 0 or args.rate <= 0 or args.post_every <= 0 or args.workers < 1:
-        parser.error("tables, workers, seconds, rate and post-every must be positive")
+    if args.tables < 1 or args.seconds <= 0 or args.rate <= 0 or args.post_every <= 0 or args.workers < 1 \
+            or args.hands < 0 or args.viewers < 0 or args.viewer_threads < 1:
+        parser.error("tables, workers, seconds, rate and post-every must be positive; hands and viewers not negative")
+    if args.cost:
+        try:
+            sizes = [int(v) for v in args.cost_events.split(",")]
+        except ValueError:
+            parser.error(f"--cost-events: whole numbers separated by commas, not {args.cost_events!r}")
+        hall_cost(sizes)
+        return 0
 
     folder = Path(tempfile.mkdtemp(prefix="ddz-club-bench-"))
     pg = LocalPostgres(durable=True).start() if args.db == "postgresql" else None
     db = pg.url if pg else str(folder / "club.db")
     server = None
     try:
-        sessions = prepare_event(db, args.tables)
+        laid_at = time.perf_counter()
+        sessions, laid = prepare_event(db, args.tables, args.hands)
+        laid_at = time.perf_counter() - laid_at
         port = free_port()
         server = subprocess.Popen([sys.executable, "-m", "cli.main", "club", "--db", db, "--port", str(port),
                                    "--key", KEY, "--threads", str(args.threads)], cwd=ROOT,
@@ -278,8 +457,15 @@ def main(argv: list[str] | None = None) -> int:
                 break
             except OSError:
                 time.sleep(0.1)
+        warm = time.perf_counter()
+        conn = _connect(url)
+        conn.timeout = 600
+        conn.request("GET", "/api/hall")  # the server folds the evening laid down (its start after a restart)
+        initial = {int(t): b["acked"] for t, b in json.loads(conn.getresponse().read())["boxes"].items()}
+        conn.close()
+        warm = time.perf_counter() - warm
         built = time.perf_counter()
-        tables = build(args.tables, args.seconds, args.rate, args.post_every, sessions)
+        tables = build(args.tables, args.seconds, args.rate, args.post_every, sessions, args.hands)
         register(url, tables)
         built = time.perf_counter() - built
         schedule = sorted(((p, tb.token) for tb in tables for p in tb.posts), key=lambda pt: pt[0].due)
@@ -292,7 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         errors: list[str] = []
         latencies: list[float] = []
         hall_trips: list[float] = []
-        seen: dict[int, int] = {}
+        seen: dict[int, int] = dict(initial)
+        view_trips: list[float] = []
+        answers: dict[int, int] = {}
         stop = threading.Event()
         db_pids = children(pg.process.pid) if pg and pg.process else []
         cpu_before = (cpu_seconds([server.pid]), cpu_seconds(db_pids), resource.getrusage(resource.RUSAGE_SELF))
@@ -301,7 +489,11 @@ def main(argv: list[str] | None = None) -> int:
                    for share in shares]
         watcher = threading.Thread(target=watch, args=(url, start, due_of, args.hall_poll, stop, seen, latencies, hall_trips),
                                    daemon=True)
-        for th in (*workers, watcher):
+        per = [args.viewers // args.viewer_threads + (i < args.viewers % args.viewer_threads)
+               for i in range(args.viewer_threads)]
+        screens = [threading.Thread(target=viewers, args=(url, n, 1.0, stop, view_trips, answers), daemon=True)
+                   for n in per if n]
+        for th in (*workers, watcher, *screens):
             th.start()
         for th in workers:
             th.join()
@@ -316,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.05)
         stop.set()
         watcher.join(timeout=10)
+        for th in screens:
+            th.join(timeout=10)
         wall = time.monotonic() - start
         usage = resource.getrusage(resource.RUSAGE_SELF)
         cpu_server = cpu_seconds([server.pid]) - cpu_before[0]
@@ -333,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(folder, ignore_errors=True)
 
     due = sum(p.events for p, _ in schedule if p.due < args.seconds)
-    ingested = sum(seen.values())
+    ingested = sum(seen.values()) - sum(initial.values())
     ok = [s for s in log if s.status == 200]
     total = [s.timing.get("total", float("nan")) for s in ok if "total" in s.timing]
     mean = lambda name: sum(s.timing.get(name, 0.0) for s in ok) / max(1, len(ok))  # noqa: E731
@@ -341,8 +535,10 @@ def main(argv: list[str] | None = None) -> int:
     trip = [s.done - s.sent for s in ok]
     ms = lambda v: f"{1000 * v:.1f} ms"  # noqa: E731
     print(f"tables {args.tables}  db {args.db}  seconds {args.seconds:g}  rate {args.rate:g}/s/table  "
-          f"post every {args.post_every:g} s  workers {args.workers}  (batches built and boxes registered "
-          f"before the clock in {built:.1f} s)")
+          f"post every {args.post_every:g} s  workers {args.workers}  viewers {args.viewers}  (batches built and "
+          f"boxes registered before the clock in {built:.1f} s)")
+    print(f"evening laid down: {args.hands} hands per table, {laid:,} events in {laid_at:.0f} s; the server folded "
+          f"them (its first hall answer) in {warm:.1f} s")
     print(f"events: due {due}  sent {sent_ok} ({len(ok)} posts; {len(log) - len(ok)} failed)  "
           f"ingested {ingested} ({ingested / args.seconds:.0f} events/s over {args.seconds:g} s; "
           f"posting ended at {posted_until:.1f} s)")
@@ -361,6 +557,14 @@ def main(argv: list[str] | None = None) -> int:
           + f"  generator {cpu_gen:.1f} s ({cpu_gen / wall:.2f} cores);  load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores;  every server thread busy (waitress queued a request) "
           f"{log_text.count('Task queue depth')} times")
+    per_event = 1000 * cpu_server / max(1, ingested)
+    print(f"server CPU per event ingested: {per_event:.2f} ms"
+          + (f"  (with PostgreSQL's: {1000 * (cpu_server + cpu_db) / max(1, ingested):.2f} ms)" if pg else ""))
+    if args.viewers:
+        counts = ", ".join(f"{k or 'broken'}: {v}" for k, v in sorted(answers.items()))
+        print(f"hall viewers: {sum(answers.values())} asks ({counts}); "
+              f"round trip p50 {ms(percentile(view_trips, 0.5))}  p99 {ms(percentile(view_trips, 0.99))}")
+    print(f"post latency (round trip): p50 {ms(percentile(trip, 0.5))}  p99 {ms(percentile(trip, 0.99))}")
     print(f"latency append->hall: p50 {percentile(latencies, 0.5):.3f} s  p99 {percentile(latencies, 0.99):.3f} s  "
           f"max {max(latencies, default=float('nan')):.3f} s  (n={len(latencies)})")
     return 0

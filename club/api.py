@@ -11,7 +11,8 @@
   test can tell the server's time from the network's;
 - ``GET /api/tables/<n>`` (same token): ``{"acked", "assignment"}``, where a box resumes from;
 - ``GET /api/hall``: clock, tables and leaderboard, the snapshot every viewer shares
-  (:meth:`club.live.Live.snapshot`), with an ETag (``If-None-Match``: 304 while unchanged);
+  (:meth:`club.live.Live.snapshot`), with an ETag (``If-None-Match``: 304 while unchanged),
+  gzipped once per snapshot for a viewer that accepts it;
 - ``GET /api/hall/stream``: the same snapshots as server-sent events (``event: hall``), each
   once; at most ``HALL_STREAMS`` open (each holds a server thread), beyond that 503 and the
   page polls ``/api/hall``; ``GET /healthz``.
@@ -149,8 +150,11 @@ def hall():
     snap = club().live.snapshot()
     if request.if_none_match.contains(snap.etag):
         response = Response(status=304)
+    elif "gzip" in request.accept_encodings:
+        response = Response(snap.gzipped, mimetype="application/json", headers={"Content-Encoding": "gzip"})
     else:
         response = Response(snap.body, mimetype="application/json")
+    response.vary.add("Accept-Encoding")
     response.set_etag(snap.etag)
     response.headers["Cache-Control"] = "no-cache"  # the browser asks again each time, with the ETag
     return response

@@ -17,6 +17,8 @@ restarted server rebuilds its projection on its first refresh).
 
 from __future__ import annotations
 
+import gc
+import gzip
 import hashlib
 import json
 import threading
@@ -31,16 +33,19 @@ from club.tournament import State, TableResult, fold, playoff_due, standings, ta
 
 ONLINE_S = 20.0  # a box that posted within this many seconds is shown online (it posts every few seconds)
 STATE_STALE_S = 1.0  # a box's post refreshes the director's part itself when nobody has for this long
+FREEZE_EVENTS = 10_000  # a refresh that folded this many events moves the heap out of the collector's way
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The hall's data as built once for every viewer: ``body`` is ``data`` as JSON."""
+    """The hall's data as built once for every viewer: ``body`` is ``data`` as JSON, ``gzipped``
+    the same compressed once (a hall of 300 tables is about 200 kB of JSON, a tenth of it gzipped)."""
 
     number: int  # counts the snapshots this process built (a stream sends each one once)
     data: dict[str, Any]
     body: bytes
     etag: str
+    gzipped: bytes
 
 
 class Live:
@@ -109,6 +114,12 @@ class Live:
                 if table_no in described:
                     table.add_matches(described[table_no])
                 table.apply(events)
+            if sum(len(events) for events in arrived.values()) >= FREEZE_EVENTS:
+                # A long evening folded at once (a server's start) is millions of objects that
+                # live as long as the server: the cycle collector's full passes would walk them
+                # all, pausing every thread for hundreds of ms. Frozen, they are left out.
+                gc.collect()
+                gc.freeze()
             if fold_director:
                 self._tid = None if director is None else director[0].id
                 self._state = None if director is None else fold(*director)
@@ -185,7 +196,8 @@ class Live:
     @staticmethod
     def _make(data: dict[str, Any], number: int) -> Snapshot:
         body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return Snapshot(number, data, body, hashlib.blake2b(body, digest_size=12).hexdigest())
+        return Snapshot(number, data, body, hashlib.blake2b(body, digest_size=12).hexdigest(),
+                        gzip.compress(body, compresslevel=1, mtime=0))
 
     def hall(self, now: float | None = None) -> dict[str, Any]:
         """The hall screen's data: the clock, every table's state, the leaderboard."""

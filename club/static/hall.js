@@ -1,4 +1,7 @@
-// The hall screen: polls /api/hall once a second and redraws the clock, the tables and the leaderboard.
+// The hall screen: the server's hall snapshots as server-sent events (/api/hall/stream), each
+// redrawing the clock, the tables and the leaderboard. When the stream is refused (too many
+// open) or the browser has no EventSource, it polls /api/hall once a second for a minute (the
+// ETag makes an unchanged hall a 304), then tries the stream again.
 (function () {
   const W = JSON.parse(document.getElementById('words').textContent);
   const $ = (id) => document.getElementById(id);
@@ -43,13 +46,26 @@
       `<tr class="${r.playoff ? 'tie' : ''}"><td>${r.rank_text}</td><td>${esc(r.name)}</td><td>${r.points}${r.playoff ? ' · ' + W.playoff_short : ''}</td></tr>`).join('');
     document.body.dataset.loaded = String(Date.now());
   }
+  let polls = 0;
   async function poll() {
     try {
-      const r = await fetch('/api/hall', { cache: 'no-store' });
+      const r = await fetch('/api/hall', { cache: 'no-cache' });
       if (r.ok) draw(await r.json());
     } catch (e) { /* the server is away: keep the last picture, try again */ }
-    setTimeout(poll, 1000);
+    if (--polls > 0) setTimeout(poll, 1000); else listen();
+  }
+  function listen() {
+    if (!window.EventSource) { polls = Infinity; poll(); return; }
+    const source = new EventSource('/api/hall/stream');
+    source.addEventListener('hall', (e) => {
+      try { draw(JSON.parse(e.data)); } catch (err) { /* a torn message: the next one repairs it */ }
+    });
+    source.onerror = () => {
+      // The browser reconnects by itself after a stream ends; a refused one is closed for good.
+      if (source.readyState === EventSource.CLOSED) { polls = 60; poll(); }
+    };
   }
   setInterval(tickClock, 250);
-  poll();
+  polls = 1;
+  poll();  // the first picture at once, then the stream
 })();
