@@ -94,8 +94,17 @@ def run_detect(args) -> int:
     from vision.cards import card_label
     from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector, ImageError, read_image
 
+    def refuse(zh: str, en: str, image: str | None = None) -> None:
+        """An error, Chinese then English: one JSON object under ``--json`` (``image`` and
+        ``error``, on standard output like the answers), else a line on standard error."""
+        if args.json:
+            print(json.dumps({"image": image, "error": f"{zh} / {en}"} if image is not None
+                             else {"error": f"{zh} / {en}"}, ensure_ascii=False), flush=True)
+        else:
+            print(f"ddz-table detect: {zh} / {en}", file=sys.stderr)
+
     if args.conf is not None and not 0 <= args.conf <= 1:
-        print("ddz-table detect: --conf must be between 0 and 1", file=sys.stderr)
+        refuse("--conf 要在 0 和 1 之间", "--conf must be between 0 and 1")
         return 2
     try:
         settings = PHOTO.replace(iou=args.iou, turns=args.turns, zoom=not args.no_zoom)
@@ -111,14 +120,14 @@ def run_detect(args) -> int:
             detector = CardDetector(args.finder or DEFAULT_FINDER, args.reader or DEFAULT_READER,
                                     backend=args.backend, settings=settings, imgsz=args.imgsz, profile=profile)
     except (ModelFileError, ValueError) as exc:
-        print(f"ddz-table detect: {exc}", file=sys.stderr)
+        refuse("识别模型加载失败", str(exc))
         return 2
     failures = 0
     for path in args.images:
         try:
             image = read_image(path)
-        except ImageError as exc:
-            print(f"ddz-table detect: {exc}", file=sys.stderr)
+        except ImageError:
+            refuse(*image_problem(Path(path)), image=path)
             failures += 1
             continue
         detections = detector.detect(image, args.conf)
@@ -141,6 +150,16 @@ def run_detect(args) -> int:
 
             save_annotated(Path(args.save), path, draw_detections(image, detections))
     return 1 if failures else 0
+
+
+def image_problem(path: Path) -> tuple[str, str]:
+    """Why ``path`` gave no image, in Chinese and in English: a folder, nothing there, or a file
+    that is no image."""
+    if path.is_dir():
+        return f"{path} 是文件夹，不是图片", f"{path} is a folder, not an image"
+    if not path.exists():
+        return f"找不到图片 {path}", f"image not found: {path}"
+    return f"{path} 不是能读的图片", f"not a readable image: {path}"
 
 
 def small_indices_note(detections) -> str | None:

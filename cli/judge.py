@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable
 from typing import IO, Any
 
-from engine.judge import judge
+from engine.judge import JudgeError, judge
 from engine.rules import PRESETS, RuleSet, get_rules
 from engine.words import LANGS, both, type_name
 from tracker.alerts import judge_text
@@ -104,11 +104,18 @@ def _judge_batch(stream: Iterable[str | bytes], out: IO[str], default_rules: Rul
     return 1 if bad else 0
 
 
+def refusal_text(exc: ValueError, rules: RuleSet) -> str:
+    """Why the judge gave no verdict, Chinese then English: a :class:`JudgeError`'s reason in
+    both languages, else unreadable cards (the English names the first card it could not read)."""
+    reason = exc.reason if isinstance(exc, JudgeError) else "unreadable"
+    return f"{judge_text(reason, 'zh', decks=rules.decks)} / {exc}"
+
+
 def run_judge(args: argparse.Namespace) -> int:
     try:
         rules = get_rules(args.rules)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: 没有这种规则 / {exc}", file=sys.stderr)
         return 2
     if args.batch:
         if args.batch == "-":
@@ -118,10 +125,10 @@ def run_judge(args: argparse.Namespace) -> int:
             with open(args.batch, "rb") as stream:
                 return _judge_batch(stream, sys.stdout, rules)
         except OSError as exc:
-            print(f"error: cannot read {args.batch}: {exc.strerror}", file=sys.stderr)
+            print(f"error: 读不了文件 {args.batch} / cannot read {args.batch}: {exc.strerror}", file=sys.stderr)
             return 2
     if args.cards is None:
-        print("error: give CARDS or --batch FILE", file=sys.stderr)
+        print(f"error: {judge_text('no_cards', 'zh')} / give CARDS or --batch FILE", file=sys.stderr)
         return 2
     if not args.cards.strip():
         print(f"error: {judge_text('no_cards', 'zh')} / {judge_text('no_cards', 'en')}", file=sys.stderr)
@@ -129,10 +136,11 @@ def run_judge(args: argparse.Namespace) -> int:
     try:
         verdict = judge(args.cards, args.after, rules)
     except ValueError as exc:
+        message = refusal_text(exc, rules)
         if args.json:
-            print(json.dumps({"valid": False, "readings": [], "error": str(exc)}, ensure_ascii=False))
+            print(json.dumps({"valid": False, "readings": [], "error": message}, ensure_ascii=False))
         else:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {message}", file=sys.stderr)
         return 2
     print(json.dumps(verdict, ensure_ascii=False) if args.json else _describe(verdict))
     return 0
@@ -146,10 +154,10 @@ def run_score(args: argparse.Namespace) -> int:
             text = fh.read()
         sheet = records.score_sheet(text, fmt=args.format, lang=args.lang)
     except OSError as exc:
-        print(f"error: cannot read {args.record}: {exc.strerror}", file=sys.stderr)
+        print(f"error: 读不了文件 {args.record} / cannot read {args.record}: {exc.strerror}", file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"error: {args.record}: {exc}", file=sys.stderr)
+        print(f"error: {args.record} 不是能结算的记录 / {args.record}: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(sheet if sheet.endswith("\n") else sheet + "\n")
     return 0

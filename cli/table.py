@@ -80,8 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.set_defaults(func=run_run)
 
 
-def _fail(message: str) -> int:
-    print(f"ddz-table: {message}", file=sys.stderr)
+def _fail(message: str, zh: str = "") -> int:
+    """Print ``zh / message`` (Chinese first) and give the usage-error exit status, 2."""
+    print(f"ddz-table: {zh} / {message}" if zh else f"ddz-table: {message}", file=sys.stderr)
     return 2
 
 
@@ -95,7 +96,7 @@ def run_mat(args: argparse.Namespace) -> int:
         image = render_mat(layout, args.dpi)
         path = save_mat(image, args.out, layout, args.dpi)
     except (ValueError, OSError) as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), "桌垫生成失败")
     print(f"{path}: {args.size} ({layout.width_mm:.0f} x {layout.height_mm:.0f} mm), {args.seats} seats. "
           f"Print at 100% (no 'fit to page'); the scale bar must measure 50 mm.")
     return 0
@@ -118,7 +119,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
             cal = Calibration.from_markers(frame, layout)
         cal.save(args.out)
     except (CalibrationError, SourceError, ImageError, ValueError, OSError) as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), "标定失败")
     if args.preview:
         cv2.imwrite(args.preview, draw_zones(frame, cal))
     found = f"markers {list(cal.markers_found)}" if cal.method == "markers" else "four corners"
@@ -223,7 +224,7 @@ def run_run(args: argparse.Namespace) -> int:
     from tracker.session import SessionConfig, TableSession
     from tracker.state import TableState
     from tracker.store import EventStore, StoreError
-    from tracker.zones import Calibration, CalibrationError
+    from tracker.zones import CalibrationError
     from vision.backends import ModelFileError
     from vision.sources import SourceError, open_source
 
@@ -232,30 +233,47 @@ def run_run(args: argparse.Namespace) -> int:
         rules = get_rules(args.rules)
         if args.double:
             rules = rules.replace(player_double=True)
-        players = tuple(p.strip() for p in args.players.split(",")) if args.players else None
-        if players is not None and len(players) != rules.players:
-            return _fail(f"{rules.name} needs {rules.players} player names, got {len(players)}")
-        calibration = Calibration.load(args.calibration)
-        if calibration.layout.seats != rules.players:
-            return _fail(f"the calibration's mat has {calibration.layout.seats} seats; {rules.name} needs "
-                         f"{rules.players}")
+    except (ValueError, ConfigError) as exc:
+        return _fail(str(exc), "设置有误")
+    players = tuple(p.strip() for p in args.players.split(",")) if args.players else None
+    if players is not None and len(players) != rules.players:
+        return _fail(f"{rules.name} needs {rules.players} player names, got {len(players)}",
+                     f"{rules.name} 要 {rules.players} 位选手的名字，给了 {len(players)} 个")
+    try:
+        calibration = load_calibration(args.calibration)
+    except CalibrationError as exc:
+        return _fail(str(exc), f"标定文件 {args.calibration} 用不了")
+    if calibration.layout.seats != rules.players:
+        return _fail(f"the calibration's mat has {calibration.layout.seats} seats; {rules.name} needs {rules.players}",
+                     f"标定的桌垫有 {calibration.layout.seats} 个座位，{rules.name} 要 {rules.players} 个")
+    try:
+        detector = load_detector(args.detector, args.backend, args.models, args.deck)
+    except (ValueError, KeyError, ModelFileError) as exc:
+        return _fail(str(exc), "识别模型加载失败")
+    try:
+        source = open_source(args.source, **args.source_options)
+        if not source.live:
+            source.open()  # a video or folder that cannot be opened fails here, before a match is made
+    except SourceError as exc:
+        print(f"ddz-table: {source_word(args.source)}读取失败 / {args.source} failed: {exc}", file=sys.stderr)
+        return 1
+    try:
         store = EventStore(args.db)
         match_id = choose_match(store, rules, players, args.match, args.new_match)
-        detector = load_detector(args.detector, args.backend, args.models, args.deck)
-        source = open_source(args.source, **args.source_options)
-    except (ValueError, CalibrationError, ConfigError, StoreError, SourceError, ModelFileError, KeyError) as exc:
-        return _fail(str(exc))
+    except StoreError as exc:
+        source.close()
+        return _fail(str(exc), f"记录库 {args.db} 用不了")
     protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
     try:
         session = TableSession(source, calibration, detector, store, match_id,
                                SessionConfig(camera_view=args.camera_view, follow_new_matches=args.match is None,
                                              reader=ReaderConfig(protocol=protocol)))
     except ValueError as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), "设置有误")
     try:
         replicator = start_replicator(store, args)
     except ValueError as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), "俱乐部设置有误")
     server = None if args.no_web else _serve(store, session, args, run_config, replicator)
     print(f"match {match_id} in {args.db}; reading {source.name}", flush=True)
     notifier = Notifier.from_env()  # systemd (Type=notify, WatchdogSec); a no-op elsewhere
@@ -288,6 +306,29 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"ddz-table: {what}读取失败 / {source.name} failed: {failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def load_calibration(path: str) -> Any:
+    """The calibration file ``path`` (from ``ddz-table calibrate``), or a ``CalibrationError``
+    that names the file, whatever is wrong with it (not there, not text, not JSON, not one)."""
+    from tracker.zones import Calibration, CalibrationError
+
+    try:
+        return Calibration.load(path)
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{path} is not a calibration file (not UTF-8 text)") from None
+    except CalibrationError as exc:
+        raise CalibrationError(str(exc) if path in str(exc) else f"{path}: {exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CalibrationError(f"{path} is not a calibration file: {exc}") from None
+
+
+def source_word(spec: Any) -> str:
+    """What ``--source`` names, as the failure message says it: 摄像头 (a camera or a stream:
+    a device number, the Pi camera, a URL) or 视频 (a video file or a folder of images)."""
+    text = str(spec)
+    live = text.isdigit() or text.lower() in ("picamera", "picamera2", "pi") or "://" in text
+    return "摄像头" if live else "视频"
 
 
 def start_replicator(store: Any, args: argparse.Namespace) -> Any:

@@ -239,6 +239,7 @@ JUDGE_WORDS: dict[str, tuple[str, str]] = {
     "after_duplicate": ("要管的那一手里同一张牌出现了两次（{decks_zh}）",
                         "the play to beat names a duplicate card ({decks_en})"),
     "after_not_a_combination": ("要管的那一手不成牌型", "the play to beat is not a combination"),
+    "unreadable": ("看不懂这些牌（写法如 3s 10h Qd 2c BJ RJ）", "cannot read the cards (write them like 3s 10h Qd 2c BJ RJ)"),
 }
 
 
