@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from club.formats import SEED004, Refusal, Stage
 from engine.words import Words, capital
-from webkit.words import KIT
+from webkit.words import KIT, hands_line
 
 _ZH: dict[str, str] = {
     "site": "斗地主俱乐部赛", "hall": "大厅屏幕", "director": "裁判长", "me": "我的比赛",
@@ -46,7 +46,7 @@ _ZH: dict[str, str] = {
     "playoff_3": "三人加赛：按常规三人斗地主打一局；仍有同分的，再加赛一局。",
     "playoff_more": "多人加赛：分成三人（或二人）一桌各打一局；仍有同分的，再加赛一局。",
     "playoff_record": "加赛结束后登记名次：", "place_n": "第 {n} 名", "record_playoff": "登记加赛结果",
-    "box": "盒子", "void_hands": "作废 {n} 局", "hand_in_play": "第 {n} 局进行中", "session_name": "{stage} 第 {n} 节",
+    "box": "盒子", "session_name": "{stage} 第 {n} 节",
     # the director's acknowledgements and refusals: what was done, or why not
     "ok_create": "已新建「{name}」，抽签种子 {seed}", "ok_players": "已登记 {n} 位选手", "ok_withdraw": "{name} 已退赛",
     "ok_next": "已抽签：{session}", "ok_playoff": "已登记加赛名次：{order}", "ok_start": "{session} 开始计时",
@@ -102,7 +102,7 @@ _EN: dict[str, str] = {
     "playoff_more": "More players: tables of three (or two), one hand each; players still tied play another.",
     "playoff_record": "After the play-off, record the places:", "place_n": "Place {n}",
     "record_playoff": "Record the play-off",
-    "box": "Box", "void_hands": "void: {n}", "hand_in_play": "hand {n} in play", "session_name": "{stage} period {n}",
+    "box": "Box", "session_name": "{stage} period {n}",
     "ok_create": "Created “{name}”, draw seed {seed}", "ok_players": "Players registered: {n}", "ok_withdraw": "{name} withdrew",
     "ok_next": "Tables drawn: {session}", "ok_playoff": "Play-off places recorded: {order}",
     "ok_start": "{session}: the clock is running", "ok_pause": "{session}: paused", "ok_resume": "{session}: the clock runs again",
@@ -144,17 +144,13 @@ def table_status(status: str, lang: str) -> str:
 
 
 def hands_text(finished: int, void: int, in_play: int | None, lang: str) -> str:
-    """A table's hands as every club page says them, in one order: 已完成 1 局 · 作废 3 局 · 第 5 局进行中.
+    """A table's hands as every page of both sites says them (:func:`webkit.words.hands_line`),
+    capitalised as a club page's line.
 
     >>> hands_text(1, 3, 5, "zh"), hands_text(2, 0, None, "en")
-    ('已完成 1 局 · 作废 3 局 · 第 5 局进行中', 'Hands finished: 2')
+    ('已完成 1 局 · 作废 3 局 · 第 5 局进行中', '2 hands finished')
     """
-    parts = [t("finished_hands", lang, n=finished)]
-    if void:
-        parts.append(t("void_hands", lang, n=void))
-    if in_play is not None:
-        parts.append(t("hand_in_play", lang, n=in_play))
-    return capital(" · ".join(parts))
+    return capital(hands_line(finished, void, in_play, lang))
 
 
 def table_words(status: str, winners: list[str], lang: str) -> str:

@@ -96,7 +96,7 @@ def test_hands_finished_void_and_in_play_read_the_same_on_hall_director_and_play
     assert words in text_of(client.get("/director").get_data(as_text=True))
     assert words in text_of(app.test_client().get("/p/code-1").get_data(as_text=True))
     en = text_of(app.test_client().get("/p/code-1?lang=en").get_data(as_text=True))
-    assert "Hands finished: 1 · void: 3 · hand 5 in play" in en
+    assert "1 hand finished · 3 void · hand 5 in play" in en
     exported = client.get("/export/event.json").get_json()["sessions"][0]["tables"][0]
     assert (exported["finished"], exported["void"], exported["in_play"]) == (1, 3, 5)
 

@@ -162,7 +162,7 @@ def test_a_club_day_tells_one_story_on_every_screen_in_both_languages(tmp_path):
         assert said[1] == ("已完成 1 局 · 第 2 局进行中", "时间到，打完手上这局")
         assert said[2] == ("已完成 2 局", "同分：加赛一局")
         said = every_screen("en", "time")
-        assert said[1] == ("Hands finished: 1 · hand 2 in play", "Time is up: the hand in play is finished first")
+        assert said[1] == ("1 hand finished · hand 2 in play", "Time is up: the hand in play is finished first")
 
         # Table 1's hand in play is won by its landlord; table 2 plays its extra hand.
         one.finish("won", at=time.time())
