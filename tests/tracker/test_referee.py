@@ -348,7 +348,7 @@ def test_seat_down_to_two_cards_gets_one_announce_reminder(store):
     ref.play(P(2, "7s 7h"))
     ref.play(P(0, "9s 9h"))
     out = ref.play(P(1, "Js Jh"))
-    assert kinds(out) == ["play", "not_announced"] and out[1].seat == 1 and "1 card" in out[1].message
+    assert kinds(out) == ["play", "not_announced"] and out[1].seat == 1 and "cards left (1)" in out[1].message
 
 
 def test_no_reminder_once_the_seat_announced(store):
