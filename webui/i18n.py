@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from engine.words import LANGS, Words, capital, cause_name, type_name  # noqa: F401  (the pages name these from here)
 from tracker import alerts
+from webkit.counts import hands_line as counts_line
 from webkit.words import KIT
 
 _ZH: dict[str, str] = {
@@ -22,8 +23,7 @@ _ZH: dict[str, str] = {
     "camera_off": "摄像头画面未开启", "show_camera": "显示画面", "hide_camera": "隐藏画面",
     "connected": "已连接", "reconnecting": "正在重连…", "no_match": "还没有比赛。请裁判在裁判页开始一场比赛。",
     "stake_pair": "每位地主与每位农民输赢 {n} 分",
-    "finished_hands": "已完成 {n} 局", "finished_hands_1": "已完成 1 局", "void_hands": "作废 {n} 局",
-    "void_hands_1": "作废 1 局", "hand_in_play": "第 {n} 局进行中", "trick_lead": "首出",
+    "trick_lead": "首出",
     "cards_1": "张",
     # referee
     "pin": "裁判密码",
@@ -161,10 +161,8 @@ _EN: dict[str, str] = {
     "no_alerts": "No alerts", "chart": "Score progression", "no_chart": "The chart starts after the first hand",
     "camera": "Camera", "camera_off": "The camera view is off", "show_camera": "Show camera",
     "hide_camera": "Hide camera", "connected": "live", "reconnecting": "reconnecting…",
-    "no_match": "No match yet. The referee starts one on the referee page.", "finished_hands": "{n} hands finished",
-    "stake_pair": "{n} between each landlord and each farmer",
-    "finished_hands_1": "1 hand finished", "void_hands": "{n} void", "void_hands_1": "1 void",
-    "hand_in_play": "hand {n} in play", "cards_1": "card",
+    "no_match": "No match yet. The referee starts one on the referee page.",
+    "stake_pair": "{n} between each landlord and each farmer", "cards_1": "card",
     "trick_lead": "leads",
     "pin": "Referee PIN",
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
@@ -346,14 +344,8 @@ def counted(key: str, n: int, lang: str, **fmt: object) -> str:
 
 
 def hands_line(counts: dict, lang: str) -> str:
-    """A match's hands as every page says them (:func:`webui.view.hand_counts`): 已完成 3 局 ·
-    作废 1 局 · 第 5 局进行中 (void and in play only when there are any)."""
-    parts = [counted("finished_hands", counts["finished"], lang)]
-    if counts.get("void"):
-        parts.append(counted("void_hands", counts["void"], lang))
-    if counts.get("in_play") is not None:
-        parts.append(t("hand_in_play", lang, n=counts["in_play"]))
-    return " · ".join(parts)
+    """A match's hands as every page of both sites says them (:func:`webkit.counts.hands_line`)."""
+    return counts_line(counts, lang)
 
 
 def status_word(reason: str, lang: str) -> str:
