@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from club.formats import SEED004, Refusal, Stage
 from engine.words import Words, capital
-from webkit.words import KIT, hands_line
+from webkit.counts import hands_line
+from webkit.words import KIT
 
 _ZH: dict[str, str] = {
     "site": "斗地主俱乐部赛", "hall": "大厅屏幕", "director": "裁判长", "me": "我的比赛",
@@ -144,13 +145,13 @@ def table_status(status: str, lang: str) -> str:
 
 
 def hands_text(finished: int, void: int, in_play: int | None, lang: str) -> str:
-    """A table's hands as every page of both sites says them (:func:`webkit.words.hands_line`),
+    """A table's hands as every page of both sites says them (:func:`webkit.counts.hands_line`),
     capitalised as a club page's line.
 
     >>> hands_text(1, 3, 5, "zh"), hands_text(2, 0, None, "en")
     ('已完成 1 局 · 作废 3 局 · 第 5 局进行中', '2 hands finished')
     """
-    return capital(hands_line(finished, void, in_play, lang))
+    return capital(hands_line({"finished": finished, "void": void, "in_play": in_play}, lang))
 
 
 def table_words(status: str, winners: list[str], lang: str) -> str:

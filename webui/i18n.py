@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from engine.words import LANGS, Words, capital, cause_name, type_name  # noqa: F401  (the pages name these from here)
 from tracker import alerts
-from webkit import words as kit_words
+from webkit import counts as kit_counts
+from webkit.counts import hands_line as counts_line
 from webkit.words import KIT
 
 _ZH: dict[str, str] = {
@@ -162,8 +163,7 @@ _EN: dict[str, str] = {
     "camera": "Camera", "camera_off": "The camera view is off", "show_camera": "Show camera",
     "hide_camera": "Hide camera", "connected": "live", "reconnecting": "reconnecting…",
     "no_match": "No match yet. The referee starts one on the referee page.",
-    "stake_pair": "{n} between each landlord and each farmer",
-    "cards_1": "card",
+    "stake_pair": "{n} between each landlord and each farmer", "cards_1": "card",
     "trick_lead": "leads",
     "pin": "Referee PIN",
     "pin_locked": "Too many wrong PINs from this address: try again in {s} s", "start_match": "Start a match",
@@ -341,13 +341,12 @@ def kind_word(kind: str, lang: str) -> str:
 
 def counted(key: str, n: int, lang: str, **fmt: object) -> str:
     """``key`` said of ``n`` things: the ``key_1`` form for one (English: 1 card, 2 cards)."""
-    return kit_words.counted(t, key, n, lang, **fmt)
+    return kit_counts.counted(key, n, lang, words=t, **fmt)
 
 
 def hands_line(counts: dict, lang: str) -> str:
-    """A match's hands (:func:`webui.view.hand_counts`) in the words of both sites
-    (:func:`webkit.words.hands_line`)."""
-    return kit_words.hands_line(counts["finished"], counts.get("void", 0), counts.get("in_play"), lang)
+    """A match's hands as every page of both sites says them (:func:`webkit.counts.hands_line`)."""
+    return counts_line(counts, lang)
 
 
 def status_word(reason: str, lang: str) -> str:

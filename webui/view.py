@@ -32,6 +32,7 @@ from engine.rules import RuleSet
 from engine.scoring import at_stake, settle
 from tracker.records import Alert
 from tracker.state import TableState
+from webkit import counts
 
 
 def card_parts(card: Card) -> dict[str, Any]:
@@ -205,35 +206,16 @@ def hand_block(players: tuple[str, ...] | list[str], rules: RuleSet, hand: Hand 
     return block
 
 
-#: How one hand of a match stands, one word each, read by every page and download: ``finished``
-#: (it has a result; a redeal, nobody bidding, is one), ``void`` (作废: the referee abandoned it,
-#: or ended the match before it was finished, so it scores nothing) and ``in_play``.
-HAND_STANDINGS = ("finished", "void", "in_play")
-
-
 def hand_standing(state: TableState, hand: Hand) -> str:
-    """Where ``hand`` (one of ``state``'s) stands: one of :data:`HAND_STANDINGS`."""
-    if hand.abandoned:
-        return "void"
-    if hand.finished:
-        return "finished"
-    return "void" if state.ended is not None else "in_play"
+    """Where ``hand`` (one of ``state``'s) stands: finished, void or in play
+    (:func:`webkit.counts.hand_standing`, the one definition both sites read)."""
+    return counts.hand_standing(hand, state.ended is not None)
 
 
 def hand_counts(state: TableState) -> dict[str, Any]:
-    """The match's hands counted once for every page: ``finished`` and ``void`` (how many) and
-    ``in_play`` (the number of the hand being played, or ``None``)."""
-    counts: dict[str, Any] = {"finished": 0, "void": 0, "in_play": None}
-    for number in state.hand_numbers:
-        hand = state.hand_of(number)
-        if hand is None or not hand.events:
-            continue
-        standing = hand_standing(state, hand)
-        if standing == "in_play":
-            counts["in_play"] = number
-        else:
-            counts[standing] += 1
-    return counts
+    """The match's hands counted once for every page (:func:`webkit.counts.hand_counts`):
+    ``finished`` and ``void`` (how many) and ``in_play`` (the hand being played, or ``None``)."""
+    return counts.hand_counts(((n, state.hand_of(n)) for n in state.hand_numbers), state.ended is not None)
 
 
 def _holdings(state: TableState) -> list[int]:

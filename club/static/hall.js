@@ -23,7 +23,7 @@
       const cls = [t.landlord === p.name ? 'll' : '', t.out.includes(p.name) ? 'gone' : ''].join(' ');
       return `<span class="${cls}">${esc(p.name)} ${t.totals[i]}</span>`;
     }).join(' · ');
-    // The hands in the club's three counts, in the order and words of every page (webkit.words.hands_line).
+    // The hands in the club's three counts, in the order and words of every page (webkit.counts.hands_line).
     const counts = [fmt(t.finished === 1 ? W.finished_hands_1 : W.finished_hands, { n: t.finished })];
     if (t.void) counts.push(fmt(t.void === 1 ? W.void_hands_1 : W.void_hands, { n: t.void }));
     if (t.in_play !== null) counts.push(fmt(W.hand_in_play, { n: t.in_play }));

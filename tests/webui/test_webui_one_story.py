@@ -199,3 +199,11 @@ def test_a_replay_says_each_bid_as_the_live_page_does(client, store):
     replay = text_of(client.get(f"/history/{mid}/1?lang=en").get_data(as_text=True))
     assert "张三 no bid · 李四 bids 3" in live
     assert "张三 no bid" in replay and "李四 bids 3" in replay and "No bid" not in replay
+
+
+def test_the_one_count_both_sites_read_is_its_own_example():
+    import doctest
+
+    from webkit import counts
+
+    assert doctest.testmod(counts).failed == 0 and doctest.testmod(counts).attempted >= 4
