@@ -166,7 +166,7 @@ def parse_match(table_no: int, box: str, data: Any, index: int) -> BoxMatch:
         raise BatchError(f"{where}.meta must be an object")
     _storable(meta, f"{where}.meta")
     created = _time(data.get("created", 0.0), f"{where}.created")
-    return BoxMatch(table_no, box, _int(data.get("id"), f"{where}.id", 1), tuple(players), preset, meta, created)
+    return BoxMatch(table_no, box, _int(data.get("id"), f"{where}.id", 1), tuple(players), data["preset"], meta, created)
 
 
 def parse_batch(table_no: int, data: Any, known_matches: AbstractSet[int] = frozenset()) -> tuple[
