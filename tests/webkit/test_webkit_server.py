@@ -121,6 +121,4 @@ def test_a_cap_below_one_is_refused():
 def test_the_table_site_leaves_most_of_its_connections_to_other_addresses():
     from cli.site import CONNECTION_LIMIT, PER_ADDRESS
 
-    with table_site(per_address=PER_ADDRESS) as port:
-        assert port > 0
     assert 4 * PER_ADDRESS <= CONNECTION_LIMIT  # four addresses at least to fill it
