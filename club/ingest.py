@@ -39,6 +39,8 @@ from engine.rules import PRESETS
 BOX_RECORDS = ("alert", "match_end")
 SOURCES = ("camera", "referee", "system")
 MAX_EVENTS = 2000
+#: Tables are numbered from 1 to this.
+MAX_TABLE = 9999
 #: How deep a posted body may nest: a batch's events nest five levels, a match's meta is flat;
 #: deeper is a crafted body, refused before anything walks it.
 MAX_DEPTH = 16
