@@ -50,7 +50,7 @@ def refuse(sock: socket.socket) -> None:
 def capped(channel_class: type, per_address: int) -> type:
     """``channel_class`` (waitress's HTTP connection) refusing an address past ``per_address``."""
 
-    class AddressCapped(channel_class):  # type: ignore[valid-type, misc]
+    class AddressCapped(channel_class):
         refused = False
 
         def __init__(self, server: BaseWSGIServer, sock: socket.socket, addr: Any, adj: Any,
