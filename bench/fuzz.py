@@ -1,4 +1,5 @@
-"""Hostile requests against every route of the table site: no answer may be a 5xx, none may hang.
+"""Hostile requests against every route of both servers, the table site and the club server
+(bench/fuzz_club.py): no answer may be a 5xx, none may hang.
 
 The routes come from the app's ``url_map``, so a new route is fuzzed without a change here.
 Each request picks a route and one of four visitors (anonymous; a logged-in referee with the
@@ -6,15 +7,18 @@ session's CSRF token; the same referee with a wrong token; a script sending the 
 ``X-Referee-PIN``), then mutates what the route reads: path parameters, query strings, form
 fields and JSON bodies, filled with plausible values (so requests reach the engine) or
 hostile ones (numbers past 64 bits, Unicode digits, lone surrogates, control characters,
-long text, deep nesting, wrong types, missing fields, no body, a body announced and not sent).
-Requests go through Flask's test client: every answer is read whole (a live stream, its
-first messages), timed, and its status counted.
+long text, deep nesting, wrong types, missing fields, no body, a body announced and not sent),
+and now and then sends a Host header no URL can be built for (an empty label, a label over 63
+characters). Requests go through Flask's test client: every answer is read whole (a live
+stream, its first messages), timed, and its status counted.
 
 The tests run a short fixed-seed version of this (tests/webui/test_webui_fuzz.py); this script
-runs longer ones and prints what it sent, the answers by status, the slowest requests, and
-every 5xx or exception with the request that caused it. Exits 1 when there is one.
+runs longer ones and prints, for each server, what it sent, the answers by status, the
+slowest requests, and every 5xx or exception with the request that caused it. Exits 1 when
+there is one.
 
-    .venv/bin/python -m bench.fuzz --requests 20000 --seed 7
+    .venv/bin/python -m bench.fuzz --requests 20000 --seed 7              # both servers
+    .venv/bin/python -m bench.fuzz --site club --requests 5000
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
+
+from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from engine.rules import PRESETS, SCORING_FORMATS
 from webui.actions import ACTIONS
@@ -72,6 +78,14 @@ RAW_BODIES: tuple[bytes, ...] = (
     b"\"text\"", b"1e999999", b"NaN", b"{\"seat\": NaN}", b"\xff\xfe\x00", "{\"a\": 1}".encode("utf-16"),
     b"{\"players\": \"\\ud800\\n\\udc00\\nC\"}", b"{\"cards\": \"3s\\u0000\"}", b"{\"seat\": " + b"9" * 5000 + b"}",
     b"{\"a\": 1, \"a\": 2}", b"{" + b"\"k\": 1, " * 5000 + b"\"z\": 0}", b"x" * 70_000,
+    b"[" * 100_000 + b"]" * 100_000, b"{\"a\":" * 20_000 + b"1" + b"}" * 20_000, b"{\"time\": Infinity}",
+    b"{\"\\ud800\": \"\\udfff\"}",
+)
+
+#: Host headers no URL can be built for (IDNA refuses them), and other odd ones.
+HOSTILE_HOSTS: tuple[str, ...] = (
+    "a..b", "x" * 64 + ".example", "x" * 64, ".", "..", "a." * 130, "", "[::1", "例子.测试", "xn--", "a b",
+    "host:99999", "host:-1",
 )
 
 #: Field and query names the site reads, with values that pass so a request gets deeper.
@@ -140,7 +154,16 @@ class Report:
 
 
 class Fuzzer:
-    """Hostile requests for ``app`` from ``seed``; the referee logs in with ``pin``."""
+    """Hostile requests for the table site ``app`` from ``seed``; the referee logs in with ``pin``.
+    Another server's fuzzer (bench/fuzz_club.py) changes the fields, the path values, the
+    visitors and how they get in."""
+
+    plausible: dict[str, tuple[Any, ...]] = PLAUSIBLE
+    numeric: frozenset[str] = NUMERIC
+    path_values: dict[str, tuple[str, ...]] = PATH_VALUES
+    visitors: tuple[str, ...] = VISITORS
+    visitor_weights: tuple[int, ...] = (1, 3, 1, 2)  # mostly someone allowed in, to get past the door
+    logged_in: tuple[str, ...] = ("referee", "wrong_csrf")
 
     def __init__(self, app: Any, seed: int, pin: str) -> None:
         self.app = app
@@ -184,7 +207,7 @@ class Fuzzer:
         text only), now and then a name the site does not read."""
         rng = self.rng
         fields: dict[str, Any] = {}
-        for name, plausible in PLAUSIBLE.items():
+        for name, plausible in self.plausible.items():
             if rng.random() < 0.35:
                 continue
             choices = plausible if as_json else [v for v in plausible if isinstance(v, str)]
@@ -193,10 +216,10 @@ class Fuzzer:
                 at = rng.randint(0, len(value))
                 value = value[:at] + rng.choice(SPOILERS) + value[at:]
             fields[name] = value
-        for name in rng.sample(sorted(PLAUSIBLE), rng.randint(1, 3)):
+        for name in rng.sample(sorted(self.plausible), rng.randint(1, 3)):
             if as_json and rng.random() < 0.3:
                 fields[name] = rng.choice(HOSTILE_JSON)
-            elif (name in NUMERIC) == (rng.random() < 0.75):
+            elif (name in self.numeric) == (rng.random() < 0.75):
                 fields[name] = rng.choice(HOSTILE_NUMBERS)
             else:
                 fields[name] = rng.choice(HOSTILE_STRINGS)
@@ -215,7 +238,7 @@ class Fuzzer:
     def path(self, rule: Any) -> str:
         def fill(found: re.Match) -> str:
             name = found.group(1)
-            known = PATH_VALUES.get(name, ())
+            known = self.path_values.get(name, ())
             if known and self.rng.random() < 0.75:
                 return quote(self.rng.choice(known), safe="%")
             return self.encoded(self.rng.choice(HOSTILE_TEXT)) or "%20"
@@ -228,30 +251,41 @@ class Fuzzer:
         rule = rng.choices(self.rules, self.weights)[0]
         methods = sorted(rule.methods - {"HEAD", "OPTIONS"})
         method = rng.choice(methods) if rng.random() < 0.95 else rng.choice(("GET", "POST", "PUT", "DELETE"))
-        visitor = rng.choices(VISITORS, (1, 3, 1, 2))[0]  # mostly someone allowed in, to get past the door
-        if visitor in ("referee", "wrong_csrf") and self.referee is None:
+        visitor = rng.choices(self.visitors, self.visitor_weights)[0]
+        if visitor in self.logged_in and self.referee is None:
             self.login()
         req = Request(method, self.path(rule) + self.query(), visitor, rule.rule)
-        if visitor == "pin":
-            req.headers["X-Referee-PIN"] = self.pin if rng.random() < 0.8 else rng.choice(("", "0", "x" * 100, "é"))
+        self.credentials(req)
         if rng.random() < 0.15:
             req.headers["Accept"] = "application/json"
-        if visitor in ("referee", "wrong_csrf") and rng.random() < 0.8:  # scripts on a session send it here
-            req.headers["X-CSRF-Token"] = self.csrf if visitor == "referee" else "wrong"
+        if rng.random() < 0.04:
+            req.headers["Host"] = rng.choice(HOSTILE_HOSTS)
         if method != "GET":
             self.body(req)
         return req
+
+    def credentials(self, req: Request) -> None:
+        """What the visitor sends to get in: the PIN header, the session's CSRF token."""
+        if req.visitor == "pin":
+            req.headers["X-Referee-PIN"] = (self.pin if self.rng.random() < 0.8
+                                            else self.rng.choice(("", "0", "x" * 100, "é")))
+        if req.visitor in self.logged_in and self.rng.random() < 0.8:  # scripts on a session send it here
+            req.headers["X-CSRF-Token"] = self.csrf if req.visitor == "referee" else "wrong"
+
+    def json_body(self, req: Request) -> dict[str, Any]:
+        """A JSON object of nearly right fields for ``req``."""
+        return self.fields(as_json=True)
 
     def body(self, req: Request) -> None:
         rng = self.rng
         kind = rng.random()
         if kind < 0.4:  # a JSON object of fields
-            fields = self.fields(as_json=True)
+            fields = self.json_body(req)
             req.body = json.dumps(fields, ensure_ascii=True).encode()
             req.content_type = "application/json"
         elif kind < 0.7:  # a form
             fields = self.fields(as_json=False)
-            if req.visitor in ("referee", "wrong_csrf") and rng.random() < 0.9:
+            if req.visitor in self.logged_in and rng.random() < 0.9:
                 fields["csrf"] = "wrong" if req.visitor == "wrong_csrf" else self.csrf
             req.body = "&".join(f"{self.encoded(n)}={self.encoded(v)}" for n, v in fields.items()).encode("ascii")
             req.content_type = "application/x-www-form-urlencoded"
@@ -263,15 +297,50 @@ class Fuzzer:
             req.announced = rng.choice((1, 100, 60_000))
             req.content_type = rng.choice(("application/json", "application/x-www-form-urlencoded"))
 
-    def send(self, req: Request) -> Answer:
-        if req.visitor in ("referee", "wrong_csrf"):
+    def client(self, req: Request) -> Any:
+        """The test client ``req`` is sent from."""
+        if req.visitor in self.logged_in:
             assert self.referee is not None  # logged in when the request was made
-            client = self.referee
-        elif req.url.startswith("/api/") and req.headers.get("X-Referee-PIN") == self.pin:
-            client = self.script  # an address that never sends a wrong PIN, so no brake ever stops it
-        else:
-            client = self.anonymous
-            client.environ_base["REMOTE_ADDR"] = f"10.7.0.{self.rng.randint(1, 200)}"
+            return self.referee
+        if req.url.startswith("/api/") and req.headers.get("X-Referee-PIN") == self.pin:
+            return self.script  # an address that never sends a wrong PIN, so no brake ever stops it
+        self.anonymous.environ_base["REMOTE_ADDR"] = f"10.7.0.{self.rng.randint(1, 200)}"
+        return self.anonymous
+
+    def logged_out(self, status: int | None, response: Any) -> bool:
+        """Whether the answer shows the session was logged out (a fuzzed logout)."""
+        return status == 401 or response.headers.get("Location", "").endswith("/referee/login")
+
+    def send_bare(self, req: Request) -> Answer:
+        """``req`` straight to the WSGI app, with no test client: the test client works out the
+        request's URL for its cookie jar, which fails for a host IDNA refuses (a server has no
+        jar), so a request with a fuzzed Host header goes this way, without the session."""
+        builder = EnvironBuilder(path=req.url.split("?")[0], query_string=req.url.partition("?")[2],
+                                 method=req.method, headers=list(req.headers.items()), data=req.body,
+                                 content_type=req.content_type, environ_base={"REMOTE_ADDR": "10.6.0.1"})
+        environ = builder.get_environ()
+        if req.announced is not None:
+            environ["CONTENT_LENGTH"] = str(req.announced)
+        start = time.perf_counter()
+        status, error = None, ""
+        try:
+            body, line, headers = run_wsgi_app(self.app, environ)
+            status = int(line.split()[0])
+            chunks = iter(body)
+            if headers.get("Content-Type", "").split(";")[0] in STREAMS:  # a live stream: its first messages
+                for _ in range(2):
+                    next(chunks, None)
+            else:
+                b"".join(chunks)
+            getattr(body, "close", lambda: None)()
+        except Exception as exc:  # noqa: BLE001 - what escaped the app is the finding
+            error = f"{type(exc).__name__}: {exc}"
+        return Answer(req, status, time.perf_counter() - start, error)
+
+    def send(self, req: Request) -> Answer:
+        if "Host" in req.headers:
+            return self.send_bare(req)
+        client = self.client(req)
         overrides = {"CONTENT_LENGTH": str(req.announced)} if req.announced is not None else {}
         start = time.perf_counter()
         status, error = None, ""
@@ -286,8 +355,7 @@ class Fuzzer:
             else:
                 response.get_data()
             response.close()
-            if req.visitor in ("referee", "wrong_csrf") and (
-                    status == 401 or response.headers.get("Location", "").endswith("/referee/login")):
+            if req.visitor in self.logged_in and self.logged_out(status, response):
                 self.referee = None  # logged out (a fuzzed logout): log in again next time
         except Exception as exc:  # noqa: BLE001 - what escaped the app is the finding
             error = f"{type(exc).__name__}: {exc}"
@@ -298,9 +366,10 @@ class Fuzzer:
             yield self.request()
 
 
-def run(app: Any, count: int, seed: int, pin: str, slow: float = 3.0, keep: int = 5) -> Report:
+def run(app: Any, count: int, seed: int, pin: str, slow: float = 3.0, keep: int = 5,
+        fuzzer_class: type[Fuzzer] = Fuzzer) -> Report:
     """Send ``count`` requests; a 5xx or an exception is a failure, an answer over ``slow`` s a hang."""
-    fuzzer = Fuzzer(app, seed, pin)
+    fuzzer = fuzzer_class(app, seed, pin)
     report = Report()
     for req in fuzzer.requests(count):
         answer = fuzzer.send(req)
@@ -332,24 +401,9 @@ def demo_app(pin: str = "135790") -> Any:
     return create_app({"REFEREE_PIN": pin}, store=store)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--slow", type=float, default=3.0, help="seconds past which an answer counts as a hang")
-    args = parser.parse_args(argv)
-    pin = "135790"
-    app = demo_app(pin)
-    logging.disable(logging.WARNING)  # wrong PINs are logged by the site; the failures are printed below
-    started = time.perf_counter()
-    try:
-        report = run(app, args.requests, args.seed, pin, args.slow)
-    finally:
-        app.extensions["ddz"].watcher.stop()
-    took = time.perf_counter() - started
-    routes = sum(1 for _ in app.url_map.iter_rules())
-    print(f"requests sent: {report.sent} over {routes} routes (seed {args.seed}) in {took:.1f} s "
-          f"({report.sent / took:.0f}/s); referee logins: {report.relogins}")
+def print_report(site: str, report: Report, took: float, routes: int, seed: int, slow: float) -> None:
+    print(f"{site}: requests sent: {report.sent} over {routes} routes (seed {seed}) in {took:.1f} s "
+          f"({report.sent / took:.0f}/s); logins: {report.relogins}")
     print("answers by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(report.by_status.items(), key=str)))
     print("slowest:")
     for answer in report.slowest:
@@ -358,8 +412,39 @@ def main(argv: list[str] | None = None) -> int:
         print(f"HANG ({answer.seconds:.1f} s): {answer.request.describe()}")
     for answer in report.failures:
         print(f"FAIL {answer.status or ''} {answer.error}: {answer.request.describe()}")
-    print(f"5xx or exceptions: {len(report.failures)}; over {args.slow:g} s: {len(report.slow)}")
-    return 1 if report.failures or report.slow else 0
+    print(f"{site}: 5xx or exceptions: {len(report.failures)}; over {slow:g} s: {len(report.slow)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=5000, help="requests per server")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--site", choices=("both", "table", "club"), default="both")
+    parser.add_argument("--slow", type=float, default=3.0, help="seconds past which an answer counts as a hang")
+    args = parser.parse_args(argv)
+    pin = "135790"
+    logging.disable(logging.WARNING)  # wrong PINs are logged by the sites; the failures are printed below
+    bad = 0
+    if args.site in ("both", "table"):
+        app = demo_app(pin)
+        started = time.perf_counter()
+        try:
+            report = run(app, args.requests, args.seed, pin, args.slow)
+        finally:
+            app.extensions["ddz"].watcher.stop()
+        print_report("table site", report, time.perf_counter() - started, sum(1 for _ in app.url_map.iter_rules()),
+                     args.seed, args.slow)
+        bad += len(report.failures) + len(report.slow)
+    if args.site in ("both", "club"):
+        from bench.fuzz_club import ClubFuzzer, club_demo_app
+
+        app = club_demo_app(pin)
+        started = time.perf_counter()
+        report = run(app, args.requests, args.seed, pin, args.slow, fuzzer_class=ClubFuzzer)
+        print_report("club server", report, time.perf_counter() - started, sum(1 for _ in app.url_map.iter_rules()),
+                     args.seed, args.slow)
+        bad += len(report.failures) + len(report.slow)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -349,7 +349,7 @@ def bench_messy(folder: Path, hands: int, cards: int | None, detector_spec: str,
         if not (film / "truth.json").is_file():
             write_simulation(SimConfig(seed=seed, seats=3, hands=hands, deck=deck, cards=cards, tokens=True,
                                        style=style, fps=fps, messy=kinds), film)
-        _, frames, busy, _ = read_film(film, detector_spec, backend, referee_bids=False, keep=True)
+        _, frames, busy, _, _ = read_film(film, detector_spec, backend, referee_bids=False, keep=True)
         figures = messy_figures(json.loads((film / "truth.json").read_text()),
                                 json.loads((film / "read.json").read_text()))
         line = {"name": f"messy: {name}"} | figures | {"frames": frames, "fps": round(frames / busy, 2) if busy else None}

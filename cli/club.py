@@ -29,9 +29,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     club.set_defaults(func=run_club)
 
 
-def run_club(args: argparse.Namespace) -> int:
-    from waitress import create_server
+#: Connections one address may hold (webkit.server): a box holds one or two, a hall screen a few.
+PER_ADDRESS = 100
 
+
+def make_club_server(app, host: str, port: int, threads: int, per_address: int = PER_ADDRESS):
+    """The club's waitress server: room for every table's box and the hall's screens, an idle
+    connection closed after a minute, and at most ``per_address`` connections from one address."""
+    from webkit.server import create_server
+
+    return create_server(app, per_address=per_address, host=host, port=port, threads=threads,
+                         ident="ddz-table-club", connection_limit=max(100, 2 * threads + 400), channel_timeout=60)
+
+
+def run_club(args: argparse.Namespace) -> int:
     from club.app import build_app
     from club.storage import StorageError, open_storage
 
@@ -43,8 +54,7 @@ def run_club(args: argparse.Namespace) -> int:
     config = {"DIRECTOR_PIN": args.pin, "CLUB_KEY": args.key, "PUBLIC_URL": args.public_url}
     app = build_app({k: v for k, v in config.items() if v}, storage=storage)
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="ddz-table-club",
-                               connection_limit=max(100, 2 * args.threads + 400), channel_timeout=60)
+        server = make_club_server(app, args.host, args.port, args.threads)
     except OSError as exc:
         print(f"ddz-table club: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -94,6 +94,9 @@ def _open_store(path: str):
 #: a socket in waitress's event loop, not a thread (only a request being answered takes one),
 #: so a scanner or phones on bad Wi-Fi holding hundreds of sockets do not shut others out.
 CONNECTION_LIMIT = 1000
+#: Connections one address may hold of those, a quarter: a script trickling requests from one
+#: machine cannot take every slot (webkit.server), and a machine with hundreds of pages open still can.
+PER_ADDRESS = 250
 #: Seconds a connection may sit with no request being answered and nothing arriving before it
 #: is closed; live streams are requests being answered, so they stay open.
 CHANNEL_TIMEOUT = 20
@@ -129,23 +132,25 @@ def _room_for(connections: int) -> int:
 
 
 def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 72, banner: tuple | list = (),
-                connection_limit: int = CONNECTION_LIMIT, channel_timeout: int = CHANNEL_TIMEOUT):
+                connection_limit: int = CONNECTION_LIMIT, channel_timeout: int = CHANNEL_TIMEOUT,
+                per_address: int = PER_ADDRESS):
     """A waitress server for ``app`` (from :func:`webui.create_app`), never Flask's development
     server, with the URL and the referee PIN printed; ``None`` (and a message) if the port is
     taken. ``ddz-table run`` runs it on a thread beside its pipeline.
 
     Slow or silent clients cannot take the site down: up to ``connection_limit`` connections
-    are held (poll(), not select(), so more than 1024 sockets work), one that stays idle for
-    ``channel_timeout`` seconds is closed, and request sizes are bounded. Live streams hold a
-    thread each, so their cap stays below ``threads``.
+    are held (poll(), not select(), so more than 1024 sockets work), at most ``per_address`` of
+    them from one address (:mod:`webkit.server`), one that stays idle for ``channel_timeout``
+    seconds is closed, and request sizes are bounded. Live streams hold a thread each, so their
+    cap stays below ``threads``.
     """
-    from waitress import create_server
+    from webkit.server import create_server
 
     # Each live viewer holds a server thread: keep some free for pages and the referee.
     watcher = app.extensions["ddz"].watcher
     watcher.limit = min(watcher.limit, max(1, threads - 8))
     try:
-        server = create_server(app, host=host, port=port, threads=threads,
+        server = create_server(app, per_address=per_address, host=host, port=port, threads=threads,
                                connection_limit=_room_for(connection_limit), asyncore_use_poll=True,
                                channel_timeout=channel_timeout,
                                cleanup_interval=max(1, min(CLEANUP_INTERVAL, channel_timeout)),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from box.config import Config, ConfigError, load_config, mode_error
+from cli.resume import ResumeRefused, film_identity, resume_point, skip_to
 from tracker.paths import default_db
 
 
@@ -57,6 +58,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--match", type=int, help="continue this match and stay on it (default: the last unfinished "
                      "one, then each match started later on the referee page)")
     run.add_argument("--new-match", action="store_true", help="start a new match even if one is unfinished")
+    run.add_argument("--resume", action="store_true",
+                     help="a video the match already holds camera events of is this one: read on from where they end")
+    run.add_argument("--from-start", action="store_true",
+                     help="read a video from its start even if the match holds camera events of a video")
     run.add_argument("--record", help="write the finished hands as a JSON record when the source ends")
     run.add_argument("--no-web", action="store_true", help="no web site")
     run.add_argument("--host", help="address to listen on (default 127.0.0.1)")
@@ -197,8 +202,10 @@ def load_detector(spec: str, backend: str = "onnx", models: str | None = None, d
     return build_detector(TOY_DETECTOR if spec == "toy" else spec, backend, models, profile=profile)
 
 
-def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match: int | None, new: bool) -> int:
-    """The match to referee: the one asked for, else the last unfinished one with these rules."""
+def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match: int | None, new: bool,
+                 meta: dict[str, Any] | None = None) -> int:
+    """The match to referee: the one asked for, else the last unfinished one with these rules,
+    else a new one (with ``meta``: the film it is read from, :mod:`cli.resume`)."""
     from tracker.state import TableState
 
     if match is not None:
@@ -212,7 +219,7 @@ def choose_match(store: Any, rules: Any, players: tuple[str, ...] | None, match:
                     return info.id
                 break
     names = players or tuple(f"座位{i + 1}" for i in range(rules.players))
-    return store.create_match(names, rules)
+    return store.create_match(names, rules, meta=meta)
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -257,12 +264,28 @@ def run_run(args: argparse.Namespace) -> int:
     except SourceError as exc:
         print(f"ddz-table: {source_word(args.source)}读取失败 / {args.source} failed: {exc}", file=sys.stderr)
         return 1
+    film = None if source.live else film_identity(args.source)
     try:
         store = EventStore(args.db)
-        match_id = choose_match(store, rules, players, args.match, args.new_match)
+        match_id = choose_match(store, rules, players, args.match, args.new_match,
+                                meta={"video": film} if film else None)
+        start_at = resume_point(store, match_id, film, args.resume, args.from_start) if film else None
     except StoreError as exc:
         source.close()
         return _fail(str(exc), f"记录库 {args.db} 用不了")
+    except ResumeRefused as exc:
+        source.close()
+        store.close()
+        return _fail(str(exc), exc.zh)
+    if start_at is not None:
+        try:
+            skipped = skip_to(source, start_at)
+        except SourceError as exc:
+            store.close()
+            print(f"ddz-table: 视频读取失败 / {args.source} failed: {exc}", file=sys.stderr)
+            return 1
+        print(f"resuming {args.source} at {start_at:.1f} s ({skipped} frames skipped): match {match_id}'s "
+              f"events end there / 从 {start_at:.1f} 秒接着读，之前的已经记下", flush=True)
     protocol = args.protocol or ("pile" if "pile" in calibration.zones else "zones")
     try:
         session = TableSession(source, calibration, detector, store, match_id,

@@ -27,7 +27,7 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from club.app import club, refusal
-from club.ingest import MAX_DEPTH, BatchError, bearer, check_box, new_token, parse_batch, token_ok
+from club.ingest import MAX_DEPTH, MAX_TABLE, BatchError, bearer, check_box, new_token, parse_batch, token_ok
 from club.storage import BoxEvent, BoxMatch, Registration, StorageError
 from webkit.body import BodyError, json_object
 
@@ -51,6 +51,8 @@ class _Refused(Exception):
 
 def _table(number: int) -> Registration | tuple:
     """The table's registration if the request's token is its own, else the refusal."""
+    if not 1 <= number <= MAX_TABLE:  # a number no table has (nor the database's integers)
+        return refusal(404, f"no table {number}: tables are numbered 1 to {MAX_TABLE}", "没有这一桌")
     token = bearer(request.headers.get("Authorization"))
     if token is None:
         return refusal(401, "send the table's token: Authorization: Bearer <token>", "缺少牌桌令牌")
@@ -66,15 +68,17 @@ def register():
     try:
         data = _body()
         table = data.get("table")
-        if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
-            raise BatchError(f"table must be a table number from 1 to 9999, not {table!r}")
+        if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= MAX_TABLE:
+            raise BatchError(f"table must be a table number from 1 to {MAX_TABLE}, not {table!r}")
         box = check_box(data.get("box"))
     except BodyError as exc:
         return refusal(400, exc.message, exc.zh)
     except BatchError as exc:
         return refusal(400, str(exc))
     key = data.get("key")
-    if not isinstance(key, str) or not hmac.compare_digest(key.encode(), current_app.config["CLUB_KEY"].encode()):
+    # surrogatepass: a key holding a lone surrogate is a wrong key, not a failure
+    if not isinstance(key, str) or not hmac.compare_digest(key.encode("utf-8", "surrogatepass"),
+                                                           current_app.config["CLUB_KEY"].encode()):
         return refusal(403, "wrong club key (the director page shows it)", "俱乐部密钥不对")
     token, digest = new_token()
     try:
@@ -88,6 +92,8 @@ def register():
 @bp.post("/api/tables/<int:number>/events")
 def events(number: int):
     started = time.perf_counter()
+    if not 1 <= number <= MAX_TABLE:  # a number no table has (nor the database's integers)
+        return refusal(404, f"no table {number}: tables are numbered 1 to {MAX_TABLE}", "没有这一桌")
     token = bearer(request.headers.get("Authorization"))
     if token is None:
         return refusal(401, "send the table's token: Authorization: Bearer <token>", "缺少牌桌令牌")

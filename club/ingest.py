@@ -39,6 +39,8 @@ from engine.rules import PRESETS
 BOX_RECORDS = ("alert", "match_end")
 SOURCES = ("camera", "referee", "system")
 MAX_EVENTS = 2000
+#: Tables are numbered from 1 to this.
+MAX_TABLE = 9999
 #: How deep a posted body may nest: a batch's events nest five levels, a match's meta is flat;
 #: deeper is a crafted body, refused before anything walks it.
 MAX_DEPTH = 16
@@ -166,7 +168,7 @@ def parse_match(table_no: int, box: str, data: Any, index: int) -> BoxMatch:
         raise BatchError(f"{where}.meta must be an object")
     _storable(meta, f"{where}.meta")
     created = _time(data.get("created", 0.0), f"{where}.created")
-    return BoxMatch(table_no, box, _int(data.get("id"), f"{where}.id", 1), tuple(players), preset, meta, created)
+    return BoxMatch(table_no, box, _int(data.get("id"), f"{where}.id", 1), tuple(players), data["preset"], meta, created)
 
 
 def parse_batch(table_no: int, data: Any, known_matches: AbstractSet[int] = frozenset()) -> tuple[

@@ -7,9 +7,12 @@
 - :mod:`webkit.lockout`: the brake on PIN guessing (one :class:`~webkit.lockout.Attempts` rule);
 - :mod:`webkit.csrf`: the session's form token (one strength);
 - :mod:`webkit.qr`: a QR code as inline SVG (segno);
+- :mod:`webkit.body`: a request's JSON body as one object, or a 400 (bad JSON, NaN, deep nesting);
+- :mod:`webkit.host`: a Host header no URL can be built for answered 400 on the site's error page;
+- :mod:`webkit.server`: waitress with a cap on the connections one address may hold;
 - ``templates/webkit/base.html``: the page both sites' base templates extend (header with the
   brand, the site's links and the language switch; main; footer).
 
-The kit depends on Flask, segno and the standard library, and on ``engine.words`` alone of the
+The kit depends on Flask, waitress, segno and the standard library, and on ``engine.words`` alone of the
 project; the table site, the club server, the box, the command line and the benchmarks may import it.
 """

@@ -22,9 +22,8 @@ def guard(app: Flask) -> None:
     builder, first of all its ``before_request`` functions."""
 
     def _neutral_builder() -> None:
-        ctx = request_ctx._get_current_object()
-        if ctx.url_adapter is None:
-            ctx.url_adapter = app.url_map.bind(NEUTRAL_HOST, script_name=request.script_root or "/",
+        if request_ctx.url_adapter is None:
+            request_ctx.url_adapter = app.url_map.bind(NEUTRAL_HOST, script_name=request.script_root or "/",
                                                subdomain=app.url_map.default_subdomain or "",
                                                url_scheme=request.scheme, path_info=request.path)
 

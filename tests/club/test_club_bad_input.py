@@ -99,3 +99,16 @@ def test_a_known_preset_in_any_case_and_its_changes_still_pass():
     body["matches"][0]["preset"] = {"name": "CHIPS", "changes": {}}
     events, matches = parse_batch(4, body)
     assert len(events) == 4 and matches[0].players == ("甲", "乙", "丙")
+
+
+def test_a_club_key_with_a_lone_surrogate_is_a_wrong_key_not_a_failure(client, storage):
+    r = client.post("/api/register", data=json.dumps({"table": 4, "box": BOX, "key": KEY + "\ud800"}),
+                    content_type="application/json")
+    assert r.status_code == 403 and storage.registration(4) is None
+
+
+def test_a_table_number_past_any_table_is_a_404_not_a_failure(client):
+    token = register(client)
+    r = client.post(f"/api/tables/{2**63}/events", json=batch(), headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 404 and "no table" in r.json["message"]
+    assert client.get("/api/tables/99999", headers={"Authorization": f"Bearer {token}"}).status_code == 404

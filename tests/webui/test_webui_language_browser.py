@@ -51,8 +51,8 @@ def matches(site: LiveSite) -> dict[str, int]:
     for event in (Deal(counts=(21,) * 5), Marker(4, Card.parse("7h")), Play(4, card_tuple("3s 3h"))):
         store.append(five, 1, event)
     dizhu = store.create_match(PLAYERS, "dizhu", meta={"name": "周五夜赛", "started": STARTED})
-    for event in (Deal(counts=(34, 34, 34)), Bid(0, "bid", 3), KittyPick(0, card_tuple("2s BJ"))):
-        store.append(dizhu, 1, event)
+    for step in (Deal(counts=(34, 34, 34)), Bid(0, "bid", 3), KittyPick(0, card_tuple("2s BJ"))):
+        store.append(dizhu, 1, step)
     classic = store.create_match(PLAYERS, "classic", meta={"name": "周五夜赛", "started": STARTED})
     post(client, "new_hand")
     post(client, "bid", seat=0, bid="3")
