@@ -7,7 +7,7 @@ own random stream so the hands, the deck and the camera stay those of the tidy f
 - ``crooked``: cards land turned up to about 30 degrees and a few millimetres off the row;
 - ``overlap``: the cards of a play overlap more (11-13 mm apart: an index is about 10 mm wide);
 - ``pushed``: the player pushes the play a few centimetres further in before it settles;
-- ``squared``: a player squares up his zone's pile into one neat stack (only the top card shows);
+- ``squared``: a player squares up the cards in his zone into one neat stack (only the top card shows);
 - ``dropped`` (掉牌): a player who is not on turn drops a card of his hand face up into his
   zone, and picks it back up a couple of seconds later;
 - ``takeback``: a player lays one card more than his play, and takes it back once it lies still;
@@ -168,7 +168,7 @@ def play(table: Any, seat: int, cards: list[str], still_s: float) -> Iterator[An
         yield from pick(table, seat, zone, laid[-1])
         mess.note("takeback", landed, table.t, seat=seat, cards=[extra], play=cards, fault=True)
     yield from table._still(still_s)
-    if mess.on("squared") and len(table.piles[zone]) > len(cards) and mess.rng.random() < SQUARE_SHARE:
+    if mess.on("squared") and len(table.piles[zone]) > 1 and mess.rng.random() < SQUARE_SHARE:
         yield from square(table, seat, zone)
     if mess.on("object") and mess.moment("object"):
         yield from lay_object(table)

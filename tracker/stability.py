@@ -32,7 +32,8 @@ guesses, and where the card lies in table millimetres) and whether a hand is ove
   copy, not the second.
 - **Taken back**: once the zone settles again, cards of its last play that are gone, not
   covered by a newer card nor found elsewhere in the zone (moved, or a squared pile), were
-  picked up: a card taken back from a play, or a dropped card (掉牌) picked up again. They come
+  picked up: a card taken back from a play, or a dropped card (掉牌) picked up again, unless
+  cards that lay there before that play went too (a pile squared up, or covered). They come
   out as ``taken`` with what is left of that play as ``cards``, and no longer count as played;
   taken cards seen again where they lay before anything else settles (a sleeve or a cup lifted
   off them) come out as ``returned``. With the zone empty (``emptied``) it may as well have been
@@ -115,7 +116,6 @@ class _Slot:
     latest: dict[str, Seen] = field(default_factory=dict)
     committed: bool = False
     sealed: bool = False  # a hand has been over the zone since this card was read: it is what it is
-    again: bool = False  # a card played before, found here again (uncovered, moved): not where it was laid
 
     def accepts(self, card: str) -> bool:
         """A different read at a sealed slot's place is a new card put on top of it."""
@@ -170,6 +170,8 @@ class ZoneTracker:
     #: taken back, with where they lay (see "taken back" in the module doc).
     _play: list = field(default_factory=list)
     _taken: list = field(default_factory=list)
+    #: The slots of the cards that lay in the zone before its last play (see "taken back").
+    _older: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not 1 <= self.k <= self.n:
@@ -215,7 +217,7 @@ class ZoneTracker:
         self.played.clear()
         self._last = None
         self._placed = []
-        self._play, self._taken = [], []
+        self._play, self._taken, self._older = [], [], []
 
     def update(self, time: float, seen: list[Seen], motion: bool | None = None) -> Settled | None:
         """One frame. ``motion``: a hand is over the zone (``None``: no motion signal)."""
@@ -258,20 +260,21 @@ class ZoneTracker:
         # Of one id's places, the steadiest and surest read is the card; the rest are doubles.
         for slot in sorted(fresh, key=lambda s: (-s.share(s.card), -s.seen.confidence)):
             if self._found_again(slot, lost):
-                slot.again = True
                 continue  # a played card uncovered or read again where it lay
             if budget[slot.card] > 0:
                 budget[slot.card] -= 1
                 new.append(slot)
             elif not self.played[slot.card]:
                 doubles.append(slot)  # one id more often than the decks hold, in this one play
-            else:  # a card this zone already played this hand was only uncovered, or moved
-                slot.again = True
+            # else: a card this zone already played this hand was only uncovered
         if not new:
             return None
         self.played += Counter(s.card for s in new)
         self._placed += [(s.card, s.center) for s in new]
         self.motion_since_commit = False
+        if not late:
+            fresh_ids = {id(s) for s in fresh}
+            self._older = [s for s in present if id(s) not in fresh_ids]
         self._play = (self._play if late else []) + [(s.card, s) for s in new]
         self._taken = []
         settled = self._settled(new, time, doubles)
@@ -298,8 +301,8 @@ class ZoneTracker:
         taken = tuple(card for card, _ in gone if not ids[card])
         if not taken:
             return None  # found elsewhere in the zone: moved (pushed), or read at its other corner
-        if present and not any(s.committed and not s.again for s in present):
-            return None  # every card moved (a pile squared up): those unseen lie under the others
+        if any(id(s) not in here for s in self._older):
+            return None  # cards of earlier plays went too: the pile was squared up or covered, not picked from
         if not present:  # swept, or picked up: the referee decides, and releases what was picked up
             return Settled(self.seat, (), time, (), (), taken=taken, emptied=True)
         self.replace_played(Counter(taken), Counter())

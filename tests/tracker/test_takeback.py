@@ -88,10 +88,20 @@ def test_a_read_that_drops_out_with_no_hand_over_the_zone_is_no_take_back():
 
 def test_a_pile_squared_up_is_no_take_back():
     zone = ZoneTracker(seat=0)
-    stacked = [card("7h", 140)]  # both cards moved onto one stack: the 7s lies under the 7h
-    out, _ = run(zone, hand_over() + still(PAIR, 1.5) + hand_over() + still(stacked, 1.5))
-    assert [(s.cards, s.taken) for _, s in out] == [(("7s", "7h"), ())]
-    assert zone.played == {"7s": 1, "7h": 1}
+    first = [card("Kd", 120)]
+    stacked = [card("7h", 80)]  # every card onto one stack: the Kd and the 7s lie under the 7h
+    out, _ = run(zone, hand_over() + still(first, 1.5) + hand_over() + still(first + PAIR, 1.5)
+                 + hand_over() + still(stacked, 1.5))
+    assert [(s.cards, s.taken) for _, s in out] == [(("Kd",), ()), (("7s", "7h"), ())]
+    assert zone.played == {"Kd": 1, "7s": 1, "7h": 1}
+
+
+def test_a_lone_play_squared_into_one_stack_reads_as_a_card_taken_back():
+    # nothing lay there before the pair: a card hidden under the other and a card picked up look
+    # alike, so the referee gets a taken_back alert (and a button to record the pair as laid)
+    zone = ZoneTracker(seat=0)
+    out, _ = run(zone, hand_over() + still(PAIR, 1.5) + hand_over() + still([card("7h", 35)], 1.5))
+    assert [(s.cards, s.taken) for _, s in out] == [(("7s", "7h"), ()), (("7h",), ("7s",))]
 
 
 # ---------------------------------------------------------------------- the referee
