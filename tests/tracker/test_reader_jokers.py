@@ -77,3 +77,17 @@ def test_a_joker_the_finder_reads_is_not_read_twice(shipped, decks):
     x, y = zone_centre("seat1")
     reader = TableReader(calibration(), shipped, decks=decks)
     assert played(reader, [("RJ", (x, y), 3)]) == [("seat1", ("RJ",))]
+
+
+def test_the_bench_counts_what_the_look_reads_and_refuses_a_folder_that_is_no_film(shipped, tmp_path, capsys):
+    from bench.joker_look import TimedLook, main
+
+    assert shipped.joker_look is not None
+    timed = TimedLook(shipped.joker_look)
+    x, y = zone_centre("seat1")
+    view = calibration().crop(laid([("RJ", (x, y), 3)]), "seat1", 2.5)
+    assert [r.card for r in timed.look(view.image, 157.5)] == ["RJ", "RJ"]
+    assert (timed.runs, timed.jokers) == (1, 2) and timed.seconds > 0
+    with pytest.raises(SystemExit):
+        main([str(tmp_path)])
+    assert "no truth.json" in capsys.readouterr().err

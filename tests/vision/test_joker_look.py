@@ -6,9 +6,12 @@ with the shipped reader through the shipped detector's look.
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
+import vision.joker_look
 from tests.kit.card_mat import PX_PER_MM, calibration, laid, outline_mm, zone_centre
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 from vision.joker_look import CARD_WIDTH_MM, JokerLook, JokerLookSettings, JokerRead, card_corners, cards_of
@@ -109,3 +112,8 @@ def test_bad_settings_and_a_reader_without_jokers_are_refused():
         JokerLookSettings(side=1.5)
     with pytest.raises(ValueError, match="BJ, RJ"):
         JokerLook(lambda image, boxes: np.zeros((len(boxes), 2)), ["3s", "none"])
+
+
+def test_the_modules_example_runs():
+    result = doctest.testmod(vision.joker_look)
+    assert result.attempted >= 1 and result.failed == 0
