@@ -253,7 +253,7 @@ class MarkerBidding(Bidding):
 
     def check(self, seat: int, action: str, value: int = 0) -> BidError | None:
         return BidError("illegal_bid", "nobody bids in a marker game: the marker card names the landlord",
-                        "本玩法不叫牌，明牌定地主")
+                        "本玩法不叫牌，标记牌定地主")
 
     def _step(self, seat: int, action: str, value: int) -> None:  # pragma: no cover - nothing is legal
         raise BidError("illegal_bid", "no bids in a marker game", "本玩法不叫牌")

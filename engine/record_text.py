@@ -59,7 +59,7 @@ RECORD = Words({
     "insert": "补录：{place} {event}", "delete": "删除：{place}（{event}）", "undo_of": "撤销上一步（{event}）",
     "starting": "起手牌", "audit": "查牌", "audit_ok": "整副牌无误", "audit_missing": "缺 {cards}", "audit_extra": "多出 {cards}",
     "reveal_by": "{who} 亮出身份",
-    "alone": "两张明牌同在一手，明地主独自一方", "not_shown": "尚未亮明",
+    "alone": "两张标记牌同在一手，明地主独自一方", "not_shown": "尚未亮明",
 }, {
     "title": "Dou Dizhu hand record", "seat_no": "seat {n}", "hand_line": "Hand {n}",
     "nth": "play {n}", "step": "a step", "replace_play": "correction: {place} changed to {cards}",

@@ -113,7 +113,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "doubled": ("加倍", "doubled"), "doubles": ("加倍", "doubles"), "doubled_by": ("加倍", "doubled by"),
     "reveals": ("亮出身份", "reveals"), "revealed": ("亮出身份", "revealed"),
     # How the hidden landlord became known (engine.hand.Hand.hidden_shown).
-    "hidden_choice": ("亮出身份", "revealed by choice"), "hidden_play": ("打出另一张明牌", "shown by playing the twin"),
+    "hidden_choice": ("亮出身份", "revealed by choice"), "hidden_play": ("打出另一张标记牌", "shown by playing the twin"),
     "hidden_end": ("终局亮牌", "shown at the end"),
     "kitty_pick": ("帝主取底牌", "Di Zhu takes from the kitty"), "took_none": ("一张不要", "none"),
     "shows": ("亮牌", "shows"), "shown": ("亮牌", "cards shown"),

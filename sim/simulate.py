@@ -466,7 +466,7 @@ class SimTable:
         """What the camera is shown before the first play, beyond bids (docs/camera-table.md,
         "Five players and 斗帝主"); returns the time of the event on film.
 
-        - the five-player marker card (明牌): the seat it fell to lays it face up in its own
+        - the five-player marker card (标记牌): the seat it fell to lays it face up in its own
           zone for all to see, then takes it back into its hand;
         - a reveal by choice (亮出身份): the hidden landlord lays the twin of the marker face up
           in his zone, then takes it back (an open landlord alone, holding both copies, shows
