@@ -23,7 +23,7 @@ _ZH: dict[str, str] = {
     "remaining": "剩余", "leaderboard": "排行榜", "rank": "名次",
     "entrant": "选手", "club_id": "会员号",
     "st_waiting": "等待开始", "st_bust": "有人输光，本桌结束",
-    "st_tie_break": "同分：加赛一局", "st_ended": "已结束", "st_last_hand": "时间到，打完手上这局",
+    "st_tie_break": "同分：加赛一局", "st_ended": "已结束",
     "st_no_result": "无成绩（没有盒子上报本桌）",
     "ck_not_started": "未开始", "ck_running": "计时中", "ck_paused": "暂停", "ck_ended": "已结束",
     "no_tournament": "还没有比赛。请裁判长在裁判长页面创建。", "no_session": "还没有抽签分桌。",
@@ -75,7 +75,7 @@ _EN: dict[str, str] = {
     "remaining": "Left", "leaderboard": "Leaderboard", "rank": "Rank", "entrant": "Player",
     "club_id": "Club id", "st_waiting": "Waiting",
     "st_bust": "A player is out: table stopped", "st_tie_break": "Tie: one extra hand",
-    "st_ended": "Ended", "st_last_hand": "Time is up: the hand in play is finished first",
+    "st_ended": "Ended",
     "st_no_result": "No result (no box reported this table)", "ck_not_started": "Not started", "ck_running": "Running",
     "ck_paused": "Paused", "ck_ended": "Ended",
     "no_tournament": "No event yet. The director creates one on the director page.",
@@ -136,7 +136,8 @@ WORDS = {"zh": _ZH, "en": _EN}
 t = Words(_ZH, _EN, under=KIT)
 
 #: A table's status (:class:`club.tournament.TableResult` ``reason``) said as a match's status says it.
-GAME_STATUSES = {"playing": "status_playing", "time": "status_time", "dissolved": "status_dissolved"}
+GAME_STATUSES = {"playing": "status_playing", "time": "status_time", "dissolved": "status_dissolved",
+                 "last_hand": "status_last_hand"}
 
 
 def table_status(status: str, lang: str) -> str:

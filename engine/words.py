@@ -137,7 +137,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "brief_abandoned": ("作废", "abandoned"), "brief_redeal": ("重新发牌", "redeal"),
     "brief_unfinished": ("未打完", "unfinished"), "brief_hidden_unknown": ("暗地主未明", "hidden landlord unknown"),
     # ------------------------------------------------------------------ where a match stands (engine.match statuses)
-    "status_playing": ("进行中", "playing"), "in_progress": ("进行中", "in progress"), "status_time": ("时间到", "time is up"),
+    "status_playing": ("进行中", "playing"), "in_progress": ("进行中", "in progress"), "status_time": ("时间到", "time is up"), "status_last_hand": ("时间到，打完手上这局", "time is up: the hand in play is finished first"),
     "status_target": ("达到目标分", "target reached"), "status_bust": ("筹码输光", "a player ran out of chips"),
     "status_tie_break": ("同分加赛", "tie: play another hand"), "status_round": ("本轮结束", "round won"),
     "status_rounds_won": ("赢得多数轮次", "most rounds won"), "status_dissolved": ("解散", "game dissolved"),

@@ -28,6 +28,7 @@ from typing import Any
 from engine.cards import RANK_TEXT, Card, format_cards, parse_cards
 from engine.events import Bid, Correction, Pass, Penalty, Play
 from engine.hand import Hand
+from engine.match import MatchStatus
 from engine.rules import RuleSet
 from engine.scoring import at_stake, settle
 from tracker.records import Alert
@@ -274,6 +275,11 @@ def table_state(state: TableState | None, now: float | None = None, seq: int = 0
     info, match = state.info, state.match
     rules = info.rules
     status = match.status(now)
+    if status.reason in ("time", "tie_break") and state.hand is not None and not state.hand.finished \
+            and state.ended is None:
+        # Time was called with a hand in play: that hand is finished first, then the match is
+        # decided (the seeds' rule, as the club's tables say it: club.tables.MatchFold.tally).
+        status = MatchStatus(False, "last_hand", status.winners)
     progress, marks = _progress(state)
     hand_points = [0] * len(info.players)
     final = False

@@ -209,3 +209,25 @@ def test_camera_view_streams_the_pipeline_frames_when_switched_on(store):
     assert b"Content-Type: image/jpeg" in first and b"fake-jpeg" in first
     response.close()
     assert "camera-toggle" in app.test_client().get("/").get_data(as_text=True)
+
+
+def test_time_up_with_a_hand_in_play_waits_for_that_hand_before_the_verdict(client, store):
+    """The seeds' rule: when time is called the hand in play is finished first; only then is the
+    match decided (the club's screens say the same: club.tables.MatchFold.tally)."""
+    from engine.rules import get_rules
+
+    mid = store.create_match(PLAYERS, get_rules("classic").replace(time_limit_min=30),
+                             meta={"started": time.time() - 31 * 60})
+    play_hands(store, mid, [3])
+    hand = random_hand("classic", 4).log
+    first_play = next(i for i, e in enumerate(hand) if isinstance(e, Play))
+    for event in hand[:first_play + 1]:
+        store.append(mid, 2, event)
+    status = client.get("/api/state").get_json()["match"]["status"]
+    assert status["reason"] == "last_hand" and not status["over"]
+    assert "打完手上这局" in client.get("/").get_data(as_text=True)
+    for event in hand[first_play + 1:]:
+        store.append(mid, 2, event)
+    status = client.get("/api/state").get_json()["match"]["status"]
+    assert status["over"] or status["reason"] == "tie_break"
+    assert status["reason"] in ("time", "tie_break")
