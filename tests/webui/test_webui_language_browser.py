@@ -6,8 +6,7 @@ printed sheet and a hand's replay, for a classic match (a rocket, a penalty, an 
 ended mid-hand), a five-player hand (the marker card) and a 斗帝主 hand (the kitty pick). Player
 names, the match's name and typed reasons are what people wrote and are left out of the check;
 so are card codes on a Chinese page (a card is read as ``7♥`` there too), the language switch
-(it names the other language in that language) and a replay's 复盘 section (``#analysis``,
-``_analysis.html``: its words are checked with the analysis).
+(it names the other language in that language).
 
 Set ``DDZ_SCREENSHOTS=1`` to write each page's screenshot to ``docs/screenshots/``.
 """
@@ -115,7 +114,6 @@ def test_every_table_page_fits_and_speaks_one_language_on_a_phone_and_a_laptop()
                         if overflow > 0:
                             found.append(f"{width}px {lang} {path}: {overflow}px too wide")
                         shown = page.evaluate("(() => { const b = document.body.cloneNode(true);"
-                                              " b.querySelectorAll('#analysis').forEach(e => e.remove());"
                                               " document.documentElement.append(b); const t = b.innerText;"
                                               " b.remove(); return t; })()")
                         foreign = foreign_words(shown, lang)
