@@ -103,7 +103,7 @@ class ClubFuzzer(Fuzzer):
 
     def credentials(self, req: Request) -> None:
         if req.visitor == "box":
-            named = re.match(r"/api/tables/(\d+)", req.url)
+            named = re.match(r"/api/tables/(\d{1,4})/", req.url)
             if named and int(named.group(1)) in self.tokens and self.rng.random() < 0.8:
                 table = int(named.group(1))  # mostly its own table's token, to get past the door
             else:

@@ -35,11 +35,13 @@ PER_ADDRESS = 100
 
 def make_club_server(app, host: str, port: int, threads: int, per_address: int = PER_ADDRESS):
     """The club's waitress server: room for every table's box and the hall's screens, an idle
-    connection closed after a minute, and at most ``per_address`` connections from one address."""
+    connection closed after a minute, at most ``per_address`` connections from one address, and
+    poll() rather than select() (which fails on a socket numbered past 1023)."""
     from webkit.server import create_server
 
     return create_server(app, per_address=per_address, host=host, port=port, threads=threads,
-                         ident="ddz-table-club", connection_limit=max(100, 2 * threads + 400), channel_timeout=60)
+                         ident="ddz-table-club", connection_limit=max(100, 2 * threads + 400), channel_timeout=60,
+                         asyncore_use_poll=True)
 
 
 def run_club(args: argparse.Namespace) -> int:

@@ -180,7 +180,7 @@ def test_run_with_a_broken_config_fails_with_one_line(tmp_path, capsys):
     args = run_args("--config", path, "--no-web")
     assert args.func(args) == 2
     err = capsys.readouterr().err
-    assert err.strip() == f'ddz-table: {path} line 2: site.port = "eighty": must be a whole number'
+    assert err.strip() == f'ddz-table: 设置有误 / {path} line 2: site.port = "eighty": must be a whole number'
 
 
 def test_auto_backend_is_ncnn_only_on_arm_with_its_model_and_runtime(tmp_path):

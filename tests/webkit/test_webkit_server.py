@@ -122,3 +122,13 @@ def test_the_table_site_leaves_most_of_its_connections_to_other_addresses():
     from cli.site import CONNECTION_LIMIT, PER_ADDRESS
 
     assert 4 * PER_ADDRESS <= CONNECTION_LIMIT  # four addresses at least to fill it
+
+
+def test_the_club_server_polls_so_sockets_past_1023_work(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "club.db"))
+    server = make_club_server(build_app({"DIRECTOR_PIN": "135790"}, storage=storage), "127.0.0.1", 0, 8)
+    try:
+        assert server.adj.asyncore_use_poll is True and server.adj.connection_limit >= 400
+    finally:
+        server.close()
+        storage.close()
