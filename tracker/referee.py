@@ -247,6 +247,8 @@ class CameraReferee:
     pending: Pending = field(default_factory=Pending, init=False)
     #: The bars on a card's confidence, following the reader (the session says which).
     bars: ReaderBars = field(default_factory=ReaderBars)
+    #: A bid has been read from a token at this table: each deal starts with one.
+    tokens_read: bool = field(default=False, init=False)
     #: The store's last sequence number when ``state`` was last brought up to date.
     _seen_seq: int = field(default=-1, init=False)
 
@@ -383,6 +385,7 @@ class CameraReferee:
         stored through the same checks as the page's bids: one out of turn or against the rules
         is an alert. The first bid after a hand is over deals the next hand."""
         self.refresh()
+        self.tokens_read = True
         out: list[Record] = []
         if self._hand_over():
             out += self.new_hand(time)
@@ -435,9 +438,20 @@ class CameraReferee:
         cards = beyond_the_plays(hand, candidate.seat, before + candidate.engine_cards())
         cards = twice_read(cards, left)
         fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK
-        if not fits:
+        if not fits and not self._deals_by_sign(candidate):
             return None
         return self._store_shown(Shown(candidate.seat, cards, time=candidate.time))
+
+    def _deals_by_sign(self, candidate: PlayCandidate) -> bool:
+        """Whether this table shows each new deal by a sign of its own, so that cards a seat still
+        holding cards lays after the hand are its cards shown whatever their number (a count off
+        means a play was misread, which the deck audit then reports): the bid tokens (the camera
+        has read one at this table), the marker card (five players: one card, which is the marker
+        when it is not cards shown that fit), or the kitty shown for the 帝主 to pick from."""
+        rules = self.state.info.rules
+        if rules.bidding == "marker":
+            return len(candidate.cards) > 1
+        return self.tokens_read or rules.kitty_choice
 
     def _store_shown(self, shown: Shown) -> list[Record]:
         out = self._store_or_alert(shown, format_cards(shown.cards))
