@@ -63,10 +63,12 @@ PHANTOM_CONFIDENCE = 0.3
 #: With a deck profile the reader's confidences are its own: the bars are then ranks among the
 #: confidences of the cards it read in plays the rules accepted as read (the last ``BARS_WINDOW``,
 #: once ``BARS_NEEDED`` are in): the same share of its reads lies under each bar as under
-#: ``LOW_CONFIDENCE`` and ``PHANTOM_CONFIDENCE`` for the shipped reader with no profile
-#: (measured: ``python -m bench.tracker --suite`` prints ``below_low`` and ``below_phantom``).
-LOW_RANK = 0.05
-PHANTOM_RANK = 0.002
+#: ``LOW_CONFIDENCE`` and ``PHANTOM_CONFIDENCE`` for the shipped reader with no profile. Measured
+#: on the full-deal suite's films (``python -m bench.tracker --suite runs/suite-full`` prints
+#: ``below_low`` and ``below_phantom`` per film; docs/results.md): every accepted read lies under
+#: 0.9 (457 of 457 cards on three films), about 2 % under 0.3 (0.8 % to 2.7 % a film).
+LOW_RANK = 1.0
+PHANTOM_RANK = 0.02
 BARS_WINDOW = 2000
 BARS_NEEDED = 150
 #: Cards laid after the hand are the seat's cards shown when they number within this many of
@@ -124,8 +126,8 @@ class ReaderBars:
     :data:`LOW_CONFIDENCE` and :data:`PHANTOM_CONFIDENCE`. A deck profile changes the reader's
     confidences (its blend moves probability among the enrolled cards), so with one (``follow``
     on) each bar is the confidence under which the same share of this reader's accepted reads
-    lies (:data:`LOW_RANK`, :data:`PHANTOM_RANK`), once it has read enough; never above the
-    shipped bars' gap (the phantom bar stays under the low one)."""
+    lies (:data:`LOW_RANK`, :data:`PHANTOM_RANK`), once it has read enough (the phantom bar
+    never above the low one)."""
 
     follow: bool = False
     low_rank: float = LOW_RANK
@@ -149,9 +151,11 @@ class ReaderBars:
         return sum(c < bar for c in self.seen) / len(self.seen) if self.seen else None
 
     def _rank(self, rank: float, fixed: float) -> float:
+        """The confidence just above the ``rank`` quantile of the reads counted: that share of
+        them lies under it (all of them for rank 1)."""
         if not self.follow or len(self.seen) < BARS_NEEDED:
             return fixed
-        return float(np.quantile(np.fromiter(self.seen, float), rank))
+        return float(np.nextafter(np.quantile(np.fromiter(self.seen, float), rank), np.inf))
 
     @property
     def low(self) -> float:
@@ -159,7 +163,7 @@ class ReaderBars:
 
     @property
     def phantom(self) -> float:
-        return min(self._rank(self.phantom_rank, PHANTOM_CONFIDENCE), self.low * PHANTOM_CONFIDENCE / LOW_CONFIDENCE)
+        return min(self._rank(self.phantom_rank, PHANTOM_CONFIDENCE), self.low)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from tracker.referee import (
     LOW_CONFIDENCE,
     LOW_RANK,
     PHANTOM_CONFIDENCE,
+    PHANTOM_RANK,
     CameraReferee,
     PlayCandidate,
     ReaderBars,
@@ -137,13 +138,13 @@ def test_with_a_profile_the_bars_are_ranks_among_that_readers_accepted_reads():
     bars = ReaderBars()
     profile = object()
     bars.reader(profile, follow=True)
-    bars.add((0.99,) * (BARS_NEEDED - 1))
-    assert bars.low == LOW_CONFIDENCE  # too few reads yet to rank
-    # a profile whose blend gives its sure reads ~0.6: the shipped 0.9 would call every card doubtful
+    # a profile whose blend gives its sure reads 0.55-0.65, under the shipped phantom bar's double
     confidences = [0.55 + 0.1 * i / 1000 for i in range(1000)]
-    bars.add(confidences)
-    assert 0.55 < bars.low < 0.6 and bars.below(bars.low) == pytest.approx(LOW_RANK, abs=0.01)
-    assert bars.phantom < bars.low
+    bars.add(confidences[:BARS_NEEDED - 1])
+    assert bars.low == LOW_CONFIDENCE  # too few reads yet to rank
+    bars.add(confidences[BARS_NEEDED - 1:])
+    assert 0.55 < bars.low < 0.66 and bars.below(bars.low) == pytest.approx(LOW_RANK, abs=0.01)
+    assert 0.55 < bars.phantom < bars.low and bars.below(bars.phantom) == pytest.approx(PHANTOM_RANK, abs=0.01)
     bars.reader(object(), follow=True)  # another profile: its reads are counted afresh
     assert len(bars.seen) == 0 and bars.low == LOW_CONFIDENCE
 
