@@ -14,6 +14,7 @@ from tracker.referee import (
     LOW_CONFIDENCE,
     LOW_RANK,
     PHANTOM_CONFIDENCE,
+    PHANTOM_RANK,
     CameraReferee,
     PlayCandidate,
     ReaderBars,
@@ -137,13 +138,13 @@ def test_with_a_profile_the_bars_are_ranks_among_that_readers_accepted_reads():
     bars = ReaderBars()
     profile = object()
     bars.reader(profile, follow=True)
-    bars.add((0.99,) * (BARS_NEEDED - 1))
-    assert bars.low == LOW_CONFIDENCE  # too few reads yet to rank
-    # a profile whose blend gives its sure reads ~0.6: the shipped 0.9 would call every card doubtful
+    # a profile whose blend gives its sure reads 0.55-0.65, under the shipped phantom bar's double
     confidences = [0.55 + 0.1 * i / 1000 for i in range(1000)]
-    bars.add(confidences)
-    assert 0.55 < bars.low < 0.6 and bars.below(bars.low) == pytest.approx(LOW_RANK, abs=0.01)
-    assert bars.phantom < bars.low
+    bars.add(confidences[:BARS_NEEDED - 1])
+    assert bars.low == LOW_CONFIDENCE  # too few reads yet to rank
+    bars.add(confidences[BARS_NEEDED - 1:])
+    assert 0.55 < bars.low < 0.66 and bars.below(bars.low) == pytest.approx(LOW_RANK, abs=0.01)
+    assert 0.55 < bars.phantom < bars.low and bars.below(bars.phantom) == pytest.approx(PHANTOM_RANK, abs=0.01)
     bars.reader(object(), follow=True)  # another profile: its reads are counted afresh
     assert len(bars.seen) == 0 and bars.low == LOW_CONFIDENCE
 
@@ -160,3 +161,26 @@ def test_a_profiles_low_bar_lets_the_referee_suggest_the_fix_the_shipped_bar_wou
     shipped.play(P(0, "5h 5s"))
     assert kinds(shipped.play(PlayCandidate(1, ("6s", "7h"), 9.0, (0.99, 0.95), ((), (("6h", 0.04),))))) == [
         "illegal_combination"]
+
+
+def test_at_a_token_table_a_losers_cards_after_the_hand_are_shown_whatever_their_number(store):
+    ref = referee(store, "classic", 3)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2)), source="referee")  # a short deal
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.kitty(["3h", "3d", "3c"], time=2.0)
+    ref.play(P(0, "3s 3h 3d 3c", t=5.0))  # the landlord goes out: seats 1 and 2 hold 2 each
+    assert ref.hand.finished
+    # a misread hand makes seat 1's cards shown 9: still its cards shown, no new hand
+    out = ref.play(P(1, "4s 5s 6s 7s 8s 9s 10s Js Qs", t=50.0))
+    assert kinds(out)[0] == "shown" and ref.state.hand_number == 1
+    assert kinds(ref.bid(1, "bid", 1, time=60.0))[:2] == ["deal", "bid"]  # the next deal starts with its token
+
+
+def test_without_tokens_cards_that_do_not_fit_after_the_hand_are_the_next_hands_play(store):
+    ref = referee(store, "classic", 3)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2)), source="referee")
+    ref.kitty(["3h", "3d", "3c"], time=2.0)
+    ref.play(P(0, "3s 3h 3d 3c", t=5.0))
+    assert ref.hand.finished
+    out = ref.play(P(1, "4s 5s 6s 7s 8s 9s 10s Js Qs", t=50.0))
+    assert kinds(out)[:2] == ["deal", "landlord"] and ref.state.hand_number == 2
