@@ -244,9 +244,9 @@ class ZoneTracker:
             self._placed = []  # swept: nothing played before lies here any more
         fresh = [s for s in present if not s.committed]
         if self.seat is not None:
-            moved = self._taken_back(present, fresh, time) or self._returned(fresh, time)
-            if moved is not None:
-                return moved
+            back = self._taken_back(present, fresh, time) or self._returned(fresh, time)
+            if back is not None:
+                return back
         if not fresh:
             return None
         lost = self._lost_places(present)

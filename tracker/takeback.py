@@ -82,11 +82,11 @@ class TakeBacks:
         if hand is None or hand.finished or hand.phase != "play" or not hand.events:
             return []
         laid = tuple(sorted(_cards(kept + taken)))
-        if emptied and not any(p.seat == seat and tuple(sorted(p.cards)) == laid for p in hand.plays):
+        if emptied and not any(p.seat == seat and _as_read(state.alerts, p, laid) for p in hand.plays):
             self.released.append((seat, taken))  # not on record (refused): nothing swept to guard
         index = len(hand.events) - 1
         last = hand.events[index]
-        if isinstance(last, Play) and last.seat == seat and tuple(sorted(last.cards)) == laid:
+        if isinstance(last, Play) and last.seat == seat and _as_read(state.alerts, last, laid):
             if kept:
                 return self._replace(referee, index, last, _cards(kept), taken, time)
             if emptied:
@@ -180,6 +180,17 @@ class TakeBacks:
         if removed:
             self.fixed = _Fixed(last.seat, removed, False, referee.state.last_seq)
         return out
+
+def _as_read(alerts: list[Alert], play: Play, laid: tuple[Card, ...]) -> bool:
+    """``play`` on record is the cards ``laid`` as the zone read them, or the referee's suggestion
+    for that read (an ``uncertain_read`` alert: a doubtful card stored as another)."""
+    stored = tuple(sorted(play.cards))
+    if stored == laid:
+        return True
+    return any(a.alert == "uncertain_read" and a.seat == play.seat and a.cards and a.suggestion
+               and tuple(sorted(_cards(a.cards.split()))) == laid
+               and tuple(sorted(_cards(a.suggestion.split()))) == stored for a in alerts)
+
 
 def _about(seat: int, kept: tuple[str, ...] | list[str], laid: tuple[Card, ...], taken: tuple[str, ...],
            time: float | None, index: int | None = None) -> dict[str, Any]:

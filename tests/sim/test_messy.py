@@ -34,6 +34,14 @@ def test_an_unknown_disturbance_is_refused_with_the_known_ones(tmp_path, capsys)
     assert "unknown messy-table disturbance(s) spill" in capsys.readouterr().err
 
 
+def test_the_synthetic_source_takes_disturbances_joined_by_plus():
+    from cli.simulate import parse_spec
+
+    assert parse_spec("synthetic:seed=2,style=toy,messy=lamp+knock").messy == ("lamp", "knock")
+    with pytest.raises(SimError, match="unknown messy-table disturbance"):
+        parse_spec("synthetic:messy=lamp+spill")
+
+
 def test_a_messy_table_plays_the_tidy_tables_hands():
     tidy, messy = SimTable(SimConfig(seed=4, **SMALL)), SimTable(SimConfig(seed=4, messy=MESSES, **SMALL))
     assert [h.events for h in tidy.engine_hands] == [h.events for h in messy.engine_hands]

@@ -58,3 +58,12 @@ def test_the_take_back_and_dropped_card_toy_films_are_read_with_every_fault_aler
     assert [line["name"] for line in lines] == ["messy: dropped", "messy: takeback", "messy: all films"]
     assert whole["faults"] >= 2 and whole["faults_alerted"] == whole["faults"]
     assert whole["silent_wrong"] == 0 and whole["phantom"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["pushed", "object", "sleeve", "knock"])
+def test_a_toy_film_of_a_disturbance_the_camera_reads_through_is_read_exactly(tmp_path, capsys, kind):
+    whole = tracker_bench.bench_messy(tmp_path, hands=1, cards=6, detector_spec="toy", backend="onnx", style="toy",
+                                      only=(kind,))
+    assert whole["exact"] == whole["plays"] > 0 and whole["phantom"] == 0
+    assert whole["silent_wrong"] == 0 and whole["alerts"] == 0

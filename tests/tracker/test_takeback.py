@@ -150,6 +150,18 @@ def test_an_emptied_zone_was_picked_up_when_another_seat_plays_while_the_trick_s
     assert takebacks.released == [(0, ("9h",))]  # the session lets the zone play the 9h later
 
 
+def test_a_dropped_card_stored_as_the_referees_suggestion_comes_off_when_picked_up(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "2d", t=2.0))
+    # seat 3 drops a Kh, read unsure: the referee stores its other read, BJ, which beats the 2d
+    dropped = PlayCandidate(2, ("Kh",), 5.0, (0.5,), ((("BJ", 0.4),),))
+    assert kinds(play(takebacks, ref, dropped)) == ["uncertain_read", "play"]
+    assert takebacks.taken(ref, 2, ("Kh",), (), True, 7.0) == []  # picked up: held as maybe swept
+    records = play(takebacks, ref, P(1, "Js Jc", t=9.0))  # seat 2's pair while the 2d still lies
+    assert kinds(records) == ["correction", "picked_up", "pass", "pass", "play"]
+    assert plays(ref) == [(1, "2d"), (1, "Js Jc")]
+
+
 def test_an_emptied_zone_was_swept_when_its_seat_leads_or_nothing_else_lies(ref):
     takebacks = TakeBacks()
     play(takebacks, ref, P(1, "5s", t=2.0))
