@@ -35,9 +35,10 @@ bp = Blueprint("api", __name__)
 log = logging.getLogger(__name__)
 
 
-def _body() -> dict:
+def _body(raw: bytes | None = None) -> dict:
+    """The request's JSON object (``raw``: its body, read already), or :class:`BatchError`."""
     try:
-        data = json.loads(request.get_data(cache=False) or b"null")
+        data = json.loads((request.get_data(cache=False) if raw is None else raw) or b"null")
     except (ValueError, UnicodeDecodeError):
         raise BatchError("the body must be JSON") from None
     if not isinstance(data, dict):
@@ -104,12 +105,7 @@ def events(number: int):
             raise _Refused(403, f"this token is not table {number}'s", "牌桌令牌不对")
 
     def prepare(reg: Registration, known: set[int]) -> tuple[list[BoxEvent], list[BoxMatch]]:
-        try:
-            data = json.loads(raw or b"null")
-        except (ValueError, UnicodeDecodeError):
-            raise BatchError("the body must be JSON") from None
-        if not isinstance(data, dict):
-            raise BatchError("the body must be a JSON object")
+        data = _body(raw)
         if data.get("box") != reg.box:
             raise _Refused(403, f"table {number} is bound to another box", "这一桌绑定的是别的盒子")
         parsed = parse_batch(number, data, known)
