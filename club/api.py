@@ -35,10 +35,11 @@ bp = Blueprint("api", __name__)
 log = logging.getLogger(__name__)
 
 
-def _body() -> dict:
-    """The request's JSON object (:func:`webkit.body.json_object`: bad JSON, NaN, deep nesting
-    and anything but an object are a :class:`BodyError`, answered 400)."""
-    return json_object(request.get_data(cache=False), max_depth=MAX_DEPTH)
+def _body(raw: bytes | None = None) -> dict:
+    """The request's JSON object (``raw``: its body, read already), read by
+    :func:`webkit.body.json_object`: bad JSON, NaN, deep nesting and anything but an object are a
+    :class:`BodyError`, answered 400."""
+    return json_object(request.get_data(cache=False) if raw is None else raw, max_depth=MAX_DEPTH)
 
 
 class _Refused(Exception):
@@ -108,7 +109,7 @@ def events(number: int):
             raise _Refused(403, f"this token is not table {number}'s", "牌桌令牌不对")
 
     def prepare(reg: Registration, known: set[int]) -> tuple[list[BoxEvent], list[BoxMatch]]:
-        data = json_object(raw, max_depth=MAX_DEPTH)
+        data = _body(raw)
         if data.get("box") != reg.box:
             raise _Refused(403, f"table {number} is bound to another box", "这一桌绑定的是别的盒子")
         parsed = parse_batch(number, data, known)

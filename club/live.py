@@ -49,10 +49,10 @@ class Snapshot:
 
 
 class Live:
-    def __init__(self, storage: Storage, min_interval: float = 0.1, streams: int = 16) -> None:
+    def __init__(self, storage: Storage, min_interval: float = 0.25, streams: int = 16) -> None:
         self.storage = storage
         self.tables: dict[int, TableFold] = {}
-        self.min_interval = min_interval
+        self.min_interval = min_interval  # a hall of 300 tables costs ~15 ms to build: four a second at most
         self.streams_limit = streams  # open event streams (each holds a server thread)
         self.streams = 0
         self._lock = threading.RLock()  # the folds change under it: one refresh, or one reading of them, at a time

@@ -295,11 +295,13 @@ class Storage(ABC):
                 held = {int(r[0]) for r in run("SELECT match_id FROM box_matches WHERE table_no = ? AND box = ?",
                                                (table_no, reg.box)).fetchall()}
             events, matches = prepare(reg, held)
-            result = self._ingest(run, table_no, reg.box, events, matches, now)
+            result = self._ingest(run, table_no, reg.box, events, matches, now, acked=reg.acked)
         return reg, result, held | {m.match_id for m in matches}
 
     def _ingest(self, run: Callable, table_no: int, box: str, events: list[BoxEvent], matches: Sequence[BoxMatch],
-                now: float) -> IngestResult:
+                now: float, acked: int | None = None) -> IngestResult:
+        """The batch kept inside the caller's transaction, the box's row locked or the writer held
+        (``acked``: the box's acknowledged seq as that transaction read it, else read here)."""
         inserted, duplicates, conflicts = 0, 0, []
         for m in matches:
             run("INSERT INTO box_matches (table_no, box, match_id, players, rules, meta, created) "
@@ -318,8 +320,9 @@ class Storage(ABC):
                            (table_no, box, e.seq)).fetchone()
                 if held is not None and json.loads(held[0]) != e.payload:
                     conflicts.append(e.seq)
-        acked = run("SELECT acked FROM boxes WHERE table_no = ? AND box = ?", (table_no, box)).fetchone()
-        acked = int(acked[0]) if acked else 0
+        if acked is None:
+            row = run("SELECT acked FROM boxes WHERE table_no = ? AND box = ?", (table_no, box)).fetchone()
+            acked = int(row[0]) if row else 0
         links = dict(run("SELECT prev, seq FROM box_events WHERE table_no = ? AND box = ? AND prev >= ?",
                          (table_no, box, acked)).fetchall())
         while acked in links:  # follow the chain of arrived events from the last acknowledged one

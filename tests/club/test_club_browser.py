@@ -81,3 +81,34 @@ def test_the_director_draws_and_starts_the_clock_and_the_hall_shows_every_table(
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
         browser.close()
     storage.close()
+
+
+def test_a_hall_screen_refused_a_stream_polls_and_still_follows_the_tables(tmp_path):
+    from club.tournament import fold, next_session
+
+    storage = SqliteStorage(str(tmp_path / "club.db"))
+    tid = storage.create_tournament("t", "seed004", {}, seed=2)
+    for p in range(1, 7):
+        storage.add_player(tid, f"P{p}", "", f"code-{p}")
+    data = next_session(fold(storage.tournament(tid), storage.players(tid), storage.actions(tid)), {}, 0.0)
+    storage.act(tid, "session", data)
+    storage.register(1, "box-0000aaaa", "hash")
+    payloads = hand_payloads(22)
+    events = [BoxEvent(1, "box-0000aaaa", i + 1, i, 1, 1, 1000.0 + i, pl["kind"], "camera", pl)
+              for i, pl in enumerate(payloads)]
+    info = BoxMatch(1, "box-0000aaaa", 1, ("a", "b", "c"), {"name": "chips", "changes": {}},
+                    {"club_session": data["key"]}, 999.0)
+    storage.ingest(1, "box-0000aaaa", events[:3], [info])
+    with ThreadServer(storage, HALL_STREAMS=0) as server, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        hall = browser.new_page(viewport={"width": 1920, "height": 1080})
+        asked: list[str] = []
+        hall.on("response", lambda r: asked.append(f"{r.status} {r.url.split('/', 3)[-1]}"))
+        hall.goto(server.url + "/")
+        hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\")?.dataset.acked === '3'")
+        storage.ingest(1, "box-0000aaaa", events[3:9], [])
+        hall.wait_for_function("document.querySelector(\".tcard[data-table='1']\").dataset.acked === '9'",
+                               timeout=10_000)
+        assert "503 api/hall/stream" in asked and asked.count("200 api/hall") >= 2  # refused, then polled
+        browser.close()
+    storage.close()
