@@ -26,6 +26,8 @@ judgement, disqualification for hiding cards (the player can no longer win).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -37,6 +39,28 @@ from engine.rules import RuleSet, get_rules
 from engine.scoring import Settlement, settle
 
 DROPPED_CARD_POINTS = 2  # 掉牌 -2 [001]
+
+#: Hands folded from their records, by rules and events, shared by every match (a club server
+#: builds each table's sheet again as hands finish: each counted hand is folded once, not once
+#: per sheet). Only :meth:`Match.folded` reads it, and it never changes a hand it returns.
+_FOLDED: OrderedDict[tuple[RuleSet, tuple[Event, ...]], Hand] = OrderedDict()
+_FOLDED_MAX = 20_000
+_FOLDED_LOCK = threading.Lock()
+
+
+def _folded(record: HandRecord, rules: RuleSet) -> Hand:
+    key = (rules, record.events)
+    with _FOLDED_LOCK:
+        hand = _FOLDED.get(key)
+        if hand is not None:
+            _FOLDED.move_to_end(key)
+            return hand
+    hand = record.hand(rules)
+    with _FOLDED_LOCK:
+        _FOLDED[key] = hand
+        if len(_FOLDED) > _FOLDED_MAX:
+            _FOLDED.popitem(last=False)
+    return hand
 
 
 @dataclass(frozen=True)
@@ -121,7 +145,7 @@ class Match:
         for record in self.hands:
             hit = self._folds.get(id(record))
             if hit is None or hit[0] is not record or hit[1] != self.rules:
-                hit = (record, self.rules, record.hand(self.rules))
+                hit = (record, self.rules, _folded(record, self.rules))
             kept[id(record)] = hit  # the record is held, so its id cannot be reused meanwhile
             out.append(hit[2])
         self._folds = kept
