@@ -1,6 +1,6 @@
 """The public pages: the hall screen, a player's own page, table cards, and the exports.
 
-- ``/``: the hall screen for a projector (it polls ``/api/hall`` once a second);
+- ``/``: the hall screen for a projector (it follows ``/api/hall/stream``, or asks ``/api/hall`` once a second);
 - ``/p/<code>``: a player's tables, hands and standing (the code is on the table card's QR);
 - ``/cards``: printable table cards of the current session, one QR code per player (director);
 - ``/export/event.json``, ``/export/results.csv``, ``/export/results`` (A4),
