@@ -57,6 +57,8 @@ class _Vanished:
     seq: int
     index: int
     taken: tuple[str, ...]
+    #: The play landed on a swept table (no other zone held cards) and was not the winner's lead.
+    stray: bool = False
 
 
 class TakeBacks:
@@ -67,6 +69,9 @@ class TakeBacks:
         self.vanished: _Vanished | None = None
         #: Seats whose zone holds cards put down since it was last seen empty.
         self.lying: set[int] = set()
+        #: Seats whose last play landed when every other zone was empty, though the last play on
+        #: record was another seat's: after a sweep only the trick's winner leads.
+        self.stray: set[int] = set()
         #: Cards a zone reported gone from an emptied zone, found picked up rather than swept, by
         #: seat: the session tells the zone they are no longer played (a later play may hold them).
         self.released: list[tuple[int, tuple[str, ...]]] = []
@@ -82,15 +87,15 @@ class TakeBacks:
         if hand is None or hand.finished or hand.phase != "play" or not hand.events:
             return []
         laid = tuple(sorted(_cards(kept + taken)))
-        if emptied and not any(p.seat == seat and _as_read(state.alerts, p, laid) for p in hand.plays):
+        if emptied and not any(p.seat == seat and _as_read(state.alerts, seat, p.cards, laid) for p in hand.plays):
             self.released.append((seat, taken))  # not on record (refused): nothing swept to guard
         index = len(hand.events) - 1
         last = hand.events[index]
-        if isinstance(last, Play) and last.seat == seat and _as_read(state.alerts, last, laid):
+        if isinstance(last, Play) and last.seat == seat and _as_read(state.alerts, seat, last.cards, laid):
             if kept:
                 return self._replace(referee, index, last, _cards(kept), taken, time)
             if emptied:
-                self.vanished = _Vanished(seat, state.hand_number, state.last_seq, index, taken)
+                self.vanished = _Vanished(seat, state.hand_number, state.last_seq, index, taken, seat in self.stray)
                 return []
             return self._take_off(referee, index, last, taken, time)
         if kept and referee.pending.refused == (seat, laid, state.last_seq):
@@ -124,8 +129,20 @@ class TakeBacks:
         """Before a play is refereed: an emptied zone's play held as maybe swept is decided."""
         vanished, self.vanished = self.vanished, None
         others = self.lying - {vanished.seat if vanished else -1}
+        out = self._decide(referee, vanished, candidate, others)
+        hand = referee.hand
+        last = hand.plays[-1].seat if hand is not None and hand.plays else None
+        if not (self.lying - {candidate.seat}) and last is not None and last != candidate.seat:
+            self.stray.add(candidate.seat)
+        else:
+            self.stray.discard(candidate.seat)
         self.lying.add(candidate.seat)
-        if vanished is None or candidate.seat == vanished.seat or not others:
+        return out
+
+    def _decide(self, referee: CameraReferee, vanished: _Vanished | None, candidate: PlayCandidate,
+                others: set[int]) -> list[Record]:
+        """A play held as maybe swept, now that ``candidate`` is read: taken off when picked up."""
+        if vanished is None or candidate.seat == vanished.seat or not (others or vanished.stray):
             return []  # the winner of the trick leads again, or every zone is empty: a sweep
         state = referee.refresh()
         hand = state.hand
@@ -181,13 +198,13 @@ class TakeBacks:
             self.fixed = _Fixed(last.seat, removed, False, referee.state.last_seq)
         return out
 
-def _as_read(alerts: list[Alert], play: Play, laid: tuple[Card, ...]) -> bool:
-    """``play`` on record is the cards ``laid`` as the zone read them, or the referee's suggestion
-    for that read (an ``uncertain_read`` alert: a doubtful card stored as another)."""
-    stored = tuple(sorted(play.cards))
+def _as_read(alerts: list[Alert], seat: int, cards: tuple[Card, ...], laid: tuple[Card, ...]) -> bool:
+    """``seat``'s play of ``cards`` on record is the cards ``laid`` as the zone read them, or the
+    referee's suggestion for that read (an ``uncertain_read`` alert: a doubtful card stored as another)."""
+    stored = tuple(sorted(cards))
     if stored == laid:
         return True
-    return any(a.alert == "uncertain_read" and a.seat == play.seat and a.cards and a.suggestion
+    return any(a.alert == "uncertain_read" and a.seat == seat and a.cards and a.suggestion
                and tuple(sorted(_cards(a.cards.split()))) == laid
                and tuple(sorted(_cards(a.suggestion.split()))) == stored for a in alerts)
 

@@ -162,6 +162,17 @@ def test_a_dropped_card_stored_as_the_referees_suggestion_comes_off_when_picked_
     assert plays(ref) == [(1, "2d"), (1, "Js Jc")]
 
 
+def test_a_card_dropped_on_a_swept_table_comes_off_when_the_tricks_winner_leads(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "2d", t=2.0))
+    takebacks.taken(ref, 1, ("2d",), (), True, 5.0)  # the trick swept: seat 2 won it and leads
+    assert kinds(play(takebacks, ref, P(2, "BJ", t=6.0))) == ["play"]  # a card dropped by seat 3, read as a play
+    takebacks.taken(ref, 2, ("BJ",), (), True, 9.0)  # and picked up: every zone is empty again
+    records = play(takebacks, ref, P(1, "Js Jc", t=10.0))
+    assert kinds(records) == ["correction", "picked_up", "pass", "pass", "play"]
+    assert plays(ref) == [(1, "2d"), (1, "Js Jc")]
+
+
 def test_an_emptied_zone_was_swept_when_its_seat_leads_or_nothing_else_lies(ref):
     takebacks = TakeBacks()
     play(takebacks, ref, P(1, "5s", t=2.0))
