@@ -56,7 +56,7 @@ def read_film(film: Path, look: bool) -> dict[str, Any]:
     # bench.tracker.read_film builds its detector by this name: each run gets its own
     bench.tracker.build_detector = detector  # type: ignore[assignment]
     try:
-        comparison, frames, busy, _ = bench.tracker.read_film(film, "onnx", "onnx", referee_bids=False)
+        comparison, frames, busy, _, _ = bench.tracker.read_film(film, "onnx", "onnx", referee_bids=False)
     finally:
         bench.tracker.build_detector = build_detector
     out: dict[str, Any] = {"film": str(film), "look": look, **comparison.to_dict(), "frames": frames,

@@ -66,6 +66,10 @@ class JokerLookSettings:
     simplify: float = 0.08
     #: Pixels at the crop's edges left out: a zone's printed frame is one long outline.
     margin_px: int = 8
+    #: A corner whose first side (clockwise) runs at least this many card widths, clearly the
+    #: longer, is a card's blank corner and is not read: a court card's art there (a sceptre's
+    #: knob) can read as a joker's mark.
+    long_side: float = 1.2
     #: A corner with a sure read (``conf`` or more) this near its index places is read already.
     covered: float = 0.3
 
@@ -77,9 +81,9 @@ class JokerLookSettings:
         for name in ("side", "min_side", "min_area", "simplify", "covered"):
             if not 0 < getattr(self, name) < 1:
                 raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)}")
-        if not 0 < self.right_angle < 1 or self.margin_px < 0:
-            raise ValueError(f"right_angle must be in (0, 1) and margin_px not negative, got "
-                             f"{self.right_angle}, {self.margin_px}")
+        if not 0 < self.right_angle < 1 or self.margin_px < 0 or self.long_side <= 1:
+            raise ValueError(f"right_angle must be in (0, 1), margin_px not negative and long_side over 1, "
+                             f"got {self.right_angle}, {self.margin_px}, {self.long_side}")
 
     def replace(self, **changes: object) -> JokerLookSettings:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
@@ -94,6 +98,14 @@ class CardCorner:
     point: tuple[float, float]
     along: tuple[tuple[float, float], tuple[float, float]]
     outline: int
+    #: How far the outline runs along each side from the tip (pixels, ``along``'s order).
+    sides: tuple[float, float] = (0.0, 0.0)
+
+    def blank(self, card_px: float, long: float) -> bool:
+        """Whether this is a card's blank corner: its first side (clockwise) is a card's long
+        side, at least ``long`` card widths and clearly the longer of the two. A card's index
+        corners have the short side first (top-left and bottom-right of an upright card)."""
+        return self.sides[0] >= long * card_px and self.sides[0] >= 1.3 * self.sides[1]
 
     def to_image(self, x: float, y: float) -> tuple[float, float]:
         """A point ``x`` along the first side and ``y`` along the second, in image pixels."""
@@ -148,10 +160,12 @@ def card_corners(image: np.ndarray, card_px: float, settings: JokerLookSettings 
             cross = float(u[0] * v[1] - u[1] * v[0])
             if abs(float(u @ v)) > s.right_angle or cross * turning > 0:  # not square, or a notch
                 continue
+            lengths = (float(np.hypot(*(vertices[i - 1] - vertex))),
+                       float(np.hypot(*(vertices[(i + 1) % len(vertices)] - vertex))))
             if cross < 0:
-                u, v = v, u
+                u, v, lengths = v, u, lengths[::-1]
             corners.append(CardCorner((float(tip[0]), float(tip[1])),
-                                      ((float(u[0]), float(u[1])), (float(v[0]), float(v[1]))), number))
+                                      ((float(u[0]), float(u[1])), (float(v[0]), float(v[1]))), number, lengths))
     return corners
 
 
@@ -185,7 +199,7 @@ class JokerLook:
         """The jokers read at the corners of the cards in ``image`` that have no sure read
         (``sure_centers``: the centres of the indices the detector read surely, image pixels)."""
         s = self.settings
-        corners = card_corners(image, card_px, s)
+        corners = [c for c in card_corners(image, card_px, s) if not c.blank(card_px, s.long_side)]
         if sure_centers is not None and len(sure_centers):
             corners = [c for c in corners if not self._covered(c, card_px, np.asarray(sure_centers, np.float64))]
         return self.read(image, corners, card_px)

@@ -54,7 +54,7 @@ def outline_mm(card: str, centre_mm: tuple[float, float], angle: float, deck: st
 def laid(cards: list[tuple[str, tuple[float, float], float]], deck: str = "orell", seed: int = 0) -> np.ndarray:
     """The mat with ``cards`` laid on it: ``(card, centre in mm, angle in degrees)``, later ones
     on top; a BGR image at :data:`PX_PER_MM`."""
-    image = render_mat(LAYOUT, dpi=round(PX_PER_MM * 25.4)).astype(np.float32)
+    image: np.ndarray = render_mat(LAYOUT, dpi=round(PX_PER_MM * 25.4)).astype(np.float32)
     faces = load_deck(deck).faces
     for card, (x, y), angle in cards:
         face = faces[card]
@@ -68,4 +68,6 @@ def laid(cards: list[tuple[str, tuple[float, float], float]], deck: str = "orell
     noise = np.random.default_rng(seed).normal(0, 3, image.shape)
     ok, jpeg = cv2.imencode(".jpg", np.clip(image + noise, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 80])
     assert ok
-    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    out = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    assert out is not None
+    return np.asarray(out)

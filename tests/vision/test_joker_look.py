@@ -41,6 +41,19 @@ def test_a_lone_card_shows_its_four_corners():
     assert distance.min(axis=0).max() < 4.0, distance.min(axis=0)  # every corner, within 4 mm
 
 
+@pytest.mark.parametrize("angle", [0, 93, 181])
+def test_a_cards_blank_corners_are_told_from_its_index_corners(angle):
+    centre = zone_centre("seat2")
+    view = zone_crop([("Kc", centre, angle)], deck="atlasnye")
+    corners = card_corners(view.image, CARD_PX)
+    blank = view.to_table(np.array([c.point for c in corners if c.blank(CARD_PX, 1.2)]))
+    # top-right and bottom-left of the upright card carry no index (and a king's sceptre may
+    # reach them); top-left and bottom-right are read
+    truth = outline_mm("Kc", centre, angle, deck="atlasnye")[[1, 3]]
+    assert len(corners) == 4 and len(blank) == 2
+    assert np.hypot(*(blank[:, None, :] - truth[None, :, :]).transpose(2, 0, 1)).min(axis=0).max() < 4.0
+
+
 def test_an_empty_zone_has_no_card_corners():
     assert card_corners(zone_crop([]).image, CARD_PX) == []
 
