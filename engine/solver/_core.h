@@ -68,6 +68,12 @@ typedef struct {
  * proof-number search also keeps its estimates of positions not proved yet. Entries come in
  * buckets of TT_WAYS. */
 #define TT_WAYS 4
+#ifndef TT_GROW
+/* A full table grows to this many times its buckets. Each growth maps a new block, whose pages
+ * the system zeroes when first written, and moves every answer over: growing eightfold makes
+ * three steps of the way to 64 MiB, not eight (docs/solver-log.md: the system time it saves). */
+#define TT_GROW 8
+#endif
 #define PREFETCH 8 /* children whose buckets a node asks for at once */
 #ifndef FIRST_SLICE
 #define FIRST_SLICE 20 /* log2 of the alpha-beta's first slice of nodes in the portfolio (cuts 4) */

@@ -86,10 +86,10 @@ static uint64_t *tt_alloc(size_t buckets, size_t words) {
 static void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn, uint32_t dn,
                      uint64_t cost);
 
-/* Twice the buckets (up to the most allowed), every answer moved over; when memory is short the
+/* TT_GROW times the buckets (up to the most allowed), every answer moved over; when memory is short the
  * table stays as it is. */
 static void tt_grow(Search *s) {
-    size_t buckets = s->tt_buckets * 2 < s->tt_max_buckets ? s->tt_buckets * 2 : s->tt_max_buckets;
+    size_t buckets = s->tt_buckets * TT_GROW < s->tt_max_buckets ? s->tt_buckets * TT_GROW : s->tt_max_buckets;
     uint64_t *old = s->tt, *t = tt_alloc(buckets, s->tt_words);
     if (!t) {
         s->tt_max_buckets = s->tt_buckets;
