@@ -48,6 +48,34 @@ def api(client, action: str, body: dict, pin: str = PIN):
     return client.post(f"/api/referee/{action}", json=body, headers={"X-Referee-PIN": pin})
 
 
+def referee_post(client, action: str, **fields) -> None:
+    """The referee's JSON call for ``action``, which must be accepted."""
+    response = api(client, action, fields)
+    assert response.status_code == 200, (action, fields, response.get_json())
+
+
+def ended_mid_hand(client, store: EventStore, name: str = "周五夜赛", started: float = 1000.0) -> int:
+    """A classic match as a referee keys it in: hand 1 (a penalty, a rocket, then conceded), hand 2
+    abandoned (a misdeal), hand 3 bid and then the match ended by the referee."""
+    mid = store.create_match(PLAYERS, "classic", meta={"name": name, "started": started})
+    referee_post(client, "new_hand")
+    referee_post(client, "bid", seat=0, bid="3")
+    referee_post(client, "penalty", seat=1, points=2, reason="掉牌")
+    for seat, cards in ((0, "BJ RJ"), (1, "pass"), (2, "pass"), (0, "3s 3h 3d 3c")):
+        if cards == "pass":
+            referee_post(client, "pass", seat=seat)
+        else:
+            referee_post(client, "play", seat=seat, cards=cards)
+    referee_post(client, "concede", seat=1)
+    referee_post(client, "new_hand")
+    referee_post(client, "bid", seat=1, bid="1")
+    referee_post(client, "abandon", reason="misdeal")
+    referee_post(client, "new_hand")
+    referee_post(client, "bid", seat=2, bid="2")
+    referee_post(client, "end_match", match=mid)
+    return mid
+
+
 def card_tuple(text: str) -> tuple:
     return tuple(parse_cards(text))
 

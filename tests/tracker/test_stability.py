@@ -8,24 +8,14 @@ from collections import Counter
 
 import pytest
 
+from tests.kit.zone_feed import FPS, run
 from tracker.stability import Seen, ZoneTracker
-
-FPS = 10
 
 
 def card(c, x, y=50.0, conf=0.95, alts=()):
     return Seen(c, conf, alts, (x, y))
 
 
-def run(zone, frames, start=0.0):
-    """Feed (seen list, motion) frames at FPS; returns [(time, Settled)] and the end time."""
-    out, t = [], start
-    for seen, motion in frames:
-        settled = zone.update(t, seen, motion)
-        if settled is not None:
-            out.append((t, settled))
-        t = round(t + 1 / FPS, 6)
-    return out, t
 
 
 def still(seen, seconds, motion=False):

@@ -8,28 +8,18 @@ import pytest
 
 from engine.cards import parse_cards
 from engine.events import Correction, Pass
+from tests.kit.zone_feed import FPS, run
 from tracker.records import Alert
 from tracker.referee import CameraReferee, PlayCandidate
 from tracker.stability import Seen, ZoneTracker
 from tracker.store import EventStore
 from tracker.takeback import TakeBacks
 
-FPS = 10
-
 
 def card(c, x, y=50.0, conf=0.95):
     return Seen(c, conf, (), (x, y))
 
 
-def run(zone, frames, start=0.0):
-    """Feed (seen list, motion) frames at FPS; returns [(time, Settled)] and the end time."""
-    out, t = [], start
-    for seen, motion in frames:
-        settled = zone.update(t, seen, motion)
-        if settled is not None:
-            out.append((t, settled))
-        t = round(t + 1 / FPS, 6)
-    return out, t
 
 
 def still(seen, seconds):

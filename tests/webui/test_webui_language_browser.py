@@ -23,7 +23,7 @@ import pytest
 from engine.cards import Card
 from engine.events import Bid, Deal, KittyPick, Marker, Play
 from tests.kit.browser import ARGS, CHROMIUM, require_chromium
-from tests.kit.table_site import PIN, PLAYERS, LiveSite, card_tuple
+from tests.kit.table_site import PIN, PLAYERS, LiveSite, card_tuple, ended_mid_hand, referee_post
 
 pytestmark = pytest.mark.browser
 
@@ -38,11 +38,6 @@ SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 STARTED = time.mktime((2026, 12, 4, 19, 30, 0, 0, 0, -1))
 
 
-def post(client, action: str, **fields) -> None:
-    response = client.post(f"/api/referee/{action}", json=fields, headers={"X-Referee-PIN": PIN})
-    assert response.status_code == 200, (action, fields, response.get_json())
-
-
 def matches(site: LiveSite) -> dict[str, int]:
     """A five-player hand, a 斗帝主 hand, and last (the live page's) a classic match ended mid-hand."""
     store, client = site.store, site.app.test_client()
@@ -52,21 +47,7 @@ def matches(site: LiveSite) -> dict[str, int]:
     dizhu = store.create_match(PLAYERS, "dizhu", meta={"name": "周五夜赛", "started": STARTED})
     for step in (Deal(counts=(34, 34, 34)), Bid(0, "bid", 3), KittyPick(0, card_tuple("2s BJ"))):
         store.append(dizhu, 1, step)
-    classic = store.create_match(PLAYERS, "classic", meta={"name": "周五夜赛", "started": STARTED})
-    post(client, "new_hand")
-    post(client, "bid", seat=0, bid="3")
-    post(client, "penalty", seat=1, points=2, reason="掉牌")
-    post(client, "play", seat=0, cards="BJ RJ")
-    post(client, "pass", seat=1)
-    post(client, "pass", seat=2)
-    post(client, "play", seat=0, cards="3s")
-    post(client, "concede", seat=1)
-    post(client, "new_hand")
-    post(client, "bid", seat=1, bid="1")
-    post(client, "abandon", reason="misdeal")
-    post(client, "new_hand")
-    post(client, "bid", seat=2, bid="2")
-    post(client, "end_match", match=classic)
+    classic = ended_mid_hand(client, store, started=STARTED)
     return {"five": five, "dizhu": dizhu, "classic": classic}
 
 
@@ -149,8 +130,8 @@ def test_the_referees_confirmations_name_the_seat_chosen_and_what_was_typed():
     with LiveSite() as site, sync_api.sync_playwright() as p:
         site.store.create_match(PLAYERS, "classic", meta={"name": "周五夜赛", "started": STARTED})
         client = site.app.test_client()
-        post(client, "new_hand")
-        post(client, "bid", seat=0, bid="3")
+        referee_post(client, "new_hand")
+        referee_post(client, "bid", seat=0, bid="3")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 390, "height": 844})

@@ -10,36 +10,23 @@ import re
 
 from engine.cards import Card
 from engine.events import Bid, Deal, KittyPick, Marker, Play
-from tests.kit.table_site import PIN, PLAYERS, act, api_state, card_tuple, fragment_html
+from tests.kit.table_site import (
+    PLAYERS,
+    act,
+    api_state,
+    card_tuple,
+    ended_mid_hand,
+    fragment_html,
+    referee_post,
+)
 
-
-def post(client, action: str, **fields) -> None:
-    response = client.post(f"/api/referee/{action}", json=fields, headers={"X-Referee-PIN": PIN})
-    assert response.status_code == 200, (action, fields, response.get_json())
+post = referee_post
 
 
 def text_of(page: str) -> str:
     """A page's words as a reader sees them: no tags, scripts or styles, spaces collapsed."""
     page = re.sub(r"<script.*?</script>|<style.*?</style>", " ", page, flags=re.S)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
-
-
-def ended_mid_hand(client, store) -> int:
-    """Hand 1 played out, hand 2 abandoned, hand 3 bid and then the match ended by the referee."""
-    mid = store.create_match(PLAYERS, "classic", meta={"name": "周五夜赛", "started": 1000.0})
-    post(client, "new_hand")
-    post(client, "bid", seat=0, bid="3")
-    post(client, "penalty", seat=1, points=2, reason="掉牌")
-    for seat, cards in ((0, "BJ RJ"), (1, "pass"), (2, "pass"), (0, "3s 3h 3d 3c")):
-        post(client, "pass", seat=seat) if cards == "pass" else post(client, "play", seat=seat, cards=cards)
-    post(client, "concede", seat=1)
-    post(client, "new_hand")
-    post(client, "bid", seat=1, bid="1")
-    post(client, "abandon", reason="misdeal")
-    post(client, "new_hand")
-    post(client, "bid", seat=2, bid="2")
-    post(client, "end_match", match=mid)
-    return mid
 
 
 def test_a_hand_left_when_the_match_ended_is_void_on_every_page_and_download(client, store):
