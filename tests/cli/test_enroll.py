@@ -62,7 +62,7 @@ def test_enroll_from_labels_then_detect_with_the_deck(tmp_path, data_home, layou
     assert json.loads(capsys.readouterr().out) == record
 
     assert main(["detect", str(image), "--json", "--deck", "nosuch"]) == 2
-    assert "nosuch" in capsys.readouterr().err
+    assert "nosuch" in json.loads(capsys.readouterr().out)["error"]  # under --json the error is JSON too
 
     # run --deck: the live detector reads with it; the toy detector takes none
     from cli.table import load_detector

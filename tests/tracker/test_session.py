@@ -126,7 +126,8 @@ def test_a_filmed_short_hand_is_read_exactly():
     truth = short_hand()
     state = film_and_read(truth)
     check_read_exactly(state, truth)
-    assert [(a.seat, a.message.split(" has ")[1][:1]) for a in state.alerts] == [(0, "1"), (1, "1")]
+    assert [(a.seat, a.alert, dict(a.data).get("left")) for a in state.alerts] == [(0, "not_announced", 1),
+                                                                                  (1, "not_announced", 1)]
     assert state.hand.multiplier == 2 and settle(state.hand).points == (-12, 6, 6)
 
 
