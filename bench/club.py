@@ -445,7 +445,9 @@ def main(argv: list[str] | None = None) -> int:
         laid_at = time.perf_counter() - laid_at
         port = free_port()
         server = subprocess.Popen([sys.executable, "-m", "cli.main", "club", "--db", db, "--port", str(port),
-                                   "--key", KEY, "--threads", str(args.threads)], cwd=ROOT,
+                                   "--key", KEY, "--threads", str(args.threads),
+                                   # every box and viewer of the bench comes from this one address
+                                   "--per-address", str(10 * (args.workers + args.viewers + 100))], cwd=ROOT,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
                                   stderr=open(folder / "server.log", "wb"))
         url = f"http://127.0.0.1:{port}"

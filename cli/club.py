@@ -26,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     club.add_argument("--key", help="the key boxes register with (default: generated, printed)")
     club.add_argument("--public-url", help="the address phones and boxes use (QR codes on the table cards)")
     club.add_argument("--threads", type=int, default=32, help="server threads (each box post holds one briefly)")
+    club.add_argument("--per-address", type=int, default=PER_ADDRESS, metavar="N",
+                      help=f"connections one address may hold at once (default {PER_ADDRESS}; raise it behind a "
+                           "reverse proxy, where every visitor has the proxy's address)")
     club.set_defaults(func=run_club)
 
 
@@ -48,6 +51,10 @@ def run_club(args: argparse.Namespace) -> int:
     from club.app import build_app
     from club.storage import StorageError, open_storage
 
+    if args.per_address < 1:
+        print(f"ddz-table club: --per-address 至少为 1 / --per-address must be 1 or more, not {args.per_address}",
+              file=sys.stderr)
+        return 2
     try:
         storage = open_storage(args.db)
     except (StorageError, OSError) as exc:
@@ -56,7 +63,7 @@ def run_club(args: argparse.Namespace) -> int:
     config = {"DIRECTOR_PIN": args.pin, "CLUB_KEY": args.key, "PUBLIC_URL": args.public_url}
     app = build_app({k: v for k, v in config.items() if v}, storage=storage)
     try:
-        server = make_club_server(app, args.host, args.port, args.threads)
+        server = make_club_server(app, args.host, args.port, args.threads, args.per_address)
     except OSError as exc:
         print(f"ddz-table club: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1

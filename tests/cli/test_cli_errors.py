@@ -113,3 +113,10 @@ def test_enroll_from_a_file_says_it_is_a_file_not_a_folder(tmp_path, capsys):
     rc, _, err = run(["enroll", "--from-labels", text, "--deck", "mine", "--out", tmp_path / "d.npz"], capsys)
     assert rc == 2 and "is a file, not a folder" in err and "no such folder" not in err
     assert chinese_first(err.strip().removeprefix("ddz-table enroll: "))
+
+
+def test_club_refuses_a_per_address_cap_under_one_in_both_languages(tmp_path, capsys):
+    assert main(["club", "--db", str(tmp_path / "club.db"), "--per-address", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "至少为 1" in err and "must be 1 or more" in err
+    assert not (tmp_path / "club.db").exists()  # refused before the store is opened
