@@ -55,8 +55,10 @@ def run_club(args: argparse.Namespace) -> int:
         print(f"ddz-table club: --per-address 至少为 1 / --per-address must be 1 or more, not {args.per_address}",
               file=sys.stderr)
         return 2
+    # PostgreSQL: a pooled connection for each server thread, so a box's post never waits for one
+    pooled = {"max_size": args.threads} if args.db.startswith(("postgresql://", "postgres://")) else {}
     try:
-        storage = open_storage(args.db)
+        storage = open_storage(args.db, **pooled)
     except (StorageError, OSError) as exc:
         print(f"ddz-table club: {exc}", file=sys.stderr)
         return 1
