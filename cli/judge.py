@@ -66,39 +66,58 @@ def _describe(verdict: dict[str, Any]) -> str:
 MAX_LINE_CHARS = 10_000
 
 
-def _judge_line(line: str, number: int, default_rules: RuleSet) -> dict[str, object]:
-    """The verdict for one batch line; raises ``ValueError`` for a line that is no query."""
+class BadLine(ValueError):
+    """A batch line that is no query: its reason in Chinese and in English."""
+
+    def __init__(self, zh: str, en: str) -> None:
+        super().__init__(en)
+        self.zh = zh
+        self.en = en
+
+
+def _judge_line(line: str, default_rules: RuleSet) -> dict[str, object]:
+    """The verdict for one batch line; raises :class:`BadLine` for a line that is no query."""
     if len(line) > MAX_LINE_CHARS:
-        raise ValueError(f"longer than {MAX_LINE_CHARS} characters")
+        raise BadLine(f"超过 {MAX_LINE_CHARS} 个字符", f"longer than {MAX_LINE_CHARS} characters")
     try:
         query = json.loads(line)
     except RecursionError:  # brackets nested past Python's recursion limit
-        raise ValueError("JSON nested too deeply") from None
+        raise BadLine("JSON 嵌套太深", "JSON nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError
+        raise BadLine("不是 JSON", f"not JSON: {exc}") from None
     if not isinstance(query, dict) or not isinstance(query.get("cards"), str):
-        raise ValueError('each line must be a JSON object with a "cards" string')
+        raise BadLine('每行须是一个带 "cards" 字符串的 JSON 对象', 'each line must be a JSON object with a "cards" string')
     after = query.get("after")
     if after is not None and not isinstance(after, str):
-        raise ValueError('"after" must be a string')
-    rules = get_rules(query["rules"]) if "rules" in query else default_rules
-    return judge(query["cards"], after, rules)
+        raise BadLine('"after" 须是字符串', '"after" must be a string')
+    try:
+        rules = get_rules(query["rules"]) if "rules" in query else default_rules
+    except (ValueError, TypeError) as exc:
+        raise BadLine(f"没有这种规则 {query['rules']!r}", str(exc)) from None
+    try:
+        return judge(query["cards"], after, rules)
+    except ValueError as exc:
+        reason = exc.reason if isinstance(exc, JudgeError) else "unreadable"
+        raise BadLine(judge_text(reason, "zh", decks=rules.decks), str(exc)) from None
 
 
 def _judge_batch(stream: Iterable[str | bytes], out: IO[str], default_rules: RuleSet) -> int:
-    """One JSON answer per non-blank line, in order: a bad line gets an ``error`` answer and
-    the batch goes on (exit status 1 at the end if any line was bad)."""
+    """One JSON answer per non-blank line, in order: a bad line gets an ``error`` answer, its
+    reason in Chinese then English (第 3 行：… / line 3: …), and the batch goes on (exit status 1
+    at the end if any line was bad)."""
     bad = 0
     for number, raw in enumerate(stream, 1):
         try:
             line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
             if not line.strip():
                 continue
-            result = _judge_line(line, number, default_rules)
+            result = _judge_line(line, default_rules)
         except UnicodeDecodeError:
             bad += 1
-            result = {"valid": False, "readings": [], "error": f"line {number}: not UTF-8 text"}
-        except (ValueError, TypeError) as exc:  # json.JSONDecodeError is a ValueError
+            result = {"valid": False, "readings": [], "error": f"第 {number} 行：不是 UTF-8 文本 / line {number}: not UTF-8 text"}
+        except BadLine as exc:
             bad += 1
-            result = {"valid": False, "readings": [], "error": f"line {number}: {exc}"}
+            result = {"valid": False, "readings": [], "error": f"第 {number} 行：{exc.zh} / line {number}: {exc.en}"}
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         out.flush()
     return 1 if bad else 0

@@ -32,9 +32,9 @@ def test_a_batch_goes_on_after_a_line_nested_past_the_recursion_limit(monkeypatc
     answers = [json.loads(line) for line in out.splitlines()]
     assert len(answers) == 5 and "Traceback" not in err
     assert answers[0]["valid"] is True
-    assert answers[1] == {"valid": False, "readings": [], "error": "line 2: JSON nested too deeply"}
-    assert answers[2] == {"valid": False, "readings": [], "error": "line 3: JSON nested too deeply"}
-    assert answers[3]["valid"] is False and answers[3]["error"].startswith("line 4: longer than")
+    assert answers[1] == {"valid": False, "readings": [], "error": "第 2 行：JSON 嵌套太深 / line 2: JSON nested too deeply"}
+    assert answers[2] == {"valid": False, "readings": [], "error": "第 3 行：JSON 嵌套太深 / line 3: JSON nested too deeply"}
+    assert answers[3]["valid"] is False and answers[3]["error"].startswith("第 4 行：超过") and "line 4: longer than" in answers[3]["error"]
     assert answers[4]["beats"] is True
     assert rc == 1
 
@@ -114,3 +114,16 @@ def test_a_play_that_is_no_combination_says_so(capsys):
     rc, out, _ = run(["judge", "3s 5h", "--json"], capsys)
     verdict = json.loads(out)
     assert rc == 0 and verdict["valid"] is False and verdict["reason"] == "not_a_combination"
+
+
+def test_every_bad_batch_line_says_why_in_chinese_then_english(monkeypatch, capsys):
+    lines = ['{"cards": "3", "rules": "nope"}', '{"cards": "Xz"}', "not json", "[1]", '{"cards": "3", "after": 4}',
+             '{"cards": "3 3", "after": "4 5"}', '{"cards": "3", "rules": 5}']
+    rc, out, err = run(["judge", "--batch", "-"], capsys, monkeypatch, "\n".join(lines).encode())
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert rc == 1 and len(answers) == len(lines) and "Traceback" not in err
+    for number, answer in enumerate(answers, 1):
+        zh, _, en = answer["error"].partition(" / ")
+        assert zh.startswith(f"第 {number} 行：") and en.startswith(f"line {number}: "), answer
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in zh[len(f"第 {number} 行："):]), answer
+    assert "'Xz'" in answers[1]["error"] and "nope" in answers[0]["error"]
