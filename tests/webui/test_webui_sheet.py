@@ -284,42 +284,48 @@ def test_an_abandoned_hand_is_not_counted_among_finished_hands(client, played):
 
 
 # ---------------------------------------------------------------------- in a browser, printed
-@pytest.mark.browser
-def test_printed_the_sheet_hides_the_nav_and_shows_the_table():
+@pytest.fixture(scope="module")
+def printed():
+    """A live site with one played match, and a Chromium to print its sheet: (site, match id, browser)."""
     from playwright import sync_api
 
     from tests.kit.browser import ARGS, CHROMIUM, require_chromium
 
     require_chromium()
-
     with LiveSite() as site:
         mid = play_the_match(site.app.test_client(), site.store)
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
-                page = browser.new_page()
-                page.goto(f"{site.url}/history/{mid}/sheet?lang=zh")
-                assert page.locator("nav.top").is_visible()  # on screen the site's nav stays
-                page.emulate_media(media="print")
-                assert page.locator("nav.top").evaluate("e => getComputedStyle(e).display") == "none"
-                assert page.locator("#print-button").is_hidden()
-                assert page.locator("#sheet-table-rows").is_visible()
-                assert page.locator("tr.totals-row").is_visible()
-                pdf = page.pdf(format="A4", prefer_css_page_size=True)
-                assert pdf.startswith(b"%PDF")
-                assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1  # one match fits one page
-                box = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
-                assert box and (round(float(box[1])), round(float(box[2]))) == (595, 842)  # A4 in points
-                phone = browser.new_page(viewport={"width": 390, "height": 844})
-                phone.goto(f"{site.url}/history/{mid}/sheet?lang=en")
-                assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways page scroll
-                long = new_match(site.store)
-                play_hands(site.store, long, list(range(1, 46)))
-                page.goto(f"{site.url}/history/{long}/sheet?lang=en")
-                pages = len(re.findall(rb"/Type\s*/Page[^s]", page.pdf(format="A4", prefer_css_page_size=True)))
-                assert pages >= 2  # 45 hands run over pages (the column heads repeat: thead, see the CSS test)
+                yield site, mid, browser
             finally:
                 browser.close()
+
+
+@pytest.mark.browser
+def test_printed_the_sheet_hides_the_nav_and_shows_the_table(printed):
+    site, mid, browser = printed
+    page = browser.new_page()
+    page.goto(f"{site.url}/history/{mid}/sheet?lang=zh")
+    assert page.locator("nav.top").is_visible()  # on screen the site's nav stays
+    page.emulate_media(media="print")
+    assert page.locator("nav.top").evaluate("e => getComputedStyle(e).display") == "none"
+    assert page.locator("#print-button").is_hidden()
+    assert page.locator("#sheet-table-rows").is_visible()
+    assert page.locator("tr.totals-row").is_visible()
+    pdf = page.pdf(format="A4", prefer_css_page_size=True)
+    assert pdf.startswith(b"%PDF")
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1  # one match fits one page
+    box = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+    assert box and (round(float(box[1])), round(float(box[2]))) == (595, 842)  # A4 in points
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    phone.goto(f"{site.url}/history/{mid}/sheet?lang=en")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways page scroll
+    long = new_match(site.store)
+    play_hands(site.store, long, list(range(1, 46)))
+    page.goto(f"{site.url}/history/{long}/sheet?lang=en")
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", page.pdf(format="A4", prefer_css_page_size=True)))
+    assert pages >= 2  # 45 hands run over pages (the column heads repeat: thead, see the CSS test)
 
 
 def _fill_colours(pdf: bytes) -> set[tuple[float, ...]]:
@@ -337,24 +343,13 @@ def _fill_colours(pdf: bytes) -> set[tuple[float, ...]]:
 
 
 @pytest.mark.browser
-def test_printed_with_backgrounds_the_sheet_has_no_dark_frame_in_either_language():
+def test_printed_with_backgrounds_the_sheet_has_no_dark_frame_in_either_language(printed):
     """The site's dark colour scheme must not reach the paper: with backgrounds printed, nothing
     is filled darker than grey but the ink (black text and rules, drawn as 0 0 0)."""
-    from playwright import sync_api
-
-    from tests.kit.browser import ARGS, CHROMIUM, require_chromium
-
-    require_chromium()
-    with LiveSite() as site:
-        mid = play_the_match(site.app.test_client(), site.store)
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            try:
-                page = browser.new_page()
-                for lang in ("zh", "en"):
-                    page.goto(f"{site.url}/history/{mid}/sheet?lang={lang}")
-                    colours = _fill_colours(page.pdf(format="A4", prefer_css_page_size=True, print_background=True))
-                    dark = {c for c in colours if max(c) < 0.3 and c != (0.0, 0.0, 0.0)}
-                    assert (1.0, 1.0, 1.0) in colours and not dark, (lang, dark)
-            finally:
-                browser.close()
+    site, mid, browser = printed
+    page = browser.new_page()
+    for lang in ("zh", "en"):
+        page.goto(f"{site.url}/history/{mid}/sheet?lang={lang}")
+        colours = _fill_colours(page.pdf(format="A4", prefer_css_page_size=True, print_background=True))
+        dark = {c for c in colours if max(c) < 0.3 and c != (0.0, 0.0, 0.0)}
+        assert (1.0, 1.0, 1.0) in colours and not dark, (lang, dark)
