@@ -225,10 +225,15 @@ class Pending:
     #: Five players: the number of the hand whose marker card the camera has seen lie in its
     #: seat's zone (a single card of it there later in that hand is a play).
     marker_seen: int | None = None
+    #: Five players: the last cards read in a zone while the hand on record was in play, when
+    #: they were one card that could be a marker: (seat, card, table time). The next deal's
+    #: marker, if that seat then lays the first doubling token (``CameraReferee._deals_again``).
+    maybe_marker: tuple[int, Card, float | None] | None = None
 
     def new_deal(self) -> None:
         """A hand is dealt: the kitty, bids and doubles waiting for the last one are dropped."""
         self.kitty, self.early_bids, self.doubles = None, [], []
+        self.maybe_marker = None
 
 
 @dataclass
@@ -321,6 +326,7 @@ class CameraReferee:
             return out + shown
         hand = self.hand
         assert hand is not None
+        self.pending.maybe_marker = self._maybe_marker(candidate)
         if hand.phase == "bidding":
             base = max(hand.bids_by_seat.values(), default=1)
             if candidate.seat < hand.players:
@@ -413,6 +419,51 @@ class CameraReferee:
             self.pending.doubles.append(double)
             return []
         return self._store_or_alert(double, None)
+
+    def doubling_token(self, seat: int, doubles: bool, time: float | None = None) -> list[Record]:
+        """A 加倍 (``doubles``) or 不加倍 token laid by ``seat``: the double (:meth:`double`; a
+        不加倍 records nothing), after the hand on record is ended when the token shows the
+        table dealt again (:meth:`deals_again`) and the new hand dealt with its marker."""
+        self.refresh()
+        out: list[Record] = []
+        if self.deals_again(seat):
+            out += self._deal_with_marker(time)
+        return out + (self.double(seat, time) if doubles else [])
+
+    def deals_again(self, seat: int) -> bool:
+        """Whether a doubling token laid now by ``seat`` shows a new deal while the hand on record
+        is still in play (docs/camera-table.md, "A hand that never ends"): at a five-seat table
+        (no bid tokens, no kitty shown) the hand's first play is on record, so its doubling
+        round is over; the last cards read were one card in ``seat``'s zone, and the seat the
+        marker falls to doubles first. Two signs that agree: a stray token alone is not enough."""
+        hand = self.hand
+        if hand is None or hand.phase != "play" or not hand.plays or hand.rules.bidding != "marker":
+            return False
+        marker = self.pending.maybe_marker
+        return marker is not None and marker[0] == seat
+
+    def _deal_with_marker(self, time: float | None) -> list[Record]:
+        """The hand on record ended as abandoned, the next one dealt with the single card read
+        last as its marker (:attr:`Pending.maybe_marker`)."""
+        marker = self.pending.maybe_marker
+        assert marker is not None  # deals_again said so
+        out = self._abandon("camera: the next deal's marker card and doubling token were laid", time,
+                            str(marker[1]))
+        seat, card, shown_at = marker
+        self.pending.marker_seen = self.state.hand_number
+        return out + self._store_or_alert(Marker(seat, card, time=shown_at), str(card))
+
+    def _maybe_marker(self, candidate: PlayCandidate) -> tuple[int, Card, float | None] | None:
+        """Five players, a hand in play: ``candidate`` as the next deal's marker card, if it is one
+        card that can be one (no joker); else None."""
+        hand = self.hand
+        if hand is None or hand.rules.bidding != "marker" or hand.phase != "play" or len(candidate.cards) != 1:
+            return None
+        try:
+            card = candidate.engine_cards()[0]
+        except ValueError:
+            return None
+        return None if card.is_joker or card.suit is None else (candidate.seat, card, candidate.time)
 
     def open_hand(self, seat: int, time: float | None = None) -> list[Record]:
         """The landlord shows his hand (明牌, read from a token): an :class:`OpenHand`, or an

@@ -184,3 +184,44 @@ def test_without_tokens_cards_that_do_not_fit_after_the_hand_are_the_next_hands_
     assert ref.hand.finished
     out = ref.play(P(1, "4s 5s 6s 7s 8s 9s 10s Js Qs", t=50.0))
     assert kinds(out)[:2] == ["deal", "landlord"] and ref.state.hand_number == 2
+
+
+def five_seat_hand_in_play(ref):
+    """A five-seat hand dealt by its marker (seat 3 the open landlord) whose first play is on
+    record: its doubling round is over."""
+    ref.play(P(3, "7h", t=2.0))
+    ref.doubling_token(3, False, time=4.0)
+    ref.play(P(3, "5s 5s", t=10.0))
+    ref.play(P(4, "9h 9d", t=13.0))  # ... and the hand goes on; the play that ended it is missed
+
+
+def test_five_seats_a_single_card_then_that_seats_doubling_token_mid_hand_is_the_next_deal(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    ref.play(P(1, "Kc", t=60.0))  # the next deal's marker, read into the hand on record
+    out = ref.doubling_token(1, False, time=65.0)  # the marker's seat doubles first
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "marker"]
+    state = TableState.load(store, ref.match_id)
+    assert state.hand_of(1).abandoned and state.hand_number == 2
+    assert ref.hand.landlord == 1 and ref.hand.marker == Card.parse("Kc") and not ref.hand.plays
+    assert kinds(ref.doubling_token(2, True, time=66.0)) == ["double"]  # the round goes on in the new hand
+    assert ref.state.hand_number == 2 and ref.hand.multiplier == 2
+    assert kinds(ref.play(P(1, "Kc", t=70.0))) == ["play"]  # the marker seen already: now his lead
+
+
+def test_five_seats_a_doubling_token_mid_hand_alone_is_no_new_deal(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    assert not ref.deals_again(2)  # the last cards read were two, no marker
+    assert kinds(ref.doubling_token(2, True, time=20.0)) == ["wrong_phase"]
+    ref.play(P(0, "Kc", t=25.0))
+    assert not ref.deals_again(2)  # a single card, but another seat's
+    assert kinds(ref.doubling_token(2, False, time=30.0)) == []
+    assert ref.state.hand_number == 1 and not ref.hand.finished
+
+
+def test_five_seats_a_joker_is_never_the_next_deals_marker(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    ref.play(P(1, "BJ", t=60.0))
+    assert not ref.deals_again(1)
