@@ -331,12 +331,12 @@ class TableSession:
         to_act = hand.bidding.to_act if hand is not None and under_way and hand.bidding is not None else None
         read = self._bids_read[zone]
         doubling = token.action in ("double", "no_double")
-        if key in read and to_act != seat and not (doubling and self.referee.deals_again(seat)):
+        if key in read and to_act != seat and not (doubling and self.referee.past_doubling()):
             return []  # laid again in the same hand: picked up and put back, not a new bid
         read.add(key)
         if token.action == "open":
             return self.referee.open_hand(seat, time)
-        if doubling:  # 不加倍 records nothing, but may show a new deal (CameraReferee.deals_again)
+        if doubling:  # 不加倍 records nothing, but may show a new deal (CameraReferee.doubling_token)
             return self.referee.doubling_token(seat, token.action == "double", time)
         return self.referee.bid(seat, token.action, token.value, time)
 

@@ -225,3 +225,35 @@ def test_five_seats_a_joker_is_never_the_next_deals_marker(store):
     five_seat_hand_in_play(ref)
     ref.play(P(1, "BJ", t=60.0))
     assert not ref.deals_again(1)
+
+
+def test_five_seats_the_marker_then_its_twin_in_another_zone_are_the_next_deals_marker_and_reveal(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    ref.play(P(1, "Kc", t=60.0))  # the marker
+    ref.play(P(4, "Kc", t=63.0))  # its twin: the hidden landlord shows himself
+    assert not ref.deals_again(4)  # the round starts at the marker's seat, not the revealing one
+    out = ref.doubling_token(1, False, time=65.0)
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "marker", "reveal"]
+    assert (ref.hand.landlord, ref.hand.hidden, ref.hand.multiplier) == (1, 4, 2)
+
+
+def test_five_seats_a_doubling_round_going_round_mid_hand_is_the_next_deal_without_its_marker(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)  # the next deal's marker card is not read
+    assert kinds(ref.doubling_token(2, True, time=60.0)) == ["wrong_phase"]  # one token: maybe a stray one
+    after = ref.hand.next_seat(2)
+    out = ref.doubling_token(after, False, time=63.0)  # the next seat in turn: a round
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "landlord", "double"]
+    assert (ref.state.hand_number, ref.hand.landlord, ref.hand.multiplier) == (2, 2, 2)
+
+
+def test_five_seats_a_doubling_token_after_the_hand_is_over_deals_the_next_with_that_seat_landlord(store):
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2, 2, 2)), source="referee")  # a short deal
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))  # the open landlord took the kitty unseen: 4 cards, plays 2
+    ref.play(P(0, "2d 2d", t=9.0))
+    assert ref.hand.finished
+    out = ref.doubling_token(3, False, time=30.0)  # the next deal's marker was not read
+    assert kinds(out) == ["deal", "landlord"] and (ref.state.hand_number, ref.hand.landlord) == (2, 3)
