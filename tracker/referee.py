@@ -225,10 +225,22 @@ class Pending:
     #: Five players: the number of the hand whose marker card the camera has seen lie in its
     #: seat's zone (a single card of it there later in that hand is a play).
     marker_seen: int | None = None
+    #: Five players: the last cards read in a zone while the hand on record was in play, when
+    #: they were one card that could be a marker: (seat, card, table time). The next deal's
+    #: marker, if that seat then lays the first doubling token (``CameraReferee.deals_again``).
+    maybe_marker: tuple[int, Card, float | None] | None = None
+    #: ... and the seat that laid the same card in its zone after it, with the table time: the
+    #: hidden landlord's reveal by choice (亮出身份) of that deal.
+    maybe_reveal: tuple[int, float | None] | None = None
+    #: Five players: doubling tokens laid while the hand on record was past its own doubling
+    #: round, ``(seat, doubles, table time)``, since the last cards read: a next deal's round once
+    #: two seats lay them in turn.
+    late_doubling: list[tuple[int, bool, float | None]] = field(default_factory=list)
 
     def new_deal(self) -> None:
         """A hand is dealt: the kitty, bids and doubles waiting for the last one are dropped."""
         self.kitty, self.early_bids, self.doubles = None, [], []
+        self.maybe_marker, self.maybe_reveal, self.late_doubling = None, None, []
 
 
 @dataclass
@@ -321,6 +333,7 @@ class CameraReferee:
             return out + shown
         hand = self.hand
         assert hand is not None
+        self._note_maybe_marker(candidate)
         if hand.phase == "bidding":
             base = max(hand.bids_by_seat.values(), default=1)
             if candidate.seat < hand.players:
@@ -413,6 +426,92 @@ class CameraReferee:
             self.pending.doubles.append(double)
             return []
         return self._store_or_alert(double, None)
+
+    def doubling_token(self, seat: int, doubles: bool, time: float | None = None) -> list[Record]:
+        """A 加倍 (``doubles``) or 不加倍 token laid by ``seat``: the double (:meth:`double`; a
+        不加倍 records nothing). At a five-seat table (no bid tokens, no kitty shown) it may also
+        show a new deal the camera saw no other sign of: the hand on record over, or still in
+        play while the token shows the table dealt again (:meth:`deals_again`); that hand is
+        then ended and the new one dealt, its landlord the seat that doubles first."""
+        self.refresh()
+        hand = self.hand
+        if hand is not None and hand.rules.bidding == "marker":
+            if self._hand_over():  # the marker card was not read: the landlord doubles first
+                out = self.new_hand(time)
+                out += self._store_or_alert(Landlord(seat, 1, time=time), None)
+                return out + (self.double(seat, time) if doubles else [])
+            if self.deals_again(seat):
+                return self._deal_by_doubling(seat, doubles, time)
+            if self.past_doubling():
+                self.pending.late_doubling.append((seat, doubles, time))
+        return self.double(seat, time) if doubles else []
+
+    def past_doubling(self) -> bool:
+        """Five players: the hand on record has its first play, so its doubling round is over (a
+        doubling token laid now is a stray one or the next deal's)."""
+        hand = self.hand
+        return hand is not None and hand.rules.bidding == "marker" and hand.phase == "play" and bool(hand.plays)
+
+    def deals_again(self, seat: int) -> bool:
+        """Whether a doubling token laid now by ``seat`` shows a new deal while the hand on record
+        is still in play (docs/camera-table.md, "A new deal while a hand is unfinished"): at a
+        five-seat table, past the hand's doubling round (:meth:`past_doubling`), either the last
+        cards read were one card in ``seat``'s zone (the next deal's marker: the seat it falls to
+        doubles first), or the seat before ``seat`` in turn laid a doubling token since (the next
+        deal's round going round). Two signs that agree: one stray token is not enough."""
+        if not self.past_doubling():
+            return False
+        marker, late = self.pending.maybe_marker, self.pending.late_doubling
+        hand = self.hand
+        assert hand is not None
+        if marker is not None and marker[0] == seat and not late:
+            return True
+        return bool(late) and late[-1][0] != seat and hand.next_seat(late[-1][0]) == seat
+
+    def _deal_by_doubling(self, seat: int, doubles: bool, time: float | None) -> list[Record]:
+        """The hand on record ended as abandoned and the next one dealt: with the single card read
+        last as its marker when its seat doubles first (and the twin laid after it as a reveal),
+        else with the seat that doubled first as its landlord; then the round's doubles."""
+        marker, reveal = self.pending.maybe_marker, self.pending.maybe_reveal
+        tokens = [*self.pending.late_doubling[-1:], (seat, doubles, time)]
+        first = tokens[0][0]
+        if marker is not None and marker[0] != first:
+            marker = reveal = None
+        out = self._abandon("camera: the next deal's doubling round was laid" if marker is None else
+                            "camera: the next deal's marker card and doubling token were laid", time,
+                            None if marker is None else str(marker[1]))
+        if marker is None:
+            out += self._store_or_alert(Landlord(first, 1, time=tokens[0][2]), None)
+        else:
+            self.pending.marker_seen = self.state.hand_number
+            out += self._store_or_alert(Marker(marker[0], marker[1], time=marker[2]), str(marker[1]))
+            if reveal is not None:
+                out += self._store_or_alert(Reveal(reveal[0], time=reveal[1]), str(marker[1]))
+        for s, d, t in tokens:
+            out += self.double(s, t) if d else []
+        return out
+
+    def _note_maybe_marker(self, candidate: PlayCandidate) -> None:
+        """Five players, a hand in play: remember ``candidate`` as the next deal's marker card if
+        it is one card that can be one (no joker), or as that deal's reveal when it is the same
+        card laid next by another seat (:attr:`Pending.maybe_marker`); any cards read end a
+        doubling round seen so far."""
+        self.pending.late_doubling = []
+        hand = self.hand
+        found = None
+        if hand is not None and hand.rules.bidding == "marker" and hand.phase == "play" and len(candidate.cards) == 1:
+            try:
+                card = candidate.engine_cards()[0]
+            except ValueError:
+                card = None
+            if card is not None and not card.is_joker and card.suit is not None:
+                found = (candidate.seat, card, candidate.time)
+        marker = self.pending.maybe_marker
+        if found is not None and marker is not None and found[1] == marker[1] and found[0] != marker[0] \
+                and self.pending.maybe_reveal is None:
+            self.pending.maybe_reveal = (found[0], found[2])
+            return
+        self.pending.maybe_marker, self.pending.maybe_reveal = found, None
 
     def open_hand(self, seat: int, time: float | None = None) -> list[Record]:
         """The landlord shows his hand (明牌, read from a token): an :class:`OpenHand`, or an

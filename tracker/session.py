@@ -330,15 +330,14 @@ class TableSession:
         key = (state.hand_number if under_way else state.hand_number + 1, token.name, seat)
         to_act = hand.bidding.to_act if hand is not None and under_way and hand.bidding is not None else None
         read = self._bids_read[zone]
-        if key in read and to_act != seat:
+        doubling = token.action in ("double", "no_double")
+        if key in read and to_act != seat and not (doubling and self.referee.past_doubling()):
             return []  # laid again in the same hand: picked up and put back, not a new bid
         read.add(key)
         if token.action == "open":
             return self.referee.open_hand(seat, time)
-        if token.action == "double":
-            return self.referee.double(seat, time)
-        if token.action == "no_double":
-            return []  # declining to double changes nothing on record
+        if doubling:  # 不加倍 records nothing, but may show a new deal (CameraReferee.doubling_token)
+            return self.referee.doubling_token(seat, token.action == "double", time)
         return self.referee.bid(seat, token.action, token.value, time)
 
     def _tick(self, frame: Frame) -> None:

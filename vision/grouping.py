@@ -59,6 +59,11 @@ SAME_CORNER = 0.6
 #: at most this share of the shorter piece's length apart.
 PIECE_ASPECT = 1.8
 PIECE_GAP = 0.25
+#: With two decks, two same-id boxes this many times longer than wide that lie side by side
+#: across their width without overlapping are two cards in a fan (:func:`_side_by_side`), not
+#: one corner found twice: a fan's 17-21 mm step puts two identical tall indices about 0.5-0.6
+#: of their length apart, inside :data:`SAME_CORNER`.
+BESIDE_ASPECT = 1.5
 #: Two corners of one card are about the same size on the frame.
 MAX_SIZE_RATIO = 1.8
 #: Two single corners of different reads are one card when the likeliest card for both is at
@@ -159,7 +164,7 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         if class_id < 0:
             continue
         members = _merge_duplicates(np.flatnonzero(detections.class_ids == class_id), centers, sizes,
-                                    detections.scores, detections.boxes)
+                                    detections.scores, detections.boxes, decks)
         groups += _pair(members, centers, sizes, lo, hi, expected)
     readings = [reading(detections, i) for i in range(len(detections))]
     paired: list[tuple[list[list[int]], str, dict[str, float] | None]] = [
@@ -346,20 +351,43 @@ def _distance(i: int | np.integer[Any], j: int | np.integer[Any], centers: np.nd
 
 
 def _merge_duplicates(idx: np.ndarray, centers: np.ndarray, sizes: np.ndarray, scores: np.ndarray,
-                      boxes: np.ndarray | None = None) -> list[list[int]]:
-    """Same-id detections closer than ``SAME_CORNER`` sizes, or a long index found in pieces
-    (:func:`_end_to_end`): one corner, best score first."""
+                      boxes: np.ndarray | None = None, decks: int = 1) -> list[list[int]]:
+    """Same-id detections closer than ``SAME_CORNER`` sizes (with two decks, unless side by side:
+    :func:`_side_by_side`), or a long index found in pieces (:func:`_end_to_end`): one corner,
+    best score first."""
     order = idx[np.argsort(-scores[idx], kind="stable")]
     corners: list[list[int]] = []
+
+    def near(i: int, j: int) -> bool:
+        if np.linalg.norm(centers[i] - centers[j]) >= SAME_CORNER * max(sizes[i], sizes[j]):
+            return False
+        return boxes is None or decks < 2 or not _side_by_side(boxes[i], boxes[j])
+
     for i in order:
         for corner in corners:
-            if any(np.linalg.norm(centers[i] - centers[j]) < SAME_CORNER * max(sizes[i], sizes[j])
-                   or (boxes is not None and _end_to_end(boxes[i], boxes[j])) for j in corner):
+            if any(near(i, j) or (boxes is not None and _end_to_end(boxes[i], boxes[j])) for j in corner):
                 corner.append(int(i))
                 break
         else:
             corners.append([int(i)])
     return corners
+
+
+def _side_by_side(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two boxes elongated the same way that lie beside each other across their width with no
+    overlap there, and overlap along their length by at least half the shorter: the indices of
+    two cards of one id next to each other in a fan (two decks). One corner boxed twice overlaps
+    itself across too."""
+    wa, ha = a[2] - a[0], a[3] - a[1]
+    wb, hb = b[2] - b[0], b[3] - b[1]
+    for long_a, short_a, long_b, short_b, axis in ((ha, wa, hb, wb, 1), (wa, ha, wb, hb, 0)):
+        if long_a < BESIDE_ASPECT * short_a or long_b < BESIDE_ASPECT * short_b:
+            continue
+        across = 1 - axis
+        apart = max(a[across], b[across]) - min(a[across + 2], b[across + 2])
+        along = min(a[axis + 2], b[axis + 2]) - max(a[axis], b[axis])
+        return bool(apart > 0 and along >= 0.5 * min(long_a, long_b))
+    return False
 
 
 def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:

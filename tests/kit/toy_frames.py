@@ -59,8 +59,8 @@ class UnsureDetector(ToyDetector):
 class TokenTable:
     """The toy table with token cards pasted into its frames where seats lay them."""
 
-    def __init__(self, seed: int = 0, pile: bool = False) -> None:
-        self.table = ToyTable(seed=seed, pile=pile)
+    def __init__(self, seed: int = 0, pile: bool = False, seats: int = 3) -> None:
+        self.table = ToyTable(seats=seats, seed=seed, pile=pile)
         self.lying: dict[tuple[str, str], np.ndarray] = {}  # (zone, token) -> 3x3 card px -> frame px
         self._cards: dict[str, np.ndarray] = {}
 

@@ -184,3 +184,76 @@ def test_without_tokens_cards_that_do_not_fit_after_the_hand_are_the_next_hands_
     assert ref.hand.finished
     out = ref.play(P(1, "4s 5s 6s 7s 8s 9s 10s Js Qs", t=50.0))
     assert kinds(out)[:2] == ["deal", "landlord"] and ref.state.hand_number == 2
+
+
+def five_seat_hand_in_play(ref):
+    """A five-seat hand dealt by its marker (seat 3 the open landlord) whose first play is on
+    record: its doubling round is over."""
+    ref.play(P(3, "7h", t=2.0))
+    ref.doubling_token(3, False, time=4.0)
+    ref.play(P(3, "5s 5s", t=10.0))
+    ref.play(P(4, "9h 9d", t=13.0))  # ... and the hand goes on; the play that ended it is missed
+
+
+def test_five_seats_a_single_card_then_that_seats_doubling_token_mid_hand_is_the_next_deal(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    ref.play(P(1, "Kc", t=60.0))  # the next deal's marker, read into the hand on record
+    out = ref.doubling_token(1, False, time=65.0)  # the marker's seat doubles first
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "marker"]
+    state = TableState.load(store, ref.match_id)
+    assert state.hand_of(1).abandoned and state.hand_number == 2
+    assert ref.hand.landlord == 1 and ref.hand.marker == Card.parse("Kc") and not ref.hand.plays
+    assert kinds(ref.doubling_token(2, True, time=66.0)) == ["double"]  # the round goes on in the new hand
+    assert ref.state.hand_number == 2 and ref.hand.multiplier == 2
+    assert kinds(ref.play(P(1, "Kc", t=70.0))) == ["play"]  # the marker seen already: now his lead
+
+
+def test_five_seats_a_doubling_token_mid_hand_alone_is_no_new_deal(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    assert not ref.deals_again(2)  # the last cards read were two, no marker
+    assert kinds(ref.doubling_token(2, True, time=20.0)) == ["wrong_phase"]
+    ref.play(P(0, "Kc", t=25.0))
+    assert not ref.deals_again(2)  # a single card, but another seat's
+    assert kinds(ref.doubling_token(2, False, time=30.0)) == []
+    assert ref.state.hand_number == 1 and not ref.hand.finished
+
+
+def test_five_seats_a_joker_is_never_the_next_deals_marker(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    ref.play(P(1, "BJ", t=60.0))
+    assert not ref.deals_again(1)
+
+
+def test_five_seats_the_marker_then_its_twin_in_another_zone_are_the_next_deals_marker_and_reveal(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)
+    ref.play(P(1, "Kc", t=60.0))  # the marker
+    ref.play(P(4, "Kc", t=63.0))  # its twin: the hidden landlord shows himself
+    assert not ref.deals_again(4)  # the round starts at the marker's seat, not the revealing one
+    out = ref.doubling_token(1, False, time=65.0)
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "marker", "reveal"]
+    assert (ref.hand.landlord, ref.hand.hidden, ref.hand.multiplier) == (1, 4, 2)
+
+
+def test_five_seats_a_doubling_round_going_round_mid_hand_is_the_next_deal_without_its_marker(store):
+    ref = referee(store, "five", 5)
+    five_seat_hand_in_play(ref)  # the next deal's marker card is not read
+    assert kinds(ref.doubling_token(2, True, time=60.0)) == ["wrong_phase"]  # one token: maybe a stray one
+    after = ref.hand.next_seat(2)
+    out = ref.doubling_token(after, False, time=63.0)  # the next seat in turn: a round
+    assert kinds(out) == ["hand_unfinished", "end", "deal", "landlord", "double"]
+    assert (ref.state.hand_number, ref.hand.landlord, ref.hand.multiplier) == (2, 2, 2)
+
+
+def test_five_seats_a_doubling_token_after_the_hand_is_over_deals_the_next_with_that_seat_landlord(store):
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2, 2, 2)), source="referee")  # a short deal
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))  # the open landlord took the kitty unseen: 4 cards, plays 2
+    ref.play(P(0, "2d 2d", t=9.0))
+    assert ref.hand.finished
+    out = ref.doubling_token(3, False, time=30.0)  # the next deal's marker was not read
+    assert kinds(out) == ["deal", "landlord"] and (ref.state.hand_number, ref.hand.landlord) == (2, 3)

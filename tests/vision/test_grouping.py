@@ -187,3 +187,15 @@ def test_two_decks_two_copies_side_by_side_in_a_fan_stay_two_cards():
     assert group_corners(beside, decks=2).card_ids == ["5c", "5c"]
     rows = boxes(("5c", 100, 100, 112, 130), ("5c", 100, 142, 112, 172))
     assert group_corners(rows, decks=2).card_ids == ["5c", "5c"]
+
+
+def test_two_decks_two_identical_tall_indices_a_fan_step_apart_stay_two_cards():
+    # Two Qs in a fan, the second laid 41 px (about 20 mm) beside the first: under 0.6 of their index's
+    # length apart, yet side by side across their width, not overlapping; the second's far corner.
+    fan = boxes(("Qs", 15, 62, 48, 133), ("Qs", 55, 70, 88, 141), ("Qs", 182, 198, 220, 268))
+    assert group_corners(fan, decks=2).card_ids.count("Qs") == 2
+    # one deck: that is one card (its corner boxed twice), as before
+    assert group_corners(fan, decks=1).card_ids.count("Qs") == 1
+    # one corner boxed twice, a little shifted, overlaps itself: still one corner with two decks
+    twice = boxes(("Qs", 15, 62, 48, 133), ("Qs", 19, 64, 52, 136))
+    assert group_corners(twice, decks=2).card_ids == ["Qs"]
