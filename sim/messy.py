@@ -7,7 +7,9 @@ own random stream so the hands, the deck and the camera stay those of the tidy f
 - ``crooked``: cards land turned up to about 30 degrees and a few millimetres off the row;
 - ``overlap``: the cards of a play overlap more (11-13 mm apart: an index is about 10 mm wide);
 - ``pushed``: the player pushes the play a few centimetres further in before it settles;
-- ``squared``: a player squares up the cards in his zone into one neat stack (only the top card shows);
+- ``squared``: once a play lies still, a player whose cards of the trick it beat squares them up
+  into one neat stack (only the top card shows); nobody squares the play to beat, which the
+  next seat must see;
 - ``dropped`` (掉牌): a player who is not on turn drops a card of his hand face up into his
   zone, and picks it back up a couple of seconds later;
 - ``takeback``: a player lays one card more than his play, and takes it back once it lies still;
@@ -42,7 +44,8 @@ MESSES = ("crooked", "overlap", "pushed", "squared", "dropped", "takeback", "obj
 FAULTS = ("dropped", "takeback")
 #: Cards of a play lie this far apart (mm) on an overlapping table (tidy: sim.simulate.SPREAD_MM).
 OVERLAP_MM = (11.0, 13.0)
-#: How often a play is pushed, taken back or squared; a hand gets at most this many take-backs.
+#: How often a play is pushed, taken back or followed by a beaten seat squaring its cards up; a
+#: hand gets at most this many take-backs.
 PUSH_SHARE, TAKEBACK_SHARE, SQUARE_SHARE, TAKEBACKS = 0.4, 0.35, 0.5, 2
 
 Frames = Iterator[tuple[np.ndarray, float]]
@@ -168,8 +171,12 @@ def play(table: Any, seat: int, cards: list[str], still_s: float) -> Iterator[An
         yield from pick(table, seat, zone, laid[-1])
         mess.note("takeback", landed, table.t, seat=seat, cards=[extra], play=cards, fault=True)
     yield from table._still(still_s)
-    if mess.on("squared") and len(table.piles[zone]) > 1 and mess.rng.random() < SQUARE_SHARE:
-        yield from square(table, seat, zone)
+    if mess.on("squared") and mess.rng.random() < SQUARE_SHARE:
+        # a seat whose cards this play beat squares them up (they lie under the play to beat)
+        beaten = [s for s in range(table.config.seats) if s != seat and len(table.piles[f"seat{s}"]) > 1]
+        if beaten:
+            other = beaten[int(mess.rng.integers(len(beaten)))]
+            yield from square(table, other, f"seat{other}")
     if mess.on("object") and mess.moment("object"):
         yield from lay_object(table)
     if mess.on("sleeve") and mess.moment("sleeve"):

@@ -96,3 +96,15 @@ def test_the_lamp_brightens_and_the_knock_moves_the_view():
     table.mess.knock(6.0)
     moved = table.render().astype(float)
     assert np.abs(moved - still).mean() > np.abs(table.render().astype(float) - moved).mean()
+
+
+def test_a_seat_squares_up_only_cards_a_later_play_beat(messy_film):
+    _, _, truth = messy_film
+    squared = [m for m in truth["simulate"]["mess"] if m["kind"] == "squared"]
+    assert squared
+    placed = [p for p in truth["simulate"]["placed"] if p["zone"].startswith("seat")]
+    for m in squared:
+        before = [p for p in placed if p["time"] < m["time"]]
+        assert set(m["cards"]) <= {p["card"] for p in before if p["zone"] == f"seat{m['seat']}"}
+        # the play lying last, the one to beat, is another seat's
+        assert before and before[-1]["seat"] != m["seat"]
