@@ -87,6 +87,19 @@ def test_crooked_cards_turn_further_and_overlapping_ones_lie_closer():
     assert step(overlap) < 14.5 < 16.0 < step(tidy)  # 11-13 mm apart against 17-21, each with a jitter
 
 
+def test_a_crooked_play_turns_as_a_whole_its_cards_a_little_each():
+    table, tidy_table = SimTable(SimConfig(seed=5, messy=("crooked",), **SMALL)), SimTable(SimConfig(seed=5, **SMALL))
+    turns, within = [], []
+    for _ in range(30):
+        cards = ["3s", "4s", "5s", "6s", "7s"]
+        turn = [p["pose"].angle - t["pose"].angle for p, t in zip(table._poses("seat0", 0, cards),
+                                                                  tidy_table._poses("seat0", 0, cards), strict=True)]
+        turns.append(np.mean(turn))
+        within.append(np.std(turn))
+    assert np.std(turns) > 0.15  # plays lie turned by up to about 30 degrees
+    assert np.mean(within) < 0.12  # a fan's cards keep near one angle: each index shows beside the next card
+
+
 def test_the_lamp_brightens_and_the_knock_moves_the_view():
     table = SimTable(SimConfig(seed=6, messy=("lamp", "knock"), **SMALL))
     still = next(table.frames())[0].astype(float)
