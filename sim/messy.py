@@ -4,10 +4,13 @@
 ``--messy all``) films the same bot-played hands with these disturbances, each drawn from its
 own random stream so the hands, the deck and the camera stay those of the tidy film:
 
-- ``crooked``: cards land turned up to about 30 degrees and a few millimetres off the row;
+- ``crooked``: a play lands turned up to about 30 degrees, as it was fanned in the hand (each
+  card a few degrees off its neighbours), and its cards a few millimetres off the row;
 - ``overlap``: the cards of a play overlap more (11-13 mm apart: an index is about 10 mm wide);
 - ``pushed``: the player pushes the play a few centimetres further in before it settles;
-- ``squared``: a player squares up the cards in his zone into one neat stack (only the top card shows);
+- ``squared``: once a play lies still, a player whose cards of the trick it beat squares them up
+  into one neat stack (only the top card shows); nobody squares the play to beat, which the
+  next seat must see;
 - ``dropped`` (掉牌): a player who is not on turn drops a card of his hand face up into his
   zone, and picks it back up a couple of seconds later;
 - ``takeback``: a player lays one card more than his play, and takes it back once it lies still;
@@ -42,7 +45,13 @@ MESSES = ("crooked", "overlap", "pushed", "squared", "dropped", "takeback", "obj
 FAULTS = ("dropped", "takeback")
 #: Cards of a play lie this far apart (mm) on an overlapping table (tidy: sim.simulate.SPREAD_MM).
 OVERLAP_MM = (11.0, 13.0)
-#: How often a play is pushed, taken back or squared; a hand gets at most this many take-backs.
+#: A crooked play: its turn as a whole and each card's own (standard deviations, radians; 0.25
+#: is 14 degrees, so about one play in twenty lies turned more than 28), and each card's offset
+#: from the row (mm). A fan held in the hand keeps its cards' order and spacing as it lands, so
+#: each card's corner index still shows beside the next card.
+CROOKED_TURN, CROOKED_CARD, CROOKED_MM = 0.25, 0.05, 2.0
+#: How often a play is pushed, taken back or followed by a beaten seat squaring its cards up; a
+#: hand gets at most this many take-backs.
 PUSH_SHARE, TAKEBACK_SHARE, SQUARE_SHARE, TAKEBACKS = 0.4, 0.35, 0.5, 2
 
 Frames = Iterator[tuple[np.ndarray, float]]
@@ -75,6 +84,7 @@ class Mess:
         self.takebacks = 0
         self.lamp: np.ndarray | None = None
         self.shift: np.ndarray | None = None
+        self.turn = 0.0  # the crooked play landing now: its turn as a whole (radians)
         self._moments: dict[str, int] = {}  # once-a-hand disturbances: after which play of the hand
 
     def __bool__(self) -> bool:
@@ -85,13 +95,18 @@ class Mess:
 
     # ------------------------------------------------------------------ the cards' poses
     def spread(self, tidy: tuple[float, float]) -> tuple[float, float]:
+        """How far apart a play's cards lie (mm); asked once a play, as it lands, which is also
+        when a crooked play's turn is drawn (:meth:`tilt`)."""
+        if self.on("crooked"):
+            self.turn = float(self.rng.normal(0, CROOKED_TURN))
         return OVERLAP_MM if self.on("overlap") else tidy
 
     def tilt(self) -> float:
-        return float(self.rng.normal(0, 0.25)) if self.on("crooked") else 0.0
+        """A card's turn (radians) beyond the tidy table's: the play's, and a little of its own."""
+        return self.turn + float(self.rng.normal(0, CROOKED_CARD)) if self.on("crooked") else 0.0
 
     def nudge(self) -> np.ndarray:
-        return self.rng.normal(0, 3.0, 2) if self.on("crooked") else np.zeros(2)
+        return self.rng.normal(0, CROOKED_MM, 2) if self.on("crooked") else np.zeros(2)
 
     # ------------------------------------------------------------------ the hand
     def begin_hand(self, hand: Hand) -> None:
@@ -168,8 +183,12 @@ def play(table: Any, seat: int, cards: list[str], still_s: float) -> Iterator[An
         yield from pick(table, seat, zone, laid[-1])
         mess.note("takeback", landed, table.t, seat=seat, cards=[extra], play=cards, fault=True)
     yield from table._still(still_s)
-    if mess.on("squared") and len(table.piles[zone]) > 1 and mess.rng.random() < SQUARE_SHARE:
-        yield from square(table, seat, zone)
+    if mess.on("squared") and mess.rng.random() < SQUARE_SHARE:
+        # a seat whose cards this play beat squares them up (they lie under the play to beat)
+        beaten = [s for s in range(table.config.seats) if s != seat and len(table.piles[f"seat{s}"]) > 1]
+        if beaten:
+            other = beaten[int(mess.rng.integers(len(beaten)))]
+            yield from square(table, other, f"seat{other}")
     if mess.on("object") and mess.moment("object"):
         yield from lay_object(table)
     if mess.on("sleeve") and mess.moment("sleeve"):

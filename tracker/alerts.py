@@ -168,9 +168,9 @@ ALERTS: dict[str, AlertKind] = {
         "{player} laid {laid}, then took back {taken}: the play counts as the {cards} left; check it", "doubt"),
     "picked_up": AlertKind(
         "放下又拿起的牌", "cards picked up again",
-        "{player} 的 {taken} 放下后又拿起来了（掉牌或收回）：不算出牌，已从记录中去掉：请核对",
+        "{player} 的 {taken} 放下后又拿起来了（掉牌或收回）：不算出牌，记录里没有这一手：请核对",
         "{player}: {taken} was put down and picked up again (a dropped card, or taken back): not a play, "
-        "taken off the record; check it", "doubt"),
+        "left out of the record; check it", "doubt"),
     "rejected_on_replay": AlertKind(
         "记录中的事件无效", "stored event refused",
         "记录中的事件 {at}（{event}）重放时无效：{reason}",

@@ -11,6 +11,11 @@ a cup lifted off them). :class:`TakeBacks` turns those into corrections and aler
   play refused as read (one card too many: no combination) is refereed again as the cards left.
 - **All of it taken back** while other cards still lie in the zone: the play is taken off the
   record with the passes inferred for it (a ``picked_up`` alert).
+- **A play the rules refused, picked up whole** (a card dropped out of turn, 掉牌) with nothing
+  stored since: the passes inferred for it come off the record, and a ``picked_up`` alert tells
+  the referee it was no play (the refusal's alert before it asked for a missed play). From an
+  emptied zone it may as well have been swept with the trick: decided as above, by the next
+  play read (another seat's while cards still lie in some other zone: picked up).
 - **All of it gone and the zone empty**: a sweep at the end of a trick looks the same. It is
   held until the next play read. A sweep clears every zone and the winner leads; so when
   another seat plays next while cards of the trick still lie in some other zone, the play was
@@ -61,12 +66,24 @@ class _Vanished:
     stray: bool = False
 
 
+@dataclass
+class _Refused:
+    """A play the rules refused, gone from its emptied zone: picked up, or swept with the trick."""
+
+    seat: int
+    hand: int
+    seq: int
+    laid: tuple[Card, ...]
+    taken: tuple[str, ...]
+
+
 class TakeBacks:
     """What one match's referee holds of cards taken back (module doc)."""
 
     def __init__(self) -> None:
         self.fixed: _Fixed | None = None
         self.vanished: _Vanished | None = None
+        self.refused: _Refused | None = None
         #: Seats whose zone holds cards put down since it was last seen empty.
         self.lying: set[int] = set()
         #: Seats whose last play landed when every other zone was empty, though the last play on
@@ -98,7 +115,12 @@ class TakeBacks:
                 self.vanished = _Vanished(seat, state.hand_number, state.last_seq, index, taken, seat in self.stray)
                 return []
             return self._take_off(referee, index, last, taken, time)
-        if kept and referee.pending.refused == (seat, laid, state.last_seq):
+        if referee.pending.refused == (seat, laid, state.last_seq):
+            if not kept and not emptied:  # refused as laid and picked up whole: a card dropped (掉牌), no play
+                return self._refused_picked_up(referee, seat, laid, taken, time)
+            if not kept:  # or swept: decided by the next play read, as for a play on record
+                self.refused = _Refused(seat, state.hand_number, state.last_seq, laid, taken)
+                return []
             # the play as laid was refused (a card too many): the cards left are the play
             alert = Alert("taken_back", **_about(seat, kept, laid, taken, time))
             return [_store(referee, alert)] + referee.play(PlayCandidate(seat, kept, time))
@@ -108,6 +130,8 @@ class TakeBacks:
                  time: float | None) -> list[Record]:
         """``returned`` cards reported taken lie again where they lay (``whole``: the play with them)."""
         state = referee.refresh()
+        if self.refused is not None and self.refused.seat == seat:
+            self.refused = None
         if self.vanished is not None and self.vanished.seat == seat:
             self.vanished = None  # the zone was covered, not swept nor picked up: nothing changed
             return []
@@ -126,10 +150,16 @@ class TakeBacks:
         return out
 
     def before_play(self, referee: CameraReferee, candidate: PlayCandidate) -> list[Record]:
-        """Before a play is refereed: an emptied zone's play held as maybe swept is decided."""
+        """Before a play is refereed: an emptied zone's play held as maybe swept is decided, and
+        so is a refused play gone from an emptied zone."""
         vanished, self.vanished = self.vanished, None
         others = self.lying - {vanished.seat if vanished else -1}
         out = self._decide(referee, vanished, candidate, others)
+        refused, self.refused = self.refused, None
+        if refused is not None and candidate.seat != refused.seat and self.lying - {refused.seat}:
+            state = referee.refresh()
+            if state.hand_number == refused.hand and state.last_seq == refused.seq:
+                out += self._refused_picked_up(referee, refused.seat, refused.laid, refused.taken, candidate.time)
         hand = referee.hand
         last = hand.plays[-1].seat if hand is not None and hand.plays else None
         if not (self.lying - {candidate.seat}) and last is not None and last != candidate.seat:
@@ -197,6 +227,33 @@ class TakeBacks:
         if removed:
             self.fixed = _Fixed(last.seat, removed, False, referee.state.last_seq)
         return out
+
+    def _refused_picked_up(self, referee: CameraReferee, seat: int, laid: tuple[Card, ...], taken: tuple[str, ...],
+                           time: float | None) -> list[Record]:
+        """Cards the rules refused as ``seat``'s play, picked up whole with nothing stored since:
+        no play. The passes inferred for it (stored with its time, just before its refusal) come
+        off the record, the play held for the page is let go, and a ``picked_up`` alert says so."""
+        referee.pending.refused = None
+        held = referee.pending.held
+        if held is not None and held[0].seat == seat:
+            referee.pending.held = None
+        hand = referee.hand
+        assert hand is not None
+        refusal = next((a for a in reversed(referee.state.alerts) if a.seat == seat), None)
+        first = len(hand.events)
+        while (refusal is not None and refusal.time is not None and first > 0
+               and isinstance(before := hand.events[first - 1], Pass) and before.time == refusal.time):
+            first -= 1
+        out: list[Record] = []
+        for at in range(len(hand.events) - 1, first - 1, -1):
+            fix = Correction("delete", at, reason=f"camera: {' '.join(taken)} picked up again", time=time)
+            if referee.hand is None or referee.hand.check(fix) is not None:
+                break
+            out.append(_store(referee, fix))
+        alert = Alert("picked_up", **_about(seat, (), laid, taken, time, first) | {"cards": format_cards(laid)})
+        out.append(_store(referee, alert))
+        return out
+
 
 def _as_read(alerts: list[Alert], seat: int, cards: tuple[Card, ...], laid: tuple[Card, ...]) -> bool:
     """``seat``'s play of ``cards`` on record is the cards ``laid`` as the zone read them, or the

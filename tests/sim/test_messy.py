@@ -87,6 +87,19 @@ def test_crooked_cards_turn_further_and_overlapping_ones_lie_closer():
     assert step(overlap) < 14.5 < 16.0 < step(tidy)  # 11-13 mm apart against 17-21, each with a jitter
 
 
+def test_a_crooked_play_turns_as_a_whole_its_cards_a_little_each():
+    table, tidy_table = SimTable(SimConfig(seed=5, messy=("crooked",), **SMALL)), SimTable(SimConfig(seed=5, **SMALL))
+    turns, within = [], []
+    for _ in range(30):
+        cards = ["3s", "4s", "5s", "6s", "7s"]
+        turn = [p["pose"].angle - t["pose"].angle for p, t in zip(table._poses("seat0", 0, cards),
+                                                                  tidy_table._poses("seat0", 0, cards), strict=True)]
+        turns.append(np.mean(turn))
+        within.append(np.std(turn))
+    assert np.std(turns) > 0.15  # plays lie turned by up to about 30 degrees
+    assert np.mean(within) < 0.12  # a fan's cards keep near one angle: each index shows beside the next card
+
+
 def test_the_lamp_brightens_and_the_knock_moves_the_view():
     table = SimTable(SimConfig(seed=6, messy=("lamp", "knock"), **SMALL))
     still = next(table.frames())[0].astype(float)
@@ -96,3 +109,15 @@ def test_the_lamp_brightens_and_the_knock_moves_the_view():
     table.mess.knock(6.0)
     moved = table.render().astype(float)
     assert np.abs(moved - still).mean() > np.abs(table.render().astype(float) - moved).mean()
+
+
+def test_a_seat_squares_up_only_cards_a_later_play_beat(messy_film):
+    _, _, truth = messy_film
+    squared = [m for m in truth["simulate"]["mess"] if m["kind"] == "squared"]
+    assert squared
+    placed = [p for p in truth["simulate"]["placed"] if p["zone"].startswith("seat")]
+    for m in squared:
+        before = [p for p in placed if p["time"] < m["time"]]
+        assert set(m["cards"]) <= {p["card"] for p in before if p["zone"] == f"seat{m['seat']}"}
+        # the play lying last, the one to beat, is another seat's
+        assert before and before[-1]["seat"] != m["seat"]

@@ -129,6 +129,55 @@ def test_a_dropped_card_picked_up_beside_other_cards_comes_off_the_record_with_i
     assert takebacks.returned(ref, 0, ("9h",), ("9h",), 8.0) and plays(ref) == [(1, "5s"), (0, "9h")]
 
 
+def test_a_dropped_card_the_rules_refused_is_no_play_once_picked_up_and_its_passes_come_off(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "Ks Kh", t=2.0))
+    # seat 1 (not on turn: seat 3 is) drops a 3s beside a card already there: a lead that does not
+    # beat the pair, as if a play were missed (held for the page), seat 3's pass inferred before it
+    assert kinds(play(takebacks, ref, P(0, "3s", t=5.0))) == ["pass", "missed_play"]
+    assert ref.pending.held is not None
+    records = takebacks.taken(ref, 0, ("3s",), (), False, 7.0)
+    assert kinds(records) == ["correction", "picked_up"]
+    assert ref.hand.turn == 2 and plays(ref) == [(1, "Ks Kh")] and not any(isinstance(e, Pass) for e in ref.hand.events)
+    assert ref.pending.held is None and ref.pending.refused is None
+    assert "放下后又拿起来了" in records[-1].text("zh", ("甲", "乙", "丙"))
+    # seat 3 on turn beats the pair: stored as read, nothing held comes back with it
+    assert kinds(play(takebacks, ref, P(2, "2h 2d", t=9.0))) == ["play"]
+    assert plays(ref) == [(1, "Ks Kh"), (2, "2h 2d")]
+
+
+def test_a_refused_card_gone_from_its_emptied_zone_is_picked_up_when_another_seat_plays_while_the_trick_lies(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "Ks Kh", t=2.0))
+    assert kinds(play(takebacks, ref, P(0, "3s", t=5.0))) == ["pass", "missed_play"]  # dropped in an empty zone
+    assert takebacks.taken(ref, 0, ("3s",), (), True, 7.0) == []  # a sweep looks the same: held
+    records = play(takebacks, ref, P(2, "2h 2d", t=9.0))  # seat 3 beats the pair still lying
+    assert kinds(records) == ["correction", "picked_up", "play"]
+    assert plays(ref) == [(1, "Ks Kh"), (2, "2h 2d")]
+    assert takebacks.released == [(0, ("3s",))]  # the zone may play the 3s later
+
+
+def test_a_refused_play_swept_with_the_trick_is_no_pick_up(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "Ks Kh", t=2.0))
+    play(takebacks, ref, P(2, "2h 2d", t=4.0))
+    assert kinds(play(takebacks, ref, P(0, "3s 4d", t=6.0)))[-1] == "illegal_combination"  # a lead misread
+    for seat, cards in ((1, ("Ks", "Kh")), (2, ("2h", "2d")), (0, ("3s", "4d"))):  # the trick swept
+        takebacks.taken(ref, seat, cards, (), True, 9.0)
+    assert kinds(play(takebacks, ref, P(2, "5c", t=11.0))) == ["pass", "pass", "play"]  # its winner leads
+    assert not any(a.alert == "picked_up" for a in ref.state.alerts)
+
+
+def test_a_refused_play_picked_up_after_something_else_was_stored_changes_nothing(ref):
+    takebacks = TakeBacks()
+    play(takebacks, ref, P(1, "Ks", t=2.0))
+    play(takebacks, ref, P(0, "3s", t=5.0))
+    ref.notice(Alert("unfamiliar_deck", data={"read": 40, "unsure": 12}))
+    before = ref.store.last_seq()
+    assert takebacks.taken(ref, 0, ("3s",), (), False, 7.0) == []
+    assert ref.store.last_seq() == before
+
+
 def test_an_emptied_zone_was_picked_up_when_another_seat_plays_while_the_trick_still_lies(ref):
     takebacks = TakeBacks()
     play(takebacks, ref, P(1, "5s", t=2.0))
