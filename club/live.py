@@ -39,13 +39,15 @@ FREEZE_EVENTS = 10_000  # a refresh that folded this many events moves the heap 
 @dataclass(frozen=True)
 class Snapshot:
     """The hall's data as built once for every viewer: ``body`` is ``data`` as JSON, ``gzipped``
-    the same compressed once (a hall of 300 tables is about 200 kB of JSON, a tenth of it gzipped)."""
+    the same compressed once (a hall of 300 tables is about 200 kB of JSON, a tenth of it gzipped),
+    ``message`` the same as one server-sent event (every stream writes these bytes)."""
 
     number: int  # counts the snapshots this process built (a stream sends each one once)
     data: dict[str, Any]
     body: bytes
     etag: str
     gzipped: bytes
+    message: bytes
 
 
 class Live:
@@ -196,14 +198,16 @@ class Live:
     @staticmethod
     def _make(data: dict[str, Any], number: int) -> Snapshot:
         body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return Snapshot(number, data, body, hashlib.blake2b(body, digest_size=12).hexdigest(),
-                        gzip.compress(body, compresslevel=1, mtime=0))
+        etag = hashlib.blake2b(body, digest_size=12).hexdigest()
+        # JSON escapes line breaks inside strings, so the body is one ``data:`` line
+        message = b"event: hall\nid: " + etag.encode("ascii") + b"\ndata: " + body + b"\n\n"
+        return Snapshot(number, data, body, etag, gzip.compress(body, compresslevel=1, mtime=0), message)
 
     def hall(self, now: float | None = None) -> dict[str, Any]:
         """The hall screen's data: the clock, every table's state, the leaderboard."""
         return self.snapshot(now).data
 
-    def stream(self, lifetime: float = 300.0, keepalive: float = 15.0, tick: float = 0.5) -> Iterator[str]:
+    def stream(self, lifetime: float = 300.0, keepalive: float = 15.0, tick: float = 0.5) -> Iterator[bytes]:
         """Server-sent events: each new snapshot once (``event: hall``), a comment every
         ``keepalive`` s of quiet, closed after ``lifetime`` s (the browser reconnects). Every
         stream sends the same snapshot's bytes: one build per change, whatever the viewers."""
@@ -213,10 +217,10 @@ class Live:
             snap = self.snapshot()
             if snap.number != sent:
                 sent, quiet = snap.number, time.monotonic()
-                yield f"event: hall\nid: {snap.etag}\ndata: {snap.body.decode('utf-8')}\n\n"
+                yield snap.message
             elif time.monotonic() - quiet >= keepalive:
                 quiet = time.monotonic()
-                yield ": keepalive\n\n"
+                yield b": keepalive\n\n"
             with self._built:
                 self._built.wait(tick)
 
