@@ -45,11 +45,11 @@ def evening(table: int, session: str, hands: int, seed: int) -> tuple[BoxMatch, 
     rng = random.Random(seed)
     payloads: list[tuple[int, float, dict]] = []
     for hand in range(1, hands + 1):
-        dealt = START + 240.0 * hand
+        dealt = START + 500.0 * hand  # the session runs 45 minutes: hands 6 and on are dealt after time
         payloads += [(hand, dealt + i, p) for i, p in enumerate(hand_payloads(seed * 100 + hand))]
         if rng.random() < 0.3:
             payloads.append((0, dealt + 200, Penalty(seat=rng.randrange(3), points=2, reason="dropped card").to_dict()))
-    payloads.append((0, START + 240.0 * (hands + 1), {"kind": "match_end"}))
+    payloads.append((0, START + 500.0 * (hands + 1), {"kind": "match_end"}))
     info = BoxMatch(table, box, 1, ("A", "B", "C"), {"name": "chips", "changes": {}}, {"club_session": session}, 1.0)
     events = [BoxEvent(table, box, i + 1, i, 1, hand, at, p["kind"], "camera", p)
               for i, (hand, at, p) in enumerate(payloads)]
@@ -78,7 +78,7 @@ def test_the_kept_projection_equals_a_recomputation_after_every_batch_of_a_rando
     streams = {}
     for table in range(1, 4):
         st.register(table, f"box-{table:08d}", "hash")
-        streams[table] = evening(table, session, rng.randint(3, 6), seed * 10 + table)
+        streams[table] = evening(table, session, rng.randint(3, 8), seed * 10 + table)
     sent = {t: 0 for t in streams}
     checks = 0
     while any(sent[t] < len(events) for t, (_, events) in streams.items()):
