@@ -359,11 +359,12 @@ def _director_part(change: tuple) -> tuple:
 
 def _counted(match: MatchFold) -> tuple:
     """What a table's result reads of its match, besides the seats and the clock: the hands the
-    sheet counts (finished ones) and how far each one's log goes, the penalties, whether the
-    match was ended, the last landlord (who moves on at a table change), and the hand in play
-    with the time it was dealt (:meth:`club.tables.MatchFold.tally` counts it)."""
+    sheet counts (finished ones) and how far each one's log goes (they change only when
+    ``finished_mark`` moves), the penalties, whether the match was ended, the last landlord (who
+    moves on at a table change), and the hand in play with the time it was dealt
+    (:meth:`club.tables.MatchFold.tally` counts it)."""
     number, hand = match.current
     playing = hand is not None and not hand.finished
-    return (tuple((n, len(h.log)) for n, h in match.hands.items() if h.finished), len(match.penalties),
+    return (match.finished_mark, len(match.penalties),
             match.ended, match.rejected, match.landlord(), number, playing,
             match.dealt_at.get(number) if playing else None)

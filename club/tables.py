@@ -63,6 +63,9 @@ class MatchFold:
     rejected: int = 0
     events: int = 0
     last_time: float = 0.0
+    #: Grows with every event applied to (or refused by) a hand that is finished after it: the
+    #: finished hands, and each one's log, change only when it moves (the hall's kept results).
+    finished_mark: int = 0
     _sheet: _Sheet | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -96,6 +99,8 @@ class MatchFold:
             hand.apply(event)
         except HandViolation:
             self.rejected += 1
+        if hand.finished:  # the event finished the hand, or came after its end: the sheet may read it
+            self.finished_mark += 1
 
     @property
     def current(self) -> tuple[int, Hand | None]:
