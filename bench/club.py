@@ -483,7 +483,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=0, help="hands per table in the store before the clock "
                         "(a long evening: 40)")
     parser.add_argument("--viewers", type=int, default=0, help="hall screens asking once a second (with the ETag)")
-    parser.add_argument("--viewer-threads", type=int, default=6, help="threads the polling viewers are spread over")
+    parser.add_argument("--viewer-threads", type=int, default=32, help="threads the polling viewers are spread over "
+                        "(each asks for its screens one after another: few enough screens each to ask once a second)")
     parser.add_argument("--profile", metavar="FILE", help="record the server's stacks while the clock runs "
                         "(py-spy, collapsed stacks: one line per stack and its sample count)")
     parser.add_argument("--cost", action="store_true", help="measure one hall request's cost at evenings of "

@@ -14,6 +14,7 @@ import time
 import psycopg
 import pytest
 
+from club import api as api_module
 from club import live as live_module
 from club.app import build_app
 from club.live import Live
@@ -271,3 +272,22 @@ def test_the_hall_is_304_while_unchanged_and_streams_are_capped(client, storage)
     assert chunks.startswith(b"event: hall\n") and b'"session":{' in chunks
     stream.close()
     assert client.get("/api/hall/stream", buffered=False).status_code == 200  # closed: a place again
+
+
+def test_the_hall_is_answered_before_flask_with_what_its_route_answers(client, storage):
+    event_with_tables(storage, 9, 8)
+    app = client.application
+    through_flask = []
+    app.before_request_funcs.setdefault(None, []).append(lambda: through_flask.append(1) and None)
+    etag = client.get("/api/hall").headers["ETag"]
+    asks = [{}, {"Accept-Encoding": "gzip"}, {"Accept-Encoding": "identity"}, {"If-None-Match": etag},
+            {"If-None-Match": '"not-this-one"', "Accept-Encoding": "gzip, deflate"}]
+    for headers in asks:
+        direct = client.get("/api/hall", headers=headers)
+        with app.test_request_context("/api/hall", headers=headers) as context:
+            routed = api_module.hall()
+            sent = routed.get_wsgi_headers(context.request.environ)  # as it would leave the server
+        assert direct.status_code == routed.status_code and direct.data == routed.get_data()
+        assert sorted(direct.headers.items()) == sorted(sent.items())
+    assert client.head("/api/hall").data == b"" and client.post("/api/hall").status_code == 405
+    assert len(through_flask) == 1  # the POST alone: every GET and HEAD was answered before Flask
