@@ -5,21 +5,26 @@ started, so the hall screen folds and shows every table). A long evening is laid
 ``--hands`` full hands per table already in the store (written straight into it before the
 server starts, so the server rebuilds its projection from them as after a restart). The load
 generator is a second process that does as little as it can while the clock runs: every
-table's batches are built and every box registered before the clock starts; then a few worker
-threads post them on keep-alive HTTP connections (``http.client``), each table once every
-``--post-every`` seconds (the box's replicator pause) at ``--rate`` events a second, spread
-evenly over the second, continuing each table's evening. ``--viewers`` hall screens each ask
-for ``/api/hall`` once a second with its ETag (as ``hall.js`` does when it polls), on their own
-keep-alive connections; one more connection polls it every ``--hall-poll`` seconds to time
-each event's way to the hall.
+table's batches are built and every box registered before the clock starts; then worker
+threads (one per table unless ``--workers`` says fewer) post them on keep-alive HTTP
+connections (``http.client``), each table once every ``--post-every`` seconds (the box's
+replicator pause) at ``--rate`` events a second, spread evenly over the second, continuing each
+table's evening. ``--viewers`` hall screens do what ``hall.js`` does: each asks for the hall's
+event stream first; those the server takes are read in one thread, counting the snapshots and
+bytes without parsing them; those it refuses (past ``HALL_STREAMS``) ask for ``/api/hall`` once a
+second with their ETag on their own keep-alive connections. One more connection polls
+``/api/hall`` every ``--hall-poll`` seconds to time each event's way to the hall.
 
 It prints, apart: events due, events sent (answered 200), events ingested (acknowledged, as
 the hall shows them); the server's own time per batch (its ``Server-Timing`` header: parse,
 store, the hall's fold, total); the posts' round trip; how late the generator sent (if it fell
 behind, the figures are the generator's, not the server's); the CPU used by the server, by the
 database (PostgreSQL's processes) and by the generator, and the server's CPU per event; the
-viewers' answers (200 or 304) and round trips; and the latency from an event's append (its due
-time: the box posts at once) to the hall's data showing it: p50, p99, max.
+viewers' answers (200 or 304) and round trips; and each event's latency to the hall's data
+showing it (p50, p99, max), timed three ways: from its due time (the box appends it and posts
+at once: this counts the generator's own lag), from its post's sending, and from its post's
+answer, the server's acknowledgement: the target's append-to-hall. ``--profile FILE`` records
+the server's stacks with py-spy while the clock runs.
 Targets (docs/club.md): 300 tables x 40 hands, 300 viewers: p99 append-to-hall under 1 s and
 p99 post under 0.5 s on PostgreSQL.
 
@@ -41,7 +46,9 @@ import http.client
 import json
 import os
 import resource
+import selectors
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 KEY = "bench-key"
 TICK = os.sysconf("SC_CLK_TCK")
+SPY = Path(os.environ.get("PY_SPY", "/work/tools/bin/py-spy"))  # --profile
 
 
 POOL = 64  # distinct scripted hands the tables' evenings are drawn from (building each costs ~6 ms)
@@ -280,8 +288,9 @@ def worker(url: str, mine: list[tuple[Post, str]], start: float, seconds: float,
 
 
 def watch(url: str, start: float, due_of: dict[tuple[int, int], float], every: float, stop: threading.Event,
-          seen: dict[int, int], latencies: list[float], trips: list[float]) -> None:
-    """Poll the hall's data; each newly acknowledged event's latency from its due time."""
+          seen: dict[int, int], shown: dict[tuple[int, int], float], trips: list[float]) -> None:
+    """Poll the hall's data; ``shown``: when each newly acknowledged event was first seen in it
+    (seconds after the clock's start)."""
     conn = _connect(url)
     while not stop.is_set():
         asked = time.monotonic()
@@ -300,7 +309,7 @@ def watch(url: str, start: float, due_of: dict[tuple[int, int], float], every: f
             t = int(table)
             for seq in range(seen.get(t, 0) + 1, box["acked"] + 1):
                 if (t, seq) in due_of:
-                    latencies.append(now - due_of[(t, seq)])
+                    shown[(t, seq)] = now
             seen[t] = max(seen.get(t, 0), box["acked"])
         stop.wait(every)
     conn.close()
@@ -343,6 +352,60 @@ def viewers(url: str, count: int, every: float, stop: threading.Event, trips: li
     for conn in conns:
         if conn is not None:
             conn.close()
+
+
+def open_streams(url: str, count: int) -> tuple[list[socket.socket], int]:
+    """Up to ``count`` hall screens listening to ``/api/hall/stream`` (as ``hall.js`` does first):
+    the open sockets, and how many the server refused (those screens poll instead)."""
+    parts = urlsplit(url)
+    opened, refused = [], 0
+    for _ in range(count):
+        sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=30)
+        sock.sendall(f"GET /api/hall/stream HTTP/1.1\r\nHost: {parts.netloc}\r\n\r\n".encode("ascii"))
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+        if head.startswith(b"HTTP/1.1 200"):
+            opened.append(sock)
+        else:
+            refused += 1
+            sock.close()
+    return opened, refused
+
+
+def listen(socks: list[socket.socket], stop: threading.Event, got: dict[str, int]) -> None:
+    """Read the open streams in one thread, counting the snapshots (``event: hall``) and bytes
+    each sends without parsing them: a screen's cost to the bench is its socket reads."""
+    marker = b"event: hall"
+    with selectors.DefaultSelector() as sel:
+        tails = {}
+        for sock in socks:
+            sock.setblocking(False)
+            sel.register(sock, selectors.EVENT_READ, sock)
+            tails[sock] = b""
+        while not stop.is_set() and tails:
+            for key, _ in sel.select(timeout=0.2):
+                sock = key.data
+                try:
+                    chunk = sock.recv(1 << 20)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    sel.unregister(sock)
+                    del tails[sock]
+                    got["closed"] = got.get("closed", 0) + 1
+                    continue
+                seen = tails[sock] + chunk
+                got["snapshots"] = got.get("snapshots", 0) + seen.count(marker)
+                got["bytes"] = got.get("bytes", 0) + len(chunk)
+                tails[sock] = seen[-len(marker) + 1:]
+    for sock in socks:
+        sock.close()
 
 
 def hall_cost(sizes: list[int], tables: int = 30) -> None:
@@ -411,21 +474,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=1.0, help="events per second per table")
     parser.add_argument("--post-every", type=float, default=1.0, help="seconds between a table's posts (the "
                         "replicator's pause)")
-    parser.add_argument("--workers", type=int, default=64, help="posting threads, one keep-alive connection each "
-                        "(few enough to cost little CPU, enough that one slow answer does not hold up the others)")
+    parser.add_argument("--workers", type=int, default=0, help="posting threads, one keep-alive connection each "
+                        "(default: one per table, as every box posts on its own; fewer share a thread, and a "
+                        "table's post then waits for the answers to the others')")
     parser.add_argument("--hall-poll", type=float, default=0.1, help="seconds between polls of /api/hall")
     parser.add_argument("--threads", type=int, default=48, help="the server's threads")
     parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--hands", type=int, default=0, help="hands per table in the store before the clock "
                         "(a long evening: 40)")
     parser.add_argument("--viewers", type=int, default=0, help="hall screens asking once a second (with the ETag)")
-    parser.add_argument("--viewer-threads", type=int, default=6, help="threads the viewers are spread over")
+    parser.add_argument("--viewer-threads", type=int, default=32, help="threads the polling viewers are spread over "
+                        "(each asks for its screens one after another: few enough screens each to ask once a second)")
+    parser.add_argument("--profile", metavar="FILE", help="record the server's stacks while the clock runs "
+                        "(py-spy, collapsed stacks: one line per stack and its sample count)")
     parser.add_argument("--cost", action="store_true", help="measure one hall request's cost at evenings of "
                         "--cost-events events instead (in this process, SQLite)")
     parser.add_argument("--cost-events", default="1000,100000", help="evening sizes for --cost, comma-separated")
     args = parser.parse_args(argv)
-    if args.tables < 1 or args.seconds <= 0 or args.rate <= 0 or args.post_every <= 0 or args.workers < 1 \
-            or args.hands < 0 or args.viewers < 0 or args.viewer_threads < 1:
+    if args.tables < 1 or args.seconds <= 0 or args.rate <= 0 or args.post_every <= 0 \
+            or args.hands < 0 or args.viewers < 0 or args.viewer_threads < 1 or args.workers < 0:
         parser.error("tables, workers, seconds, rate and post-every must be positive; hands and viewers not negative")
     if args.cost:
         try:
@@ -435,10 +502,11 @@ def main(argv: list[str] | None = None) -> int:
         hall_cost(sizes)
         return 0
 
+    args.workers = args.workers or args.tables
     folder = Path(tempfile.mkdtemp(prefix="ddz-club-bench-"))
     pg = LocalPostgres(durable=True).start() if args.db == "postgresql" else None
     db = pg.url if pg else str(folder / "club.db")
-    server = None
+    server = spy = None
     try:
         laid_at = time.perf_counter()
         sessions, laid = prepare_event(db, args.tables, args.hands)
@@ -478,23 +546,33 @@ def main(argv: list[str] | None = None) -> int:
 
         log: list[Sent] = []
         errors: list[str] = []
-        latencies: list[float] = []
+        shown: dict[tuple[int, int], float] = {}
         hall_trips: list[float] = []
         seen: dict[int, int] = dict(initial)
         view_trips: list[float] = []
         answers: dict[int, int] = {}
+        got: dict[str, int] = {}
         stop = threading.Event()
+        # Every screen tries the hall's stream first, as hall.js does; the ones refused poll.
+        socks, pollers = open_streams(url, args.viewers)
+        if args.profile:
+            spy = subprocess.Popen([str(SPY), "record", "--nonblocking", "--format", "raw", "--output", args.profile,
+                                    "--duration", str(int(args.seconds + 2)), "--pid", str(server.pid)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
         db_pids = children(pg.process.pid) if pg and pg.process else []
         cpu_before = (cpu_seconds([server.pid]), cpu_seconds(db_pids), resource.getrusage(resource.RUSAGE_SELF))
         start = time.monotonic() + 0.5
         workers = [threading.Thread(target=worker, args=(url, share, start, args.seconds, log, errors), daemon=True)
                    for share in shares]
-        watcher = threading.Thread(target=watch, args=(url, start, due_of, args.hall_poll, stop, seen, latencies, hall_trips),
+        watcher = threading.Thread(target=watch, args=(url, start, due_of, args.hall_poll, stop, seen, shown, hall_trips),
                                    daemon=True)
-        per = [args.viewers // args.viewer_threads + (i < args.viewers % args.viewer_threads)
+        per = [pollers // args.viewer_threads + (i < pollers % args.viewer_threads)
                for i in range(args.viewer_threads)]
         screens = [threading.Thread(target=viewers, args=(url, n, 1.0, stop, view_trips, answers), daemon=True)
                    for n in per if n]
+        if socks:
+            screens.append(threading.Thread(target=listen, args=(socks, stop, got), daemon=True))
         for th in (*workers, watcher, *screens):
             th.start()
         for th in workers:
@@ -520,6 +598,8 @@ def main(argv: list[str] | None = None) -> int:
         cpu_db = cpu_seconds(db_pids) - cpu_before[1] if db_pids else 0.0
         cpu_gen = usage.ru_utime + usage.ru_stime - cpu_before[2].ru_utime - cpu_before[2].ru_stime
     finally:
+        if spy is not None:
+            spy.wait(timeout=60)
         if server is not None:
             server.terminate()
             server.wait(timeout=20)
@@ -564,11 +644,27 @@ def main(argv: list[str] | None = None) -> int:
           + (f"  (with PostgreSQL's: {1000 * (cpu_server + cpu_db) / max(1, ingested):.2f} ms)" if pg else ""))
     if args.viewers:
         counts = ", ".join(f"{k or 'broken'}: {v}" for k, v in sorted(answers.items()))
-        print(f"hall viewers: {sum(answers.values())} asks ({counts}); "
+        print(f"hall viewers: {len(socks)} on the stream ({got.get('snapshots', 0)} snapshots, "
+              f"{got.get('bytes', 0) / 1e6:.0f} MB, {got.get('closed', 0)} closed), {pollers} polling (refused the "
+              f"stream): {sum(answers.values())} asks ({counts}); "
               f"round trip p50 {ms(percentile(view_trips, 0.5))}  p99 {ms(percentile(view_trips, 0.99))}")
-    print(f"post latency (round trip): p50 {ms(percentile(trip, 0.5))}  p99 {ms(percentile(trip, 0.99))}")
-    print(f"latency append->hall: p50 {percentile(latencies, 0.5):.3f} s  p99 {percentile(latencies, 0.99):.3f} s  "
-          f"max {max(latencies, default=float('nan')):.3f} s  (n={len(latencies)})")
+    # Each event shown on the hall, timed from its due time (the box's append: includes any lag of
+    # this generator), from its post's sending, and from its post's answer (the server has stored
+    # and acknowledged it: the target's append-to-hall).
+    acked_at: dict[tuple[int, int], tuple[float, float]] = {}
+    for s in ok:
+        for seq in range(s.last_seq - s.events + 1, s.last_seq + 1):
+            acked_at[(s.table, seq)] = (s.sent, s.done)
+    from_due = [at - due_of[k] for k, at in shown.items()]
+    from_sent = [at - acked_at[k][0] for k, at in shown.items() if k in acked_at]
+    from_ack = [at - acked_at[k][1] for k, at in shown.items() if k in acked_at]
+    print(f"post latency (round trip): p50 {ms(percentile(trip, 0.5))}  p99 {ms(percentile(trip, 0.99))}   "
+          f"[target: p99 under 500 ms]")
+    for name, values in (("from its due time", from_due), ("from its post's sending", from_sent),
+                         ("from its acknowledgement", from_ack)):
+        target = "   [target: p99 under 1 s]" if values is from_ack else ""
+        print(f"append->hall {name}: p50 {percentile(values, 0.5):.3f} s  p99 {percentile(values, 0.99):.3f} s  "
+              f"max {max(values, default=float('nan')):.3f} s  (n={len(values)}){target}")
     return 0
 
 

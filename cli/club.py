@@ -34,17 +34,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 #: Connections one address may hold (webkit.server): a box holds one or two, a hall screen a few.
 PER_ADDRESS = 100
+#: Connections the club server holds at once: past them waitress stops accepting, and a new box
+#: or screen waits in the listening queue until one closes.
+CONNECTIONS = 1000
 
 
 def make_club_server(app, host: str, port: int, threads: int, per_address: int = PER_ADDRESS):
-    """The club's waitress server: room for every table's box and the hall's screens, an idle
-    connection closed after a minute, at most ``per_address`` connections from one address, and
-    poll() rather than select() (which fails on a socket numbered past 1023)."""
+    """The club's waitress server: room for every table's box and the hall's screens (1,000
+    connections: 300 boxes and 300 screens each holding one, with room to spare; the process's
+    open-file limit raised to match where it allows), an idle connection closed after a minute,
+    at most ``per_address`` connections from one address, and poll() rather than select()
+    (which fails on a socket numbered past 1023)."""
+    from cli.site import _room_for
     from webkit.server import create_server
 
     return create_server(app, per_address=per_address, host=host, port=port, threads=threads,
-                         ident="ddz-table-club", connection_limit=max(100, 2 * threads + 400), channel_timeout=60,
-                         asyncore_use_poll=True)
+                         ident="ddz-table-club", connection_limit=_room_for(max(CONNECTIONS, 2 * threads + 400)),
+                         channel_timeout=60, asyncore_use_poll=True)
 
 
 def run_club(args: argparse.Namespace) -> int:

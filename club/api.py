@@ -23,11 +23,14 @@ from __future__ import annotations
 import hmac
 import logging
 import time
+from collections.abc import Callable, Iterable
 
-from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Flask, Response, current_app, jsonify, request, stream_with_context
+from werkzeug.http import parse_accept_header, parse_etags, quote_etag
 
 from club.app import club, refusal
 from club.ingest import MAX_DEPTH, MAX_TABLE, BatchError, bearer, check_box, new_token, parse_batch, token_ok
+from club.live import Snapshot
 from club.storage import BoxEvent, BoxMatch, Registration, StorageError
 from webkit.body import BodyError, json_object
 
@@ -152,19 +155,50 @@ def table_state(number: int):
     return jsonify(acked=reg.acked, assignment=club().live.assignment(number))
 
 
+def hall_answer(snap: Snapshot, if_none_match: str | None, accept_encoding: str | None) -> tuple[
+        int, list[tuple[str, str]], bytes]:
+    """``/api/hall``'s answer from the shared snapshot: 304 while the viewer's ETag is current,
+    else the JSON, gzipped once per snapshot for a viewer that accepts it. Status, headers, body."""
+    headers = [("ETag", quote_etag(snap.etag)), ("Vary", "Accept-Encoding"),
+               ("Cache-Control", "no-cache"),  # the browser asks again each time, with the ETag
+               ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin")]
+    if if_none_match and parse_etags(if_none_match).contains(snap.etag):
+        return 304, headers, b""
+    body = snap.body
+    if accept_encoding and "gzip" in parse_accept_header(accept_encoding):
+        body = snap.gzipped
+        headers.append(("Content-Encoding", "gzip"))
+    return 200, [*headers, ("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body
+
+
 @bp.get("/api/hall")
 def hall():
-    snap = club().live.snapshot()
-    if request.if_none_match.contains(snap.etag):
-        response = Response(status=304)
-    elif "gzip" in request.accept_encodings:
-        response = Response(snap.gzipped, mimetype="application/json", headers={"Content-Encoding": "gzip"})
-    else:
-        response = Response(snap.body, mimetype="application/json")
-    response.vary.add("Accept-Encoding")
-    response.set_etag(snap.etag)
-    response.headers["Cache-Control"] = "no-cache"  # the browser asks again each time, with the ETag
-    return response
+    status, headers, body = hall_answer(club().live.snapshot(), request.headers.get("If-None-Match"),
+                                        request.headers.get("Accept-Encoding"))
+    return Response(body, status=status, headers=headers)
+
+
+def serve_hall_directly(app: Flask) -> None:
+    """Answer ``GET /api/hall`` before Flask's request handling: every hall screen that polls
+    asks once a second, and the answer is the shared snapshot's bytes, so the routing, request
+    and response objects would cost more than the answer itself. Anything else, and a snapshot
+    that cannot be had (the store away), goes through Flask as before."""
+    inner, live = app.wsgi_app, app.extensions["club"].live
+
+    def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
+        method = environ.get("REQUEST_METHOD")
+        if environ.get("PATH_INFO") != "/api/hall" or method not in ("GET", "HEAD"):
+            return inner(environ, start_response)
+        try:
+            snap = live.snapshot()
+        except Exception:  # noqa: BLE001 - Flask's own route answers it with the error page
+            return inner(environ, start_response)
+        status, headers, body = hall_answer(snap, environ.get("HTTP_IF_NONE_MATCH"),
+                                            environ.get("HTTP_ACCEPT_ENCODING"))
+        start_response("200 OK" if status == 200 else "304 Not Modified", headers)
+        return [b"" if method == "HEAD" else body]
+
+    app.wsgi_app = wsgi  # type: ignore[method-assign]
 
 
 @bp.get("/api/hall/stream")

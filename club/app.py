@@ -91,11 +91,13 @@ def build_app(config: dict[str, Any] | None = None, storage: Storage | None = No
                                   Attempts(per_client=app.config["LOGIN_ATTEMPTS"], window=app.config["LOGIN_WINDOW_S"]))
 
     from club.api import bp as api_bp
+    from club.api import serve_hall_directly
     from club.director import bp as director_bp
     from club.pages import bp as pages_bp
 
     for bp in (api_bp, pages_bp, director_bp):
         app.register_blueprint(bp)
+    serve_hall_directly(app)
 
     setup(app, words.t, extra=lambda current: {
         "table_status": lambda status: words.table_status(status, current),

@@ -29,7 +29,7 @@ from typing import Any
 
 from club.storage import Action, Player, Storage, Tournament
 from club.tables import MatchFold, TableFold, hand_view
-from club.tournament import State, TableResult, fold, playoff_due, standings, table_result
+from club.tournament import Playoff, State, TableResult, fold, playoff_due, standings, table_result
 
 ONLINE_S = 20.0  # a box that posted within this many seconds is shown online (it posts every few seconds)
 STATE_STALE_S = 1.0  # a box's post refreshes the director's part itself when nobody has for this long
@@ -39,13 +39,15 @@ FREEZE_EVENTS = 10_000  # a refresh that folded this many events moves the heap 
 @dataclass(frozen=True)
 class Snapshot:
     """The hall's data as built once for every viewer: ``body`` is ``data`` as JSON, ``gzipped``
-    the same compressed once (a hall of 300 tables is about 200 kB of JSON, a tenth of it gzipped)."""
+    the same compressed once (a hall of 300 tables is about 200 kB of JSON, a tenth of it gzipped),
+    ``message`` the same as one server-sent event (every stream writes these bytes)."""
 
     number: int  # counts the snapshots this process built (a stream sends each one once)
     data: dict[str, Any]
     body: bytes
     etag: str
     gzipped: bytes
+    message: bytes
 
 
 class Live:
@@ -68,6 +70,12 @@ class Live:
         self._snapshot: Snapshot | None = None
         self._snapshot_key: tuple | None = None
         self._count = 0
+        # The hall's rows kept between snapshots (see _row and _leaderboard); _rows_used: the
+        # rows the snapshot being built used, which become _rows once it is built.
+        self._rows: dict[tuple[str, int], tuple] = {}
+        self._rows_used: dict[tuple[str, int], tuple] = {}
+        self._board: tuple | None = None
+        self._board_rows: dict[tuple, bytes] = {}
 
     # ------------------------------------------------------------------ folding
     def refresh(self, force: bool = False, wait: bool = True) -> None:
@@ -194,16 +202,22 @@ class Live:
             self._build.release()
 
     @staticmethod
-    def _make(data: dict[str, Any], number: int) -> Snapshot:
-        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return Snapshot(number, data, body, hashlib.blake2b(body, digest_size=12).hexdigest(),
-                        gzip.compress(body, compresslevel=1, mtime=0))
+    def _make(hall: tuple[dict[str, Any], dict[str, bytes]], number: int) -> Snapshot:
+        """The snapshot of ``hall`` (its data, and the JSON of the parts already encoded): the
+        body is what ``json.dumps(data)`` writes, each kept part put in as it is."""
+        data, parts = hall
+        body = b"{" + b",".join(_json(k) + b":" + (parts[k] if k in parts else _json(v))
+                                for k, v in data.items()) + b"}"
+        etag = hashlib.blake2b(body, digest_size=12).hexdigest()
+        # JSON escapes line breaks inside strings, so the body is one ``data:`` line
+        message = b"event: hall\nid: " + etag.encode("ascii") + b"\ndata: " + body + b"\n\n"
+        return Snapshot(number, data, body, etag, gzip.compress(body, compresslevel=1, mtime=0), message)
 
     def hall(self, now: float | None = None) -> dict[str, Any]:
         """The hall screen's data: the clock, every table's state, the leaderboard."""
         return self.snapshot(now).data
 
-    def stream(self, lifetime: float = 300.0, keepalive: float = 15.0, tick: float = 0.5) -> Iterator[str]:
+    def stream(self, lifetime: float = 300.0, keepalive: float = 15.0, tick: float = 0.5) -> Iterator[bytes]:
         """Server-sent events: each new snapshot once (``event: hall``), a comment every
         ``keepalive`` s of quiet, closed after ``lifetime`` s (the browser reconnects). Every
         stream sends the same snapshot's bytes: one build per change, whatever the viewers."""
@@ -213,10 +227,10 @@ class Live:
             snap = self.snapshot()
             if snap.number != sent:
                 sent, quiet = snap.number, time.monotonic()
-                yield f"event: hall\nid: {snap.etag}\ndata: {snap.body.decode('utf-8')}\n\n"
+                yield snap.message
             elif time.monotonic() - quiet >= keepalive:
                 quiet = time.monotonic()
-                yield ": keepalive\n\n"
+                yield b": keepalive\n\n"
             with self._built:
                 self._built.wait(tick)
 
@@ -232,48 +246,90 @@ class Live:
         with self._built:
             self.streams = max(0, self.streams - 1)
 
-    def _hall(self, now: float) -> dict[str, Any]:
-        """The hall screen's data at ``now``: the clock, every table's state, the leaderboard."""
+    def _hall(self, now: float) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """The hall screen's data at ``now`` (the clock, every table's state, the leaderboard) and
+        the JSON of its long parts (``tables``, ``leaderboard``), put together from kept pieces."""
         with self._lock:
             return self._hall_of(self._state, now)
 
-    def _hall_of(self, state: State | None, now: float) -> dict[str, Any]:
+    def _hall_of(self, state: State | None, now: float) -> tuple[dict[str, Any], dict[str, bytes]]:
         regs = {r.table_no: r for r in self._regs if r.active}  # as the last refresh read them
         boxes = {t: {"acked": r.acked, "online": r.last_seen is not None and now - r.last_seen < ONLINE_S}
                  for t, r in regs.items()}
         out: dict[str, Any] = {"time": now, "tournament": None, "session": None, "clock": None, "tables": [],
                                "leaderboard": [], "boxes": {str(t): b for t, b in boxes.items()}}
         if state is None:
-            return out
+            return out, {}
         out["tournament"] = {"id": state.tournament.id, "name": state.tournament.name, "format": state.format.key,
                              "format_zh": state.format.zh, "format_en": state.format.en, "published": state.published}
         session = state.current
         if session is None:
-            return out
+            return out, {}
         res = self._results(state, now)
         out["session"] = {"key": session.key, "stage": session.stage.key, "stage_zh": session.stage.zh,
                           "stage_en": session.stage.en, "number": session.number, "of": session.stage.sessions}
         out["clock"] = session.clock.to_dict(now)
-        for t, r in res[session.key].items():
-            table = self.tables.get(t)
-            match = table.for_session(session.key) if table is not None else None
-            view = hand_view(match)
-            landlord_seat = view["landlord"]
-            out["tables"].append({
-                "table": t, "players": [{"player": p, "name": state.name(p)} for p in r.players],
-                "totals": r.totals, "status": r.reason, "needs_extra_hand": r.needs_extra_hand,
-                "winners": [state.name(p) for p in r.winners], "out": [state.name(p) for p in r.out],
-                "finished": r.finished, "void": r.void, "in_play": r.in_play,
-                "hand": view["hand"], "phase": view["phase"], "multiplier": view["multiplier"],
-                "landlord": None if landlord_seat is None else state.name(r.players[landlord_seat]),
-                "cards_left": view["cards_left"], "acked": boxes.get(t, {}).get("acked", 0),
-                "online": boxes.get(t, {}).get("online", False)})
+        self._rows_used = {}
+        rows = [self._row(state, session.key, t, r, boxes.get(t)) for t, r in res[session.key].items()]
+        self._rows, self._rows_used = self._rows_used, {}  # only this hall's rows: old ones do not pile up
+        out["tables"] = [row for row, _ in rows]
         due = playoff_due(state, res, now)
         out["playoff"] = None if due is None else {"players": [state.name(p) for p in due.players],
                                                    "places": due.places, "points": due.points}
-        out["leaderboard"] = [{**row, "playoff": due is not None and row["player"] in due.players}
-                              for row in standings(state, res)]
-        return out
+        out["leaderboard"], board = self._leaderboard(state, res, due)
+        return out, {"tables": b"[" + b",".join(text for _, text in rows) + b"]", "leaderboard": board}
+
+    def _row(self, state: State, session: str, t: int, r: TableResult,
+             box: dict[str, Any] | None) -> tuple[dict[str, Any], bytes]:
+        """Table ``t``'s row of the hall and its JSON, kept while what it shows is unchanged: the
+        result, the match's events folded (the hand in progress), the box's acknowledged seq and
+        whether it is online (a refresh moves a quarter of the tables, not all of them)."""
+        table = self.tables.get(t)
+        match = table.for_session(session) if table is not None else None
+        acked, online = (0, False) if box is None else (box["acked"], box["online"])
+        key = (id(state), id(r), id(match), None if match is None else match.events, acked, online)
+        hit = self._rows.get((session, t))
+        if hit is not None and hit[0] == key:
+            self._rows_used[(session, t)] = hit
+            return hit[2], hit[3]
+        view = hand_view(match)
+        landlord_seat = view["landlord"]
+        row = {
+            "table": t, "players": [{"player": p, "name": state.name(p)} for p in r.players],
+            "totals": r.totals, "status": r.reason, "needs_extra_hand": r.needs_extra_hand,
+            "winners": [state.name(p) for p in r.winners], "out": [state.name(p) for p in r.out],
+            "finished": r.finished, "void": r.void, "in_play": r.in_play,
+            "hand": view["hand"], "phase": view["phase"], "multiplier": view["multiplier"],
+            "landlord": None if landlord_seat is None else state.name(r.players[landlord_seat]),
+            "cards_left": view["cards_left"], "acked": acked, "online": online}
+        # the objects named by id() in the key are held with it, so no other object takes their id
+        entry = (key, (state, r, match), row, _json(row))
+        self._rows_used[(session, t)] = entry
+        return row, entry[3]
+
+    def _leaderboard(self, state: State, res: dict[str, dict[int, TableResult]],
+                     due: Playoff | None) -> tuple[list[dict[str, Any]], bytes]:
+        """:func:`club.tournament.standings` with the play-off marks, and its JSON: computed again
+        only when a table's result or the director's log changed (a hand finished), each row's
+        JSON kept while that row reads the same."""
+        held = tuple(r for results in res.values() for r in results.values())
+        key = (id(state), tuple(id(r) for r in held), None if due is None else tuple(due.players))
+        if self._board is not None and self._board[0] == key:
+            return self._board[2], self._board[3]
+        rows = [{**row, "playoff": due is not None and row["player"] in due.players} for row in standings(state, res)]
+        kept, fresh = self._board_rows, {}
+        texts = []
+        for row in rows:
+            values = tuple(row.values())
+            text = kept.get(values)
+            if text is None:
+                text = _json(row)
+            fresh[values] = text
+            texts.append(text)
+        self._board_rows = fresh  # only the rows of this board: old ones do not pile up
+        board = b"[" + b",".join(texts) + b"]"
+        self._board = (key, (state, held), rows, board)
+        return rows, board
 
     def assignment(self, table_no: int) -> dict[str, Any] | None:
         """What a box should be playing now: the current session's players at its table. Read
@@ -291,6 +347,11 @@ class Live:
                 "name": state.tournament.name}  # the event's own name: the box's pages speak either language
 
 
+def _json(value: Any) -> bytes:
+    """``value`` as the hall's JSON: UTF-8, no spaces."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def _director_part(change: tuple) -> tuple:
     """The part of :meth:`Storage.change` that is the director's and the players' (not the boxes')."""
     return change[1], change[2], change[4]
@@ -298,11 +359,12 @@ def _director_part(change: tuple) -> tuple:
 
 def _counted(match: MatchFold) -> tuple:
     """What a table's result reads of its match, besides the seats and the clock: the hands the
-    sheet counts (finished ones) and how far each one's log goes, the penalties, whether the
-    match was ended, the last landlord (who moves on at a table change), and the hand in play
-    with the time it was dealt (:meth:`club.tables.MatchFold.tally` counts it)."""
+    sheet counts (finished ones) and how far each one's log goes (they change only when
+    ``finished_mark`` moves), the penalties, whether the match was ended, the last landlord (who
+    moves on at a table change), and the hand in play with the time it was dealt
+    (:meth:`club.tables.MatchFold.tally` counts it)."""
     number, hand = match.current
     playing = hand is not None and not hand.finished
-    return (tuple((n, len(h.log)) for n, h in match.hands.items() if h.finished), len(match.penalties),
+    return (match.finished_mark, len(match.penalties),
             match.ended, match.rejected, match.landlord(), number, playing,
             match.dealt_at.get(number) if playing else None)

@@ -40,6 +40,19 @@ class Tally:
 
 
 @dataclass
+class _Sheet:
+    """What :meth:`MatchFold.sheet` went through last: its arguments and the penalties
+    (``key``), each finished hand it looked at (number, events), the engine match of those that
+    count, and whether time was up or the sheet closed."""
+
+    key: tuple
+    match: Match
+    seen: list[tuple[int, int]] = field(default_factory=list)
+    time_up: bool = False
+    stopped: bool = False
+
+
+@dataclass
 class MatchFold:
     info: BoxMatch
     rules: RuleSet
@@ -50,6 +63,10 @@ class MatchFold:
     rejected: int = 0
     events: int = 0
     last_time: float = 0.0
+    #: Grows with every event applied to (or refused by) a hand that is finished after it: the
+    #: finished hands, and each one's log, change only when it moves (the hall's kept results).
+    finished_mark: int = 0
+    _sheet: _Sheet | None = field(default=None, repr=False, compare=False)
 
     @property
     def session(self) -> str | None:
@@ -82,6 +99,8 @@ class MatchFold:
             hand.apply(event)
         except HandViolation:
             self.rejected += 1
+        if hand.finished:  # the event finished the hand, or came after its end: the sheet may read it
+            self.finished_mark += 1
 
     @property
     def current(self) -> tuple[int, Hand | None]:
@@ -93,22 +112,33 @@ class MatchFold:
     def sheet(self, end_time: float | None = None, tie_rule: str = "none") -> tuple[Match, MatchStatus, bool]:
         """The engine match of the hands that count, its status, and whether time is up
         (``end_time`` passed by a hand's deal). A tie under ``tie_rule`` lets extra hands count
-        until it is broken (the seed's 加赛一局)."""
-        untimed = self.rules.replace(time_limit_min=0)
-        match = Match(untimed, self.info.players, penalties=list(self.penalties))
-        time_up = False
-        for number in sorted(self.hands):
-            hand = self.hands[number]
-            if not hand.finished:
-                continue
+        until it is broken (the seed's 加赛一局).
+
+        The sheet is kept and extended: a call that finds the hands it went through unchanged
+        (the same finished hands, each as long, the same penalties, ``end_time`` and
+        ``tie_rule``) goes on from the last of them, so a hand finishing at hand 200 costs one
+        more hand's verdict, not 200. The match returned is the fold's own and a later call may
+        extend it: read it, do not keep it."""
+        finished = [(number, hand) for number, hand in sorted(self.hands.items()) if hand.finished]
+        key = (end_time, tie_rule, len(self.penalties))
+        kept = self._sheet
+        if kept is None or kept.key != key or kept.seen != [(n, len(h.log)) for n, h in finished[:len(kept.seen)]]:
+            untimed = self.rules.replace(time_limit_min=0)
+            kept = self._sheet = _Sheet(key, Match(untimed, self.info.players, penalties=list(self.penalties)))
+        match = kept.match
+        for number, hand in finished[len(kept.seen):]:
+            if kept.stopped:
+                break  # the sheet was closed before a hand it went through: later ones change nothing
+            kept.seen.append((number, len(hand.log)))
             status = match.status()
             started = self.dealt_at.get(number)
             late = end_time is not None and started is not None and started >= end_time
-            time_up = time_up or late
-            if (status.over or time_up) and not tied(match.totals(), tie_rule, tuple(match.disqualified())):
+            kept.time_up = kept.time_up or late
+            if (status.over or kept.time_up) and not tied(match.totals(), tie_rule, tuple(match.disqualified())):
+                kept.stopped = True
                 break
             match.hands.append(HandRecord(tuple(hand.log), started))
-        return match, match.status(), time_up
+        return match, match.status(), kept.time_up
 
     def tally(self, end_time: float | None = None, tie_rule: str = "none") -> Tally:
         """The table's hands in the club's three counts (every page shows these, in these words):

@@ -14,6 +14,7 @@ import time
 import psycopg
 import pytest
 
+from club import api as api_module
 from club import live as live_module
 from club.app import build_app
 from club.live import Live
@@ -45,11 +46,11 @@ def evening(table: int, session: str, hands: int, seed: int) -> tuple[BoxMatch, 
     rng = random.Random(seed)
     payloads: list[tuple[int, float, dict]] = []
     for hand in range(1, hands + 1):
-        dealt = START + 240.0 * hand
+        dealt = START + 500.0 * hand  # the session runs 45 minutes: hands 6 and on are dealt after time
         payloads += [(hand, dealt + i, p) for i, p in enumerate(hand_payloads(seed * 100 + hand))]
         if rng.random() < 0.3:
             payloads.append((0, dealt + 200, Penalty(seat=rng.randrange(3), points=2, reason="dropped card").to_dict()))
-    payloads.append((0, START + 240.0 * (hands + 1), {"kind": "match_end"}))
+    payloads.append((0, START + 500.0 * (hands + 1), {"kind": "match_end"}))
     info = BoxMatch(table, box, 1, ("A", "B", "C"), {"name": "chips", "changes": {}}, {"club_session": session}, 1.0)
     events = [BoxEvent(table, box, i + 1, i, 1, hand, at, p["kind"], "camera", p)
               for i, (hand, at, p) in enumerate(payloads)]
@@ -78,7 +79,7 @@ def test_the_kept_projection_equals_a_recomputation_after_every_batch_of_a_rando
     streams = {}
     for table in range(1, 4):
         st.register(table, f"box-{table:08d}", "hash")
-        streams[table] = evening(table, session, rng.randint(3, 6), seed * 10 + table)
+        streams[table] = evening(table, session, rng.randint(3, 8), seed * 10 + table)
     sent = {t: 0 for t in streams}
     checks = 0
     while any(sent[t] < len(events) for t, (_, events) in streams.items()):
@@ -88,6 +89,12 @@ def test_the_kept_projection_equals_a_recomputation_after_every_batch_of_a_rando
         st.ingest(table, info.box, events[sent[table]:sent[table] + size], [info])
         sent[table] += size
         assert [live.results(now) for live, now in zip(kept, nows, strict=True)] == recomputed(st, nows)
+        # The hall's rows and leaderboard are kept between snapshots too: they read what a new
+        # projection reads, and the body put together from kept pieces is the data's JSON.
+        for live, now in zip(kept, nows, strict=True):
+            snap = live.snapshot(now)
+            assert snap.data == Live(st).hall(now)
+            assert snap.body == json.dumps(snap.data, ensure_ascii=False, separators=(",", ":")).encode()
         checks += 1
     final = nows[1]
     assert kept[1].hall(final) == Live(st).hall(final)  # a new projection over the same store: a restart
@@ -265,3 +272,22 @@ def test_the_hall_is_304_while_unchanged_and_streams_are_capped(client, storage)
     assert chunks.startswith(b"event: hall\n") and b'"session":{' in chunks
     stream.close()
     assert client.get("/api/hall/stream", buffered=False).status_code == 200  # closed: a place again
+
+
+def test_the_hall_is_answered_before_flask_with_what_its_route_answers(client, storage):
+    event_with_tables(storage, 9, 8)
+    app = client.application
+    through_flask = []
+    app.before_request_funcs.setdefault(None, []).append(lambda: through_flask.append(1) and None)
+    etag = client.get("/api/hall").headers["ETag"]
+    asks = [{}, {"Accept-Encoding": "gzip"}, {"Accept-Encoding": "identity"}, {"If-None-Match": etag},
+            {"If-None-Match": '"not-this-one"', "Accept-Encoding": "gzip, deflate"}]
+    for headers in asks:
+        direct = client.get("/api/hall", headers=headers)
+        with app.test_request_context("/api/hall", headers=headers) as context:
+            routed = api_module.hall()
+            sent = routed.get_wsgi_headers(context.request.environ)  # as it would leave the server
+        assert direct.status_code == routed.status_code and direct.data == routed.get_data()
+        assert sorted(direct.headers.items()) == sorted(sent.items())
+    assert client.head("/api/hall").data == b"" and client.post("/api/hall").status_code == 405
+    assert len(through_flask) == 1  # the POST alone: every GET and HEAD was answered before Flask
