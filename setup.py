@@ -37,7 +37,7 @@ setup(
             "engine.solver._core",
             sources=["engine/solver/_core.c"],
             depends=[f"engine/solver/{part}.h" for part in
-                     ("_core", "_plays", "_cache", "_table", "_alphabeta", "_pns", "_combos")],
+                     ("_core", "_plays", "_cache", "_canon", "_table", "_alphabeta", "_pns", "_combos")],
             extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-Wno-missing-field-initializers"],
             optional=True,
         )

@@ -15,8 +15,12 @@ runs on are shared, and only figures of one run compare)
      ``same`` (the compiled core searching exactly the reference's nodes: ``cuts=0``; its nodes a
      second against the reference's is the like-for-like speed-up) and ``core`` (the compiled
      core as the analysis runs it). Nodes a second are over all the positions, solved or not.
+     Each row is counted twice, by wall seconds and by the process's CPU seconds, and each
+     position's wall/CPU seconds are printed ('-' for the wall time of one not solved): on a
+     loaded machine the CPU seconds are what a quiet machine's wall time would be near.
   2. Full classic hands: the opening position (landlord 20 cards, farmers 17, landlord to lead)
-     of bot-dealt hands, solved by the compiled core with budgets of 10 s and 60 s.
+     of bot-dealt hands, solved by the compiled core with budgets of 10 s and 60 s (wall), counted
+     by wall and by CPU seconds as in 1.
   3. Correctness: the compiled core, with and without its table (and the reference with
      ``--check-python``), against the exhaustive minimax (``engine.solver.brute_force``) on
      random positions of 1 to 6 cards a seat (half of them with a trick to beat).
@@ -74,14 +78,27 @@ SEARCHES: dict[str, Make] = {
 }
 
 
-def run(positions: list[Position], budget: float, make: Make) -> tuple[list[Verdict], int, float]:
-    """Each position's verdict within ``budget``, and nodes and time in all."""
-    verdicts = [make(p).solve(p, seconds=budget) for p in positions]
-    return verdicts, sum(v.nodes for v in verdicts), sum(v.seconds for v in verdicts)
+def run(positions: list[Position], budget: float, make: Make) -> tuple[list[Verdict], list[float], int, float]:
+    """Each position's verdict within ``budget`` (wall seconds), the process's CPU seconds each
+    took (what a loaded machine leaves comparable), and nodes and wall time in all."""
+    verdicts: list[Verdict] = []
+    cpu: list[float] = []
+    for p in positions:
+        started = time.process_time()
+        verdicts.append(make(p).solve(p, seconds=budget))
+        cpu.append(time.process_time() - started)
+    return verdicts, cpu, sum(v.nodes for v in verdicts), sum(v.seconds for v in verdicts)
 
 
-def solved_times(verdicts: list[Verdict]) -> list[float | None]:
-    return [v.seconds if v.exact else None for v in verdicts]
+def solved_times(verdicts: list[Verdict], seconds: list[float] | None = None) -> list[float | None]:
+    """The seconds each solved position took (wall, or ``seconds`` given); None where unsolved."""
+    took = seconds if seconds is not None else [v.seconds for v in verdicts]
+    return [t if v.exact else None for v, t in zip(verdicts, took, strict=True)]
+
+
+def each(verdicts: list[Verdict], cpu: list[float]) -> str:
+    """Wall / CPU seconds of each position, '-' for the wall time of one not solved."""
+    return " ".join(f"{v.seconds:.2f}/{c:.2f}" if v.exact else f"-/{c:.2f}" for v, c in zip(verdicts, cpu, strict=True))
 
 
 def shares(times: list[float | None], budgets: list[float]) -> str:
@@ -104,15 +121,18 @@ def section_positions(args: argparse.Namespace) -> None:
         answers: dict[str, list[bool | None]] = {}
         for name in ("python", "same", "core"):
             budget = args.python_budget if name == "python" else budgets[-1]
-            verdicts, nodes, spent = run(positions, budget, SEARCHES[name])
+            verdicts, cpu, nodes, spent = run(positions, budget, SEARCHES[name])
             times = solved_times(verdicts)
             answers[name] = [v.landlord_wins for v in verdicts]
             rates[name] = nodes / max(spent, 1e-9)
             solved = [t for t in times if t is not None]
             worst = f"{max(solved):.2f}" if solved else "-"
             ratio = f"  ({rates[name] / rates['python']:.0f}x the reference)" if name != "python" else ""
-            print(f"  {size:>2} cards a seat, landlord {size + 3}  {name:<6}  {shares(times, budgets)}  "
+            print(f"  {size:>2} cards a seat, landlord {size + 3}  {name:<6}  wall {shares(times, budgets)}  "
                   f"slowest solved {worst} s  {rates[name]:>12,.0f} nodes/s{ratio}", flush=True)
+            print(f"  {'':>29}{'':<6}  CPU  {shares(solved_times(verdicts, cpu), budgets)}  "
+                  f"{nodes / max(sum(cpu), 1e-9):>12,.0f} nodes/s of CPU", flush=True)
+            print(f"  {'':>29}{'':<6}  seconds each, wall/CPU: {each(verdicts, cpu)}", flush=True)
         clash = [i for i in range(len(positions)) if len({a[i] for a in answers.values()} - {None}) > 1]
         if clash:
             print(f"  !! the searches disagree on positions {clash}")
@@ -122,10 +142,12 @@ def section_full(args: argparse.Namespace) -> None:
     budgets = sorted(float(b) for b in args.full_budgets.split(","))
     print(f"2. Full classic hands from the deal (20/17/17), {args.full} hands, seed {args.seed}")
     positions = bot_positions(17, args.full, args.seed + 1000)
-    verdicts, nodes, spent = run(positions, budgets[-1], SEARCHES["core"])
-    times = solved_times(verdicts)
-    print(f"  core  {shares(times, budgets)}  {nodes / max(spent, 1e-9):,.0f} nodes/s", flush=True)
-    print("  seconds each: " + " ".join("-" if t is None else f"{t:.1f}" for t in times))
+    verdicts, cpu, nodes, spent = run(positions, budgets[-1], SEARCHES["core"])
+    print(f"  core  wall {shares(solved_times(verdicts), budgets)}  {nodes / max(spent, 1e-9):,.0f} nodes/s",
+          flush=True)
+    print(f"  core  CPU  {shares(solved_times(verdicts, cpu), budgets)}  "
+          f"{nodes / max(sum(cpu), 1e-9):,.0f} nodes/s of CPU", flush=True)
+    print(f"  seconds each, wall/CPU: {each(verdicts, cpu)}")
 
 
 def section_check(args: argparse.Namespace) -> None:

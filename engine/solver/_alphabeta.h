@@ -6,6 +6,7 @@
 #define DDZ_SOLVER_ALPHABETA_H
 
 #include "_cache.h"
+#include "_canon.h"
 #include "_table.h"
 
 /* ------------------------------------------------------------------ the search */
@@ -80,13 +81,16 @@ static inline int pass_value(Search *s, const uint64_t *hands, int nxt, uint32_t
 
 /* True if the side of ``turn`` wins from here (engine.solver.search.Solver._searcher's win);
  * -1 when the budget ran out. */
-static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by) {
+static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by) {
     s->nodes++;
     if (!(s->nodes & 1023) && budget_out(s)) {
         s->abort = 1;
         return -1;
     }
-    uint64_t first = s->nodes;
+    uint64_t first = s->nodes, hands[MAXSEATS];
+    memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
+    int renumber = s->cuts & 8, lead_only = s->cuts & 16;
+    if (renumber && (!lead_only || !tid) && canon(s, hands, &tid)) return -1;
     if (s->use_table) {
         /* An answer kept for the position as it stands was found where this seat had a move (the
          * table keeps positions after the passes), so it stands; the move list is not needed then. */
@@ -106,6 +110,7 @@ static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by)
             by = NONE;
         }
         turn = nxt;
+        if (renumber && !tid && canon(s, hands, &tid)) return -1; /* the trick is gone: renumber again */
         if (moves_of(s, hands[turn], tid, &l)) return -1;
     }
     int me = s->side[turn];
@@ -134,7 +139,7 @@ static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by)
         uint64_t child[MAXSEATS];
         memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
-        if (s->use_table) { /* the children's table buckets, fetched together: one wait, not one each */
+        if (s->use_table && (!renumber || lead_only)) { /* the children's table buckets, fetched together: one wait, not one each */
             for (uint32_t i = 0; i < l.n && i < PREFETCH; i++) {
                 child[turn] = h - l.v[i].pint;
                 tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));

@@ -27,10 +27,15 @@
  *   and then goes out leading plays of which at most one can be answered (static_win).
  * - 2: below the root, proof-number search (df-pn) instead of the alpha-beta (mid).
  * - 4: both, in turn, on slices of nodes that double (child_value).
+ * - 8: the ranks of each position below the root renumbered so that positions no seat can tell
+ *   apart are one in the table and the caches (_canon.h); with 16 as well, only positions where
+ *   a seat leads (the children of a node are then where the node's moves lead, and its table
+ *   buckets can be fetched ahead).
  *
  * The parts, included in this order into this one translation unit: _core.h (types, the Search
- * object), _plays.h (generation), _cache.h (readings, tricks, 手数, move lists), _table.h,
- * _alphabeta.h, _pns.h, _combos.h (Combinations on cards); here the root and the Python type.
+ * object), _plays.h (generation), _cache.h (readings, tricks, 手数, move lists), _canon.h (the
+ * renumbering), _table.h, _alphabeta.h, _pns.h, _combos.h (Combinations on cards); here the
+ * root and the Python type.
  */
 #include "_core.h"
 #include "_plays.h"

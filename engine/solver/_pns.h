@@ -12,6 +12,7 @@
 /* A child of a position in the proof-number search: the move, the position it leads to once the
  * seats that cannot beat the trick have passed, and its proof and disproof numbers. */
 typedef struct Child {
+    uint64_t h[MAXSEATS]; /* the hands there */
     uint64_t pint; /* the play; 0: the pass */
     uint32_t pn, dn;
     uint32_t tid;
@@ -91,6 +92,8 @@ static int fill_child(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
         cby = nxt == by ? NONE : by;
     }
     if (settle(s, child, &cturn, &ctid, &cby)) return -1;
+    if ((s->cuts & 8) && (!(s->cuts & 16) || !ctid) && canon(s, child, &ctid)) return -1;
+    memcpy(c->h, child, sizeof(uint64_t) * (size_t)s->players);
     c->turn = (uint8_t)cturn;
     c->tid = ctid;
     c->by = (uint8_t)cby;
@@ -199,11 +202,8 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
             uint64_t t = (uint64_t)thp - pn + c.pn;
             cthp = t > INF ? INF : (uint32_t)t;
         }
-        uint64_t child[MAXSEATS];
-        memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
-        child[turn] -= c.pint;
         uint32_t cpn, cdn;
-        if (mid(s, child, c.turn, c.tid, c.by, cthp, cthd, &cpn, &cdn)) goto fail;
+        if (mid(s, c.h, c.turn, c.tid, c.by, cthp, cthd, &cpn, &cdn)) goto fail;
         s->cv[base + best].pn = cpn;
         s->cv[base + best].dn = cdn;
     }
@@ -218,8 +218,11 @@ fail:
 }
 
 /* Whether the landlord wins (1, 0; -1 out of budget or memory), by proof-number search. */
-static int landlord_wins(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by) {
+static int landlord_wins(Search *s, const uint64_t *given, int turn, uint32_t tid, int by) {
+    uint64_t hands[MAXSEATS];
+    memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
     if (settle(s, hands, &turn, &tid, &by)) return -1;
+    if ((s->cuts & 8) && (!(s->cuts & 16) || !tid) && canon(s, hands, &tid)) return -1;
     uint32_t pn, dn;
     if (mid(s, hands, turn, tid, by, INF, INF, &pn, &dn)) return -1;
     return pn == 0;

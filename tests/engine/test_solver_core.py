@@ -12,7 +12,7 @@ import time
 import pytest
 
 from engine.analysis import analyse
-from engine.cards import full_deck, rank_counts
+from engine.cards import Card, full_deck, rank_counts
 from engine.classify import classify
 from engine.combination import TYPES
 from engine.legal import legal_plays
@@ -75,7 +75,9 @@ def test_the_same_verdict_move_and_nodes_as_the_reference(preset, sizes, count):
         same_nodes = CompiledSolver(p.rules, p.landlord, cuts=0).solve(p)
         assert (same_nodes.landlord_wins, same_nodes.move, same_nodes.nodes) == \
             (expected.landlord_wins, expected.move, expected.nodes), p
-        for cuts in (1, 2, 5):  # the static win, the proof-number search, both searches in turn
+        # the static win, the proof-number search, both searches in turn, and with the ranks
+        # renumbered (13: at every position, 29: where a seat leads)
+        for cuts in (1, 2, 5, 13, 29):
             cut = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
             assert (cut.landlord_wins, cut.move) == (expected.landlord_wins, expected.move), (p, cuts)
         plain = CompiledSolver(p.rules, p.landlord, table=False, cuts=0).solve(p)
@@ -88,6 +90,47 @@ def test_agrees_with_brute_force_on_small_positions_of_every_preset_it_plays():
         for _ in range(count):
             p = random_position(rng, rng.randint(1, most), preset)
             assert make_solver(p.rules, p.landlord, core="compiled").solve(p).landlord_wins == brute_force(p), p
+
+
+def gapped_position(rng: random.Random) -> Position:
+    """Each seat holds a chain with one rank taken out of it (five singles over six ranks, three
+    pairs over four, two trios over three) and a card or two more, from the ranks 3 to J; about
+    half the time there is a trick, often of a rank nobody holds. Renumbering ranks that put the
+    two sides of the hole next to each other would make chains that are not there."""
+    while True:
+        counts = [[0] * 15 for _ in range(3)]
+        for seat in counts:
+            width = rng.choice((1, 2, 3))
+            length = {1: 6, 2: 4, 3: 3}[width]
+            low = rng.randint(0, 9 - length)
+            hole = rng.randint(low + 1, low + length - 2)
+            for r in range(low, low + length):
+                if r != hole:
+                    seat[r] += width
+            for _ in range(rng.randint(0, 2)):
+                seat[rng.randint(0, 14)] += 1
+        totals = [sum(seat[r] for seat in counts) for r in range(15)]
+        if all(t <= (1 if r >= 13 else 4) for r, t in enumerate(totals)):
+            break
+    hands = tuple(tuple(seat) for seat in counts)
+    landlord, turn = rng.randrange(3), rng.randrange(3)
+    if rng.random() < 0.5:
+        return Position(hands, landlord, turn)
+    rest = [Card(r) for r in range(15) for _ in range((1 if r >= 13 else 4) - totals[r])]
+    play = rng.choice(legal_plays(rng.sample(rest, 8), None, CLASSIC))
+    by = rng.choice([s for s in range(3) if s != turn])
+    return Position(hands, landlord, turn, to_beat=tuple(classify(play.cards, CLASSIC)), by=by)
+
+
+def test_renumbered_ranks_change_no_answer_where_chains_meet_empty_ranks():
+    rng = random.Random(88)
+    for _ in range(200):
+        p = gapped_position(rng)
+        expected = brute_force(p)
+        reference = CompiledSolver(p.rules, p.landlord, cuts=5).solve(p)
+        for cuts in (13, 29):
+            v = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
+            assert (v.landlord_wins, v.move) == (expected, reference.move), (p, cuts)
 
 
 def played_record(seed: int, cards: int) -> RecordedHand:
