@@ -54,7 +54,9 @@ CACHE_MB = 32.0
 #: move goes out leading plays that no opponent answers but the last); 4, the alpha-beta and the
 #: proof-number search in turn on doubling slices of nodes, sharing the table (each is much the
 #: faster on some positions). They change which nodes are visited, never an answer; 0 searches
-#: exactly the reference's nodes.
+#: exactly the reference's nodes. 8 (with 16: only where a seat leads) renumbers the ranks of a
+#: position so that positions no seat can tell apart share their table entry: fewer nodes, no
+#: fewer seconds on the development machine, so left out (docs/solver-log.md).
 CUTS = 5
 
 
