@@ -37,6 +37,9 @@ PER_ADDRESS = 100
 #: Connections the club server holds at once: past them waitress stops accepting, and a new box
 #: or screen waits in the listening queue until one closes.
 CONNECTIONS = 1000
+#: Bytes of answers waiting for one connection that waitress keeps in memory before it moves
+#: them to a temporary file (its default is 1 MB: four hall snapshots).
+OUTBUF_IN_MEMORY = 8 * 1024 * 1024
 
 
 def make_club_server(app, host: str, port: int, threads: int, per_address: int = PER_ADDRESS):
@@ -50,7 +53,10 @@ def make_club_server(app, host: str, port: int, threads: int, per_address: int =
 
     return create_server(app, per_address=per_address, host=host, port=port, threads=threads,
                          ident="ddz-table-club", connection_limit=_room_for(max(CONNECTIONS, 2 * threads + 400)),
-                         channel_timeout=60, asyncore_use_poll=True)
+                         channel_timeout=60, asyncore_use_poll=True,
+                         # a hall stream's snapshots (about 250 kB each at 300 tables) wait for a
+                         # slow screen in memory, not in a temporary file written and read again
+                         outbuf_overflow=OUTBUF_IN_MEMORY)
 
 
 def run_club(args: argparse.Namespace) -> int:

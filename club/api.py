@@ -12,7 +12,8 @@
 - ``GET /api/tables/<n>`` (same token): ``{"acked", "assignment"}``, where a box resumes from;
 - ``GET /api/hall``: clock, tables and leaderboard, the snapshot every viewer shares
   (:meth:`club.live.Live.snapshot`), with an ETag (``If-None-Match``: 304 while unchanged),
-  gzipped once per snapshot for a viewer that accepts it;
+  gzipped once per snapshot for a viewer that accepts it; a GET or HEAD is answered before
+  Flask's request handling (:func:`serve_hall_directly`), with the same answer as the route;
 - ``GET /api/hall/stream``: the same snapshots as server-sent events (``event: hall``), each
   once; at most ``HALL_STREAMS`` open (each holds a server thread), beyond that 503 and the
   page polls ``/api/hall``; ``GET /healthz``.
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request, stream_with_context
+from werkzeug.exceptions import HTTPException
 from werkzeug.http import parse_accept_header, parse_etags, quote_etag
 
 from club.app import club, refusal
@@ -182,12 +184,27 @@ def serve_hall_directly(app: Flask) -> None:
     """Answer ``GET /api/hall`` before Flask's request handling: every hall screen that polls
     asks once a second, and the answer is the shared snapshot's bytes, so the routing, request
     and response objects would cost more than the answer itself. Anything else, and a snapshot
-    that cannot be had (the store away), goes through Flask as before."""
+    that cannot be had (the store away) or a Host header no URL can be built for (Flask's 400,
+    :mod:`webkit.host`), goes through Flask as before."""
     inner, live = app.wsgi_app, app.extensions["club"].live
+    hosts: dict[str, bool] = {}  # Host header -> a URL can be built for it (screens keep asking with one)
+
+    def host_ok(environ: dict) -> bool:
+        host = environ.get("HTTP_HOST") or ""
+        ok = hosts.get(host)
+        if ok is None:
+            try:
+                app.url_map.bind_to_environ(environ, server_name=app.config["SERVER_NAME"])
+                ok = True
+            except HTTPException:  # BadHost: an empty label, a label over 63 characters
+                ok = False
+            if len(hosts) < 256:
+                hosts[host] = ok
+        return ok
 
     def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD")
-        if environ.get("PATH_INFO") != "/api/hall" or method not in ("GET", "HEAD"):
+        if environ.get("PATH_INFO") != "/api/hall" or method not in ("GET", "HEAD") or not host_ok(environ):
             return inner(environ, start_response)
         try:
             snap = live.snapshot()
