@@ -20,7 +20,9 @@ a cup lifted off them). :class:`TakeBacks` turns those into corrections and aler
   held until the next play read. A sweep clears every zone and the winner leads; so when
   another seat plays next while cards of the trick still lie in some other zone, the play was
   picked up, and comes off the record as above before that play is refereed.
-- **Back where they lay**, nothing stored since the correction: the correction is reverted.
+- **Back where they lay**, nothing stored since the correction: the correction is reverted (a
+  refused play refereed again as the cards left is taken off and refereed whole again: a sleeve
+  that rested over part of it hid those cards for a while).
 
 Each correction is an ordinary :class:`~engine.events.Correction` in the store; the alert
 names what was laid and what was taken, and the referee page restores the play in one tap.
@@ -50,6 +52,9 @@ class _Fixed:
     events: list[tuple[int, Event]]
     replaced: bool
     seq: int
+    #: The events were added (the cards left of a refused play, refereed again): undone by
+    #: taking them off and refereeing the play whole again.
+    added: bool = False
 
 
 @dataclass
@@ -123,7 +128,14 @@ class TakeBacks:
                 return []
             # the play as laid was refused (a card too many): the cards left are the play
             alert = Alert("taken_back", **_about(seat, kept, laid, taken, time))
-            return [_store(referee, alert)] + referee.play(PlayCandidate(seat, kept, time))
+            out = [_store(referee, alert)]
+            before = len(hand.events)
+            out += referee.play(PlayCandidate(seat, kept, time))
+            now = referee.hand
+            if now is not None and referee.state.hand_number == state.hand_number and len(now.events) > before:
+                self.fixed = _Fixed(seat, [(i, now.events[i]) for i in range(before, len(now.events))], False,
+                                    referee.state.last_seq, added=True)
+            return out
         return []
 
     def returned(self, referee: CameraReferee, seat: int, returned: tuple[str, ...], whole: tuple[str, ...],
@@ -139,6 +151,15 @@ class TakeBacks:
         if fixed is None or fixed.seat != seat or fixed.seq != state.last_seq:
             return referee.play(PlayCandidate(seat, returned, time))  # put down again: a play
         out: list[Record] = []
+        if fixed.added:  # the cards left were refereed as the play: the play is the whole again
+            for index, _ in sorted(fixed.events, reverse=True):
+                hand = referee.hand
+                assert hand is not None
+                fix = Correction("delete", index, reason="camera: the cards taken back lie there again", time=time)
+                if hand.check(fix) is not None:
+                    return out
+                out.append(_store(referee, fix))
+            return out + referee.play(PlayCandidate(seat, whole, time))
         for index, event in sorted(fixed.events):
             hand = referee.hand
             assert hand is not None

@@ -117,6 +117,18 @@ def test_a_play_refused_as_laid_is_refereed_again_as_the_cards_left(ref):
     assert plays(ref) == [(1, "7s 7h")]
 
 
+def test_a_refused_play_half_hidden_by_a_sleeve_is_refereed_whole_again_once_the_sleeve_lifts(ref):
+    takebacks = TakeBacks()
+    assert kinds(ref.play(P(1, "7s 7h Kd", t=2.0)))[-1] == "illegal_combination"
+    # a sleeve rests over the 7h and the Kd: they look taken back, and the 7s is refereed as the play
+    assert kinds(takebacks.taken(ref, 1, ("7h", "Kd"), ("7s",), False, 4.0)) == ["taken_back", "play"]
+    assert plays(ref) == [(1, "7s")]
+    # the sleeve lifted, the cards lie there again: the 7s comes off, the three are refereed again
+    records = takebacks.returned(ref, 1, ("7h", "Kd"), ("7s", "7h", "Kd"), 6.0)
+    assert kinds(records) == ["correction", "illegal_combination"]
+    assert plays(ref) == [] and ref.hand.turn == 1
+
+
 def test_a_dropped_card_picked_up_beside_other_cards_comes_off_the_record_with_its_passes(ref):
     takebacks = TakeBacks()
     ref.play(P(1, "5s", t=2.0))
