@@ -538,12 +538,19 @@ class CameraReferee:
             return None
         left = hand.cards_left[candidate.seat]
         before = hand.shown.get(candidate.seat, ())
+        if self._marker_after_showing(candidate, len(before), left):
+            return None
         cards = beyond_the_plays(hand, candidate.seat, before + candidate.engine_cards())
         cards = twice_read(cards, left)
         fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK
         if not fits and not self._deals_by_sign(candidate):
             return None
         return self._store_shown(Shown(candidate.seat, cards, time=candidate.time))
+
+    def _marker_after_showing(self, candidate: PlayCandidate, shown: int, left: int) -> bool:
+        """Five players: one card laid by a seat that has shown every card it holds is none of
+        them (it may be the other copy of one it showed): the next deal's marker card."""
+        return self.state.info.rules.bidding == "marker" and len(candidate.cards) == 1 and shown >= left
 
     def _deals_by_sign(self, candidate: PlayCandidate) -> bool:
         """Whether this table shows each new deal by a sign of its own, so that cards a seat still

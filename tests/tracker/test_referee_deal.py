@@ -257,3 +257,14 @@ def test_five_seats_a_doubling_token_after_the_hand_is_over_deals_the_next_with_
     assert ref.hand.finished
     out = ref.doubling_token(3, False, time=30.0)  # the next deal's marker was not read
     assert kinds(out) == ["deal", "landlord"] and (ref.state.hand_number, ref.hand.landlord) == (2, 3)
+
+
+def test_five_seats_one_card_from_a_seat_that_showed_all_it_holds_is_the_next_deals_marker(store):
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2, 2, 2)), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))
+    ref.play(P(0, "2d 2d", t=9.0))  # the landlord goes out: seat 1 holds 2
+    assert kinds(ref.play(P(1, "Jd Qc", t=20.0)))[0] == "shown"
+    out = ref.play(P(1, "Jd", t=40.0))  # the other Jd: the next deal's marker, fallen to seat 1
+    assert kinds(out) == ["deal", "marker"] and (ref.hand.landlord, str(ref.hand.marker)) == (1, "Jd")
