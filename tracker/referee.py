@@ -182,6 +182,9 @@ class PlayCandidate:
     confidences: tuple[float, ...] = ()
     alternatives: tuple[tuple[tuple[str, float], ...], ...] = ()
     doubles: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
+    #: The zone held no other card when these settled (the reader's ``lying``): one card alone
+    #: after a five-seat hand is not more of the cards the seat showed, which lay beside it.
+    alone: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", tuple(self.cards))
@@ -548,9 +551,12 @@ class CameraReferee:
         return self._store_shown(Shown(candidate.seat, cards, time=candidate.time))
 
     def _marker_after_showing(self, candidate: PlayCandidate, shown: int, left: int) -> bool:
-        """Five players: one card laid by a seat that has shown every card it holds is none of
-        them (it may be the other copy of one it showed): the next deal's marker card."""
-        return self.state.info.rules.bidding == "marker" and len(candidate.cards) == 1 and shown >= left
+        """Five players: one card laid by a seat that has shown its cards is none of them, and so
+        the next deal's marker card, when the seat had shown every card it holds (it may be the
+        other copy of one it showed) or the card lies alone in its zone (the cards it showed
+        were swept away: cards added to them would lie beside them)."""
+        return self.state.info.rules.bidding == "marker" and len(candidate.cards) == 1 and shown > 0 and (
+            shown >= left or candidate.alone)
 
     def _deals_by_sign(self, candidate: PlayCandidate) -> bool:
         """Whether this table shows each new deal by a sign of its own, so that cards a seat still

@@ -268,3 +268,26 @@ def test_five_seats_one_card_from_a_seat_that_showed_all_it_holds_is_the_next_de
     assert kinds(ref.play(P(1, "Jd Qc", t=20.0)))[0] == "shown"
     out = ref.play(P(1, "Jd", t=40.0))  # the other Jd: the next deal's marker, fallen to seat 1
     assert kinds(out) == ["deal", "marker"] and (ref.hand.landlord, str(ref.hand.marker)) == (1, "Jd")
+
+
+def seat_one_showed_two_of_three(store):
+    """A short five-seat hand over: the landlord went out, seat 1 holds 3 and showed 2 of them."""
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 3, 2, 2, 2)), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))
+    ref.play(P(0, "2d 2d", t=9.0))
+    assert kinds(ref.play(P(1, "Jd Qc", t=20.0)))[0] == "shown"  # one of its cards not read
+    return ref
+
+
+def test_five_seats_one_card_alone_in_the_zone_of_a_seat_that_showed_is_the_next_deals_marker(store):
+    ref = seat_one_showed_two_of_three(store)
+    # one card alone in the zone, the cards it showed swept away: the next deal's marker
+    out = ref.play(PlayCandidate(1, ("7c",), 40.0, alone=True))
+    assert kinds(out) == ["deal", "marker"] and (ref.hand.landlord, str(ref.hand.marker)) == (1, "7c")
+
+
+def test_five_seats_one_card_beside_the_cards_a_seat_showed_is_the_rest_of_them(store):
+    ref = seat_one_showed_two_of_three(store)
+    assert kinds(ref.play(PlayCandidate(1, ("5h",), 25.0))) == ["shown"] and ref.state.hand_number == 1
