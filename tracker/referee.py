@@ -774,6 +774,8 @@ class CameraReferee:
         if not options:
             options = self._without_phantom(candidate, cards)
         if not options:
+            options = self._joker_read_twice(candidate, cards)
+        if not options:
             return None
         options.sort(key=lambda o: -o[0])
         return options[0][1]
@@ -790,6 +792,20 @@ class CameraReferee:
             kept = tuple(cards[:i] + cards[i + 1:])
             if hand.check(Play(candidate.seat, kept, time=candidate.time)) is None:
                 options.append((1.0 - confidence, kept))
+        return options
+
+    def _joker_read_twice(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """Plays the rules accept with a joker the play holds twice kept once: a joker's index is
+        its long word, and its two corners that grouping left unpaired read as two jokers. With two
+        decks two may lie there, so this is tried only once the play as read is refused."""
+        hand = self.hand
+        assert hand is not None
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        for joker in {c for c in cards if c.is_joker and cards.count(c) > 1}:
+            kept = list(cards)
+            kept.remove(joker)
+            if hand.check(Play(candidate.seat, tuple(kept), time=candidate.time)) is None:
+                options.append((0.5, tuple(kept)))
         return options
 
     def _with_double(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:

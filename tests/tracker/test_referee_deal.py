@@ -291,3 +291,25 @@ def test_five_seats_one_card_alone_in_the_zone_of_a_seat_that_showed_is_the_next
 def test_five_seats_one_card_beside_the_cards_a_seat_showed_is_the_rest_of_them(store):
     ref = seat_one_showed_two_of_three(store)
     assert kinds(ref.play(PlayCandidate(1, ("5h",), 25.0))) == ["shown"] and ref.state.hand_number == 1
+
+
+def dizhu_in_play(store):
+    """A 斗帝主 hand bid by seat 0, who takes two cards of the kitty: play may start."""
+    ref = referee(store, "dizhu", 3)
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.kitty(["As", "2d", "8d", "Ac", "7s", "Qc"], time=3.0)
+    ref.kitty_pick(["As", "2d"], time=6.0)
+    return ref
+
+
+def test_two_decks_a_joker_read_twice_in_a_refused_play_is_suggested_once(store):
+    ref = dizhu_in_play(store)
+    ref.play(P(0, "Kc", t=8.0))
+    out = ref.play(PlayCandidate(1, ("RJ", "RJ"), 9.0, (0.95, 0.95), ((), ())))  # one RJ, corners unpaired
+    assert kinds(out) == ["uncertain_read", "play"] and [str(c) for c in ref.hand.plays[-1].cards] == ["RJ"]
+
+
+def test_two_decks_a_joker_pair_the_rules_accept_is_kept(store):
+    ref = dizhu_in_play(store)
+    ref.play(P(0, "5c 5c", t=8.0))
+    assert kinds(ref.play(PlayCandidate(1, ("RJ", "RJ"), 9.0, (0.95, 0.95)))) == ["play"]
