@@ -182,6 +182,9 @@ class PlayCandidate:
     confidences: tuple[float, ...] = ()
     alternatives: tuple[tuple[tuple[str, float], ...], ...] = ()
     doubles: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
+    #: The zone held no other card when these settled (the reader's ``lying``): one card alone
+    #: after a five-seat hand is not more of the cards the seat showed, which lay beside it.
+    alone: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", tuple(self.cards))
@@ -538,12 +541,22 @@ class CameraReferee:
             return None
         left = hand.cards_left[candidate.seat]
         before = hand.shown.get(candidate.seat, ())
+        if self._marker_after_showing(candidate, len(before), left):
+            return None
         cards = beyond_the_plays(hand, candidate.seat, before + candidate.engine_cards())
         cards = twice_read(cards, left)
         fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK
         if not fits and not self._deals_by_sign(candidate):
             return None
         return self._store_shown(Shown(candidate.seat, cards, time=candidate.time))
+
+    def _marker_after_showing(self, candidate: PlayCandidate, shown: int, left: int) -> bool:
+        """Five players: one card laid by a seat that has shown its cards is none of them, and so
+        the next deal's marker card, when the seat had shown every card it holds (it may be the
+        other copy of one it showed) or the card lies alone in its zone (the cards it showed
+        were swept away: cards added to them would lie beside them)."""
+        return self.state.info.rules.bidding == "marker" and len(candidate.cards) == 1 and shown > 0 and (
+            shown >= left or candidate.alone)
 
     def _deals_by_sign(self, candidate: PlayCandidate) -> bool:
         """Whether this table shows each new deal by a sign of its own, so that cards a seat still
@@ -761,6 +774,8 @@ class CameraReferee:
         if not options:
             options = self._without_phantom(candidate, cards)
         if not options:
+            options = self._joker_read_twice(candidate, cards)
+        if not options:
             return None
         options.sort(key=lambda o: -o[0])
         return options[0][1]
@@ -777,6 +792,20 @@ class CameraReferee:
             kept = tuple(cards[:i] + cards[i + 1:])
             if hand.check(Play(candidate.seat, kept, time=candidate.time)) is None:
                 options.append((1.0 - confidence, kept))
+        return options
+
+    def _joker_read_twice(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """Plays the rules accept with a joker the play holds twice kept once: a joker's index is
+        its long word, and its two corners that grouping left unpaired read as two jokers. With two
+        decks two may lie there, so this is tried only once the play as read is refused."""
+        hand = self.hand
+        assert hand is not None
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        for joker in {c for c in cards if c.is_joker and cards.count(c) > 1}:
+            kept = list(cards)
+            kept.remove(joker)
+            if hand.check(Play(candidate.seat, tuple(kept), time=candidate.time)) is None:
+                options.append((0.5, tuple(kept)))
         return options
 
     def _with_double(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:

@@ -248,7 +248,7 @@ class TableSession:
         held = self.takebacks.before_play(self.referee, settled.candidate())
         self._release()
         picked = self._pick_before_play(settled.time)
-        stored = self.referee.play(settled.candidate())
+        stored = self.referee.play(replace(settled.candidate(), alone=self._alone(zone, settled)))
         if not any(isinstance(r, Play) for r in stored) and (
                 not stored or any(isinstance(r, (Marker, Reveal)) for r in stored)):
             self.reader.replace_played(zone, Counter(settled.cards), Counter())
@@ -262,6 +262,10 @@ class TableSession:
             if play is not None:
                 self.reader.replace_played(zone, Counter(settled.cards), Counter(str(c) for c in play.cards))
         return stored
+
+    def _alone(self, zone: str, settled: Settled) -> bool:
+        """Whether the cards that settled are all the zone holds (``PlayCandidate.alone``)."""
+        return self.reader.lying(zone, settled.time) == Counter(settled.cards)
 
     def _watch_kitty(self, observation: Observation) -> list[Record]:
         """斗帝主: the kitty shown, the 帝主 takes the cards he keeps from the kitty zone; once a

@@ -257,3 +257,59 @@ def test_five_seats_a_doubling_token_after_the_hand_is_over_deals_the_next_with_
     assert ref.hand.finished
     out = ref.doubling_token(3, False, time=30.0)  # the next deal's marker was not read
     assert kinds(out) == ["deal", "landlord"] and (ref.state.hand_number, ref.hand.landlord) == (2, 3)
+
+
+def test_five_seats_one_card_from_a_seat_that_showed_all_it_holds_is_the_next_deals_marker(store):
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2, 2, 2)), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))
+    ref.play(P(0, "2d 2d", t=9.0))  # the landlord goes out: seat 1 holds 2
+    assert kinds(ref.play(P(1, "Jd Qc", t=20.0)))[0] == "shown"
+    out = ref.play(P(1, "Jd", t=40.0))  # the other Jd: the next deal's marker, fallen to seat 1
+    assert kinds(out) == ["deal", "marker"] and (ref.hand.landlord, str(ref.hand.marker)) == (1, "Jd")
+
+
+def seat_one_showed_two_of_three(store):
+    """A short five-seat hand over: the landlord went out, seat 1 holds 3 and showed 2 of them."""
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 3, 2, 2, 2)), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))
+    ref.play(P(0, "2d 2d", t=9.0))
+    assert kinds(ref.play(P(1, "Jd Qc", t=20.0)))[0] == "shown"  # one of its cards not read
+    return ref
+
+
+def test_five_seats_one_card_alone_in_the_zone_of_a_seat_that_showed_is_the_next_deals_marker(store):
+    ref = seat_one_showed_two_of_three(store)
+    # one card alone in the zone, the cards it showed swept away: the next deal's marker
+    out = ref.play(PlayCandidate(1, ("7c",), 40.0, alone=True))
+    assert kinds(out) == ["deal", "marker"] and (ref.hand.landlord, str(ref.hand.marker)) == (1, "7c")
+
+
+def test_five_seats_one_card_beside_the_cards_a_seat_showed_is_the_rest_of_them(store):
+    ref = seat_one_showed_two_of_three(store)
+    assert kinds(ref.play(PlayCandidate(1, ("5h",), 25.0))) == ["shown"] and ref.state.hand_number == 1
+
+
+def dizhu_in_play(store):
+    """A 斗帝主 hand bid by seat 0, who takes two cards of the kitty: play may start."""
+    ref = referee(store, "dizhu", 3)
+    ref.bid(0, "bid", 3, time=1.0)
+    ref.kitty(["As", "2d", "8d", "Ac", "7s", "Qc"], time=3.0)
+    ref.kitty_pick(["As", "2d"], time=6.0)
+    return ref
+
+
+def test_two_decks_a_joker_read_twice_in_a_refused_play_is_suggested_once(store):
+    ref = dizhu_in_play(store)
+    ref.play(P(0, "Kc", t=8.0))
+    out = ref.play(PlayCandidate(1, ("RJ", "RJ"), 9.0, (0.95, 0.95), ((), ())))  # one RJ, corners unpaired
+    assert kinds(out) == ["uncertain_read", "play"] and [str(c) for c in ref.hand.plays[-1].cards] == ["RJ"]
+
+
+def test_two_decks_a_joker_pair_the_rules_accept_is_kept(store):
+    ref = dizhu_in_play(store)
+    ref.play(P(0, "5c 5c", t=8.0))
+    assert kinds(ref.play(PlayCandidate(1, ("RJ", "RJ"), 9.0, (0.95, 0.95)))) == ["play"]
