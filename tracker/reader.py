@@ -12,8 +12,8 @@
    - **rectify** it coarsely (:data:`MOTION_PX_PER_MM`) and compare with the last frame: a
      zone where something moves (a hand reaching in) is not read at all;
    - **detect**: while the zone settles, or once its coarse crop changed since the detector last
-     ran, the zone is rectified at ``px_per_mm`` and the detector reads it (the expensive
-     part); otherwise the last read stands. The bid tokens printed with ArUco markers are found
+     ran, the zone is rectified at ``px_per_mm``, a little beyond its edges (``margin_mm``), and
+     the detector reads it (the expensive part); otherwise the last read stands. The bid tokens printed with ArUco markers are found
      in the same crop (:mod:`tracker.tokens`); reads of the mat's printed zone names, and of
      the squares of a token, are dropped; the detector groups the corners into cards, with the
      deck's corner span learnt from the cards it paired (``vision.grouping``);
@@ -64,7 +64,7 @@ from tracker.stability import Seen, Settled, ZoneTracker
 from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
 from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, ZoneView, zone_label
 from vision.detections import Detections
-from vision.joker_look import CARD_WIDTH_MM, cards_of
+from vision.joker_look import CARD_WIDTH_MM, JOKERS, cards_of
 from vision.protocol import Detector, LooksForJokers
 from vision.sources import Frame
 
@@ -85,6 +85,9 @@ FAMILIAR_SURE = 0.6
 #: A read at least this confident holds its card's corner: the second look for jokers reads only
 #: the corners that none holds (a weak joker read, which may drop out on the next frame, does not).
 LOOK_COVERED = 0.3
+#: A read lies on the mark of a joker the look read when its centre is within this share of a
+#: card's width of it (an index read alone is centred on its index).
+ON_THE_MARK = 0.25
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,16 @@ class ReaderConfig:
     #: Look a second time for jokers at the corners of the cards in a still zone (module
     #: docstring), where the detector has a reader to look with.
     joker_look: bool = True
+    #: A zone is read this many mm beyond its edges, up to halfway to the next zone
+    #: (``Calibration.margins``): a seat showing 20-odd cards after the hand lays rows that
+    #: reach past its zone, their indices astride the edge (the four-seat films).
+    margin_mm: float = 10.0
 
     def __post_init__(self) -> None:
         if self.protocol not in ("zones", "pile"):
             raise ValueError(f"protocol must be 'zones' or 'pile', not {self.protocol!r}")
+        if self.margin_mm < 0:
+            raise ValueError(f"margin_mm must not be negative, got {self.margin_mm}")
 
 
 @dataclass(frozen=True)
@@ -367,10 +376,12 @@ class TableReader:
         since = frame.time - changed_at if changed_at is not None else float("inf")
         detected, unfamiliar = False, None
         if zone.read_at is None or since < 2 * c.settle_s or self._changed(zone.read_at, small):
-            view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
+            margin = self.calibration.margins(zone.name, c.margin_mm)
+            view = self.calibration.crop(frame.image, zone.name, c.px_per_mm, margin)
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
             seen, unfamiliar, sure = self._cards(view, zone.tokens)
-            seen += self._second_look(zone, view, small, sure, seen)
+            sure = sure - np.array(margin[:2]) * view.px_per_mm  # in the zone's own crop (the look's)
+            seen = self._second_look(zone, _within(view, margin), small, sure, seen)
             zone.seen, zone.read_at, detected = tuple(seen), small, True
         laid = []
         for seat, watch in zone.watches.items():
@@ -411,13 +422,16 @@ class TableReader:
 
     def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
                      seen: list[Seen]) -> list[Seen]:
-        """The jokers the second look reads in ``view`` that ``seen`` lacks. The look runs once
-        per still view of the zone (its coarse crop unchanged since, the jokers it read stand);
-        a joker joins while ``seen`` holds fewer than :attr:`decks` of it, and with two decks
-        only away from a read of the same joker (which may be the other corner of that card)."""
+        """``seen`` with the jokers the second look reads in ``view`` that it lacks. The look runs
+        once per still view of the zone (its coarse crop unchanged since, the jokers it read
+        stand); a joker joins while ``seen`` holds fewer than :attr:`decks` of it, and with two
+        decks only away from a read of the same joker (which may be the other corner of that
+        card). A read of a card other than a joker under :data:`LOOK_COVERED` lying on the mark of a
+        joker that joins is that mark misread (tigullio's black star, boxed together with the red joker's beside it, reads
+        as a club) and leaves."""
         look = self.detector.joker_look if isinstance(self.detector, LooksForJokers) else None
         if look is None or not self.config.joker_look:
-            return []
+            return seen
         if zone.looked_at is None or self._changed(zone.looked_at, small):
             card_px = self.config.px_per_mm * CARD_WIDTH_MM
             with self.lock:
@@ -433,7 +447,9 @@ class TableReader:
             if len(same) >= self.decks or any(_near(c, joker, 2 * CARD_WIDTH_MM) for c in same):
                 continue
             out.append(joker)
-        return out
+        kept = [c for c in seen if c.confidence >= LOOK_COVERED or c.center is None or c.card in JOKERS
+                or not any(_near(c, joker, ON_THE_MARK * CARD_WIDTH_MM) for joker in out)]
+        return kept + out
 
     def _count_unsure(self, dets: Detections) -> Unfamiliar | None:
         """Keep count of unsure reads of real indices; the hint once enough of them are unsure.
@@ -476,6 +492,16 @@ class TableReader:
             return True
         diff = cv2.absdiff(before, after)
         return float((diff > self.config.motion_level).mean()) > self.config.motion_share
+
+
+def _within(view: ZoneView, margin: tuple[float, float, float, float]) -> ZoneView:
+    """The zone's own part of a crop made ``margin`` mm beyond its edges: the second look for
+    jokers wants the zone's printed frame at the crop's edges (inside, the frame would be the
+    one outline around every card)."""
+    left, top, right, bottom = (round(m * view.px_per_mm) for m in margin)
+    h, w = view.image.shape[:2]
+    return ZoneView(view.name, (view.origin[0] + left / view.px_per_mm, view.origin[1] + top / view.px_per_mm),
+                    view.px_per_mm, view.image[top:h - bottom, left:w - right])
 
 
 def seat_of(zone: str) -> int | None:

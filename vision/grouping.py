@@ -56,9 +56,11 @@ PAIR_EXPECTED = 4.7
 #: Closer than this (in index sizes) two same-id boxes are one corner found twice.
 SAME_CORNER = 0.6
 #: A long index in pieces (:func:`_end_to_end`): each piece this many times longer than wide,
-#: at most this share of the shorter piece's length apart.
+#: at most this share of the shorter piece's length apart (atlasnye's JOKER, split between its K
+#: and E, leaves a third of a piece: 17 px between pieces of 49 and 52 on the four-seat film; two
+#: cards' tall indices a row apart lie at least 0.4 of their length apart).
 PIECE_ASPECT = 1.8
-PIECE_GAP = 0.25
+PIECE_GAP = 0.36
 #: Two corners of one card are about the same size on the frame.
 MAX_SIZE_RATIO = 1.8
 #: Two single corners of different reads are one card when the likeliest card for both is at
