@@ -11,11 +11,14 @@ import pytest
 import tracker.reader
 import vision.protocol
 from sim.toy_table import ToyDetector, ToyTable
+from tests.kit.card_mat import LAYOUT, calibration, laid, zone_centre
 from tests.kit.toy_frames import LabelReadingDetector, TokenTable, UnsureDetector
 from tracker.detection import build_detector
 from tracker.reader import Observation, ReaderConfig, TableReader
 from vision.detections import Detections
+from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 from vision.protocol import CornerDetector, Detector
+from vision.settings import TRACKER
 from vision.sources import Frame
 
 
@@ -200,3 +203,24 @@ def test_the_shipped_detector_and_one_that_only_finds_corners_are_detectors():
 @pytest.mark.parametrize("module", [tracker.reader, vision.protocol])
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
+
+
+def test_cards_astride_a_zones_edge_are_read_whole_with_the_margin():
+    """Rows of cards shown after the hand reach past the zone: an index 8 mm beyond the edge is
+    read from the crop made 10 mm beyond it (cut at the edge, the queen reads as a ten)."""
+    detector = CardDetector(DEFAULT_FINDER, DEFAULT_READER, settings=TRACKER)
+    x, _ = zone_centre("seat0")
+    top = float(LAYOUT.zones["seat0"][:, 1].min())
+    lying = laid([("Qs", (x - 30, top + 44 - 8), 0), ("7h", (x + 30, top + 44 - 8), 0)])
+    reads = {}
+    for margin in (0.0, 10.0):
+        reader = TableReader(calibration(), detector, ReaderConfig(margin_mm=margin))
+        settled = []
+        for i in range(35):
+            seen = reader.read(Frame(lying if i >= 10 else laid([]), i / 10, i))
+            settled += [tuple(sorted(s.cards.cards)) for s in seen.settled if s.zone == "seat0"]
+        reads[margin] = settled
+    assert reads[10.0] == [("7h", "Qs")]
+    assert reads[0.0] != [("7h", "Qs")]
+    with pytest.raises(ValueError, match="margin_mm"):
+        ReaderConfig(margin_mm=-1)
