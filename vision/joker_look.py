@@ -232,14 +232,16 @@ class JokerLook:
         flat[:, [0, 2]] += shift[:, None]
         probs = self._read(strip, flat)[:, self._columns].reshape(len(corners), len(s.places), len(JOKERS))
         out = []
-        for corner, p in zip(corners, probs, strict=True):
+        for corner, p, patch in zip(corners, probs, patches, strict=True):
             # the surest pair of neighbouring places for a joker, either one: the less sure of the two counts
             either = p.sum(axis=1)
             pairs = np.minimum(either[:-1], either[1:])
             place = int(np.argmax(pairs))
             if pairs[place] >= s.bar:
                 both = p[place:place + 2]
-                joker = int(np.argmax(both.sum(axis=0)))
+                joker = _by_colour(patch, s.places[place] * card_px - half, s.places[place + 1] * card_px + half)
+                if joker is None:
+                    joker = int(np.argmax(both.sum(axis=0)))
                 at = (s.places[place] + s.places[place + 1]) / 2 * card_px
                 out.append(JokerRead(JOKERS[joker], float(both[:, joker].mean()), corner.to_image(at, at),
                                      corner.outline))
@@ -263,6 +265,35 @@ def cards_of(reads: Sequence[JokerRead], decks: int = 1) -> list[JokerRead]:
             found += mine[: max(1, len(mine) // 2)]
         out += sorted(found, key=lambda r: -r.probability)[:decks]
     return out
+
+
+#: The mark's ink (pixels well darker or more coloured than the card) is a red joker's when at
+#: least this share of it is red, a black joker's when at most ``BLACK_INK`` is; in between the
+#: reader's colour stands.
+RED_INK, BLACK_INK = 0.6, 0.15
+
+
+def _by_colour(patch: np.ndarray, lo: float, hi: float) -> int | None:
+    """Which joker (an index into :data:`JOKERS`) the ink of the square ``lo``..``hi`` (both
+    axes, pixels) of an upright corner ``patch`` says: a red joker's mark is printed red, a black
+    one's black, grey or blue; None where the ink is too little or mixed. The reader, which sees
+    the mark's shape first, can split between two jokers whose marks differ in colour alone."""
+    a, b = max(0, int(lo)), int(np.ceil(hi))
+    square = patch[a:b, a:b]
+    if square.size == 0:
+        return None
+    hsv = cv2.cvtColor(square, cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float64)
+    paper = float(np.percentile(hsv[:, 2], 90))
+    red = ((hsv[:, 0] <= 10) | (hsv[:, 0] >= 165)) & (hsv[:, 1] >= 90) & (hsv[:, 2] >= 60)
+    ink = red | (hsv[:, 2] <= 0.6 * paper)
+    if ink.sum() < 0.03 * len(hsv):
+        return None
+    share = float(red.sum() / ink.sum())
+    if share >= RED_INK:
+        return JOKERS.index("RJ")
+    if share <= BLACK_INK:
+        return JOKERS.index("BJ")
+    return None
 
 
 def _meet(a: np.ndarray, r: np.ndarray, c: np.ndarray, q: np.ndarray) -> np.ndarray | None:

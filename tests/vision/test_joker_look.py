@@ -109,6 +109,15 @@ def test_a_mark_the_reader_splits_between_the_jokers_is_the_joker_given_more():
     assert JokerLook(reader(0.4, 0.3), ["BJ", "RJ", "none"]).look(view.image, CARD_PX) == []
 
 
+@pytest.mark.parametrize("joker", ["BJ", "RJ"])
+def test_the_marks_ink_tells_the_joker_the_reader_cannot(joker):
+    # tigullio's jokers: one star, black or red; a reader split evenly between them
+    view = zone_crop([(joker, zone_centre("seat2"), 90)], deck="tigullio")
+    even = JokerLook(lambda image, boxes: np.tile([0.45, 0.45, 0.1], (len(boxes), 1)), ["BJ", "RJ", "none"])
+    reads = even.look(view.image, CARD_PX)
+    assert reads and {r.card for r in reads} == {joker}
+
+
 def test_a_corner_holding_a_sure_read_is_not_read_again(look):
     centre = zone_centre("seat2")
     view = zone_crop([("RJ", centre, 3)])
