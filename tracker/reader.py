@@ -12,8 +12,8 @@
    - **rectify** it coarsely (:data:`MOTION_PX_PER_MM`) and compare with the last frame: a
      zone where something moves (a hand reaching in) is not read at all;
    - **detect**: while the zone settles, or once its coarse crop changed since the detector last
-     ran, the zone is rectified at ``px_per_mm`` and the detector reads it (the expensive
-     part); otherwise the last read stands. The bid tokens printed with ArUco markers are found
+     ran, the zone is rectified at ``px_per_mm`` and the detector reads it (the expensive part);
+     a zone with an index read astride its edge is read again a little beyond it (``margin_mm``); otherwise the last read stands. The bid tokens printed with ArUco markers are found
      in the same crop (:mod:`tracker.tokens`); reads of the mat's printed zone names, and of
      the squares of a token, are dropped; the detector groups the corners into cards, with the
      deck's corner span learnt from the cards it paired (``vision.grouping``);
@@ -64,7 +64,7 @@ from tracker.stability import Seen, Settled, ZoneTracker
 from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
 from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, ZoneView, zone_label
 from vision.detections import Detections
-from vision.joker_look import CARD_WIDTH_MM, cards_of
+from vision.joker_look import CARD_WIDTH_MM, JOKERS, cards_of
 from vision.protocol import Detector, LooksForJokers
 from vision.sources import Frame
 
@@ -85,6 +85,12 @@ FAMILIAR_SURE = 0.6
 #: A read at least this confident holds its card's corner: the second look for jokers reads only
 #: the corners that none holds (a weak joker read, which may drop out on the next frame, does not).
 LOOK_COVERED = 0.3
+#: A read lies on the mark of a joker the look read when its centre is within this share of a
+#: card's width of it (an index read alone is centred on its index).
+ON_THE_MARK = 0.25
+#: An index read this near (mm) the edge of a zone's crop lies astride it: the zone is read again
+#: past its edges (``ReaderConfig.margin_mm``).
+EDGE_MM = 2.0
 
 
 @dataclass(frozen=True)
@@ -116,10 +122,18 @@ class ReaderConfig:
     #: Look a second time for jokers at the corners of the cards in a still zone (module
     #: docstring), where the detector has a reader to look with.
     joker_look: bool = True
+    #: A zone whose reads reach its edge (:data:`EDGE_MM`) is read again this many mm beyond its
+    #: edges, up to halfway to the next zone (``Calibration.margins``): a seat showing 20-odd cards
+    #: after the hand lays rows that reach past its zone, their indices astride the edge (the
+    #: four-seat films). Only then: the finder sees the wider crop a little smaller, and a faint
+    #: read (a lone joker at 0.28) can fall under its floor.
+    margin_mm: float = 10.0
 
     def __post_init__(self) -> None:
         if self.protocol not in ("zones", "pile"):
             raise ValueError(f"protocol must be 'zones' or 'pile', not {self.protocol!r}")
+        if self.margin_mm < 0:
+            raise ValueError(f"margin_mm must not be negative, got {self.margin_mm}")
 
 
 @dataclass(frozen=True)
@@ -369,8 +383,17 @@ class TableReader:
         if zone.read_at is None or since < 2 * c.settle_s or self._changed(zone.read_at, small):
             view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
-            seen, unfamiliar, sure = self._cards(view, zone.tokens)
-            seen += self._second_look(zone, view, small, sure, seen)
+            seen, unfamiliar, sure, edge = self._cards(view, zone.tokens)
+            margin = self.calibration.margins(zone.name, c.margin_mm)
+            if edge and any(margin):
+                # an index astride the zone's edge: the zone is read again, past its edges (the
+                # finder sees the wider crop a little smaller, so only where it helps)
+                wide = self.calibration.crop(frame.image, zone.name, c.px_per_mm, margin)
+                tokens = tuple(find_tokens(wide.image)) if zone.watches else ()
+                seen, _, sure, _ = self._cards(wide, tokens, count=False)
+                sure = sure - np.array(margin[:2]) * view.px_per_mm  # in the zone's own crop (the look's)
+                view = _within(wide, margin)
+            seen = self._second_look(zone, view, small, sure, seen)
             zone.seen, zone.read_at, detected = tuple(seen), small, True
         laid = []
         for seat, watch in zone.watches.items():
@@ -385,16 +408,17 @@ class TableReader:
         markers, in table millimetres (grouping learns the deck's span from them)."""
         return self._cards(view, tokens)[0]
 
-    def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken]
-               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray]:
-        """The cards read in ``view``, the unfamiliar-deck hint, and the centres (crop pixels)
-        of the indices read at least :data:`LOOK_COVERED` sure."""
+    def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken], count: bool = True
+               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, bool]:
+        """The cards read in ``view``, the unfamiliar-deck hint (``count``: these reads count
+        towards it), the centres (crop pixels) of the indices read at least :data:`LOOK_COVERED`
+        sure, and whether an index read lies within :data:`EDGE_MM` of the crop's edge."""
         with self.lock:
             dets = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
         if tokens and len(dets):
             dets = dets[~on_tokens(dets.boxes, list(tokens))]  # a marker's squares read as an index
-        unfamiliar = self._count_unsure(dets)
+        unfamiliar = self._count_unsure(dets) if count else None
         # The detector groups the corners itself: vision.detector.CardDetector reads a paired
         # card whose index suit is unsure from its face too.
         with self.lock:
@@ -407,17 +431,24 @@ class TableReader:
             center = view.to_table(np.array([card.center]))[0]
             seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
         sure = dets.centers[dets.scores >= LOOK_COVERED] if len(dets) else np.zeros((0, 2))
-        return seen, unfamiliar, sure
+        h, w = view.image.shape[:2]
+        e = EDGE_MM * view.px_per_mm
+        b = dets.boxes
+        edge = bool(len(dets)) and bool(((b[:, 0] <= e) | (b[:, 1] <= e) | (b[:, 2] >= w - e) | (b[:, 3] >= h - e)).any())
+        return seen, unfamiliar, sure, edge
 
     def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
                      seen: list[Seen]) -> list[Seen]:
-        """The jokers the second look reads in ``view`` that ``seen`` lacks. The look runs once
-        per still view of the zone (its coarse crop unchanged since, the jokers it read stand);
-        a joker joins while ``seen`` holds fewer than :attr:`decks` of it, and with two decks
-        only away from a read of the same joker (which may be the other corner of that card)."""
+        """``seen`` with the jokers the second look reads in ``view`` that it lacks. The look runs
+        once per still view of the zone (its coarse crop unchanged since, the jokers it read
+        stand); a joker joins while ``seen`` holds fewer than :attr:`decks` of it, and with two
+        decks only away from a read of the same joker (which may be the other corner of that
+        card). A read of a card other than a joker under :data:`LOOK_COVERED` lying on the mark of a
+        joker that joins is that mark misread (tigullio's black star, boxed together with the red joker's beside it, reads
+        as a club) and leaves."""
         look = self.detector.joker_look if isinstance(self.detector, LooksForJokers) else None
         if look is None or not self.config.joker_look:
-            return []
+            return seen
         if zone.looked_at is None or self._changed(zone.looked_at, small):
             card_px = self.config.px_per_mm * CARD_WIDTH_MM
             with self.lock:
@@ -433,7 +464,9 @@ class TableReader:
             if len(same) >= self.decks or any(_near(c, joker, 2 * CARD_WIDTH_MM) for c in same):
                 continue
             out.append(joker)
-        return out
+        kept = [c for c in seen if c.confidence >= LOOK_COVERED or c.center is None or c.card in JOKERS
+                or not any(_near(c, joker, ON_THE_MARK * CARD_WIDTH_MM) for joker in out)]
+        return kept + out
 
     def _count_unsure(self, dets: Detections) -> Unfamiliar | None:
         """Keep count of unsure reads of real indices; the hint once enough of them are unsure.
@@ -476,6 +509,16 @@ class TableReader:
             return True
         diff = cv2.absdiff(before, after)
         return float((diff > self.config.motion_level).mean()) > self.config.motion_share
+
+
+def _within(view: ZoneView, margin: tuple[float, float, float, float]) -> ZoneView:
+    """The zone's own part of a crop made ``margin`` mm beyond its edges: the second look for
+    jokers wants the zone's printed frame at the crop's edges (inside, the frame would be the
+    one outline around every card)."""
+    left, top, right, bottom = (round(m * view.px_per_mm) for m in margin)
+    h, w = view.image.shape[:2]
+    return ZoneView(view.name, (view.origin[0] + left / view.px_per_mm, view.origin[1] + top / view.px_per_mm),
+                    view.px_per_mm, view.image[top:h - bottom, left:w - right])
 
 
 def seat_of(zone: str) -> int | None:

@@ -250,12 +250,14 @@ class Calibration:
     def image_to_table(self, points: Any) -> np.ndarray:
         return _project(np.linalg.inv(self.homography), np.asarray(points, np.float64).reshape(-1, 2))
 
-    def crop(self, frame: np.ndarray, zone: str, px_per_mm: float = CROP_PX_PER_MM) -> ZoneView:
-        """The zone rectified to ``px_per_mm`` (the zone's bounding box in table mm)."""
+    def crop(self, frame: np.ndarray, zone: str, px_per_mm: float = CROP_PX_PER_MM,
+             margin: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)) -> ZoneView:
+        """The zone rectified to ``px_per_mm`` (the zone's bounding box in table mm, widened by
+        ``margin``: mm beyond its left, top, right and bottom edges)."""
         if zone not in self.zones:
             raise KeyError(f"no zone {zone!r}; zones are {', '.join(self.zones)}")
         poly = self.zones[zone]
-        (x1, y1), (x2, y2) = poly.min(axis=0), poly.max(axis=0)
+        (x1, y1), (x2, y2) = poly.min(axis=0) - margin[:2], poly.max(axis=0) + margin[2:]
         size = (max(1, round((x2 - x1) * px_per_mm)), max(1, round((y2 - y1) * px_per_mm)))
         crop_to_table = np.array([[1 / px_per_mm, 0, x1], [0, 1 / px_per_mm, y1], [0, 0, 1]])
         m = self.homography @ crop_to_table  # crop px -> image px
@@ -268,6 +270,29 @@ class Calibration:
         size = (max(1, round(self.layout.width_mm * px_per_mm)), max(1, round(self.layout.height_mm * px_per_mm)))
         m = self.homography @ np.diag([1 / px_per_mm, 1 / px_per_mm, 1.0])
         return cv2.warpPerspective(frame, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+
+    def margins(self, zone: str, most_mm: float) -> tuple[float, float, float, float]:
+        """How far (mm, at most ``most_mm``) a crop of ``zone`` may reach beyond each edge (left,
+        top, right, bottom): up to halfway to a zone lying beyond that edge, and not past the mat."""
+        boxes = {name: (poly.min(axis=0), poly.max(axis=0)) for name, poly in self.zones.items()}
+        (x1, y1), (x2, y2) = boxes[zone]
+        room = [min(most_mm, x1), min(most_mm, y1), min(most_mm, self.layout.width_mm - x2),
+                min(most_mm, self.layout.height_mm - y2)]
+        for name, ((a1, b1), (a2, b2)) in boxes.items():
+            if name == zone:
+                continue
+            if b1 < y2 and b2 > y1:  # beside it, across its height
+                if a2 <= x1:
+                    room[0] = min(room[0], (x1 - a2) / 2)
+                if a1 >= x2:
+                    room[2] = min(room[2], (a1 - x2) / 2)
+            if a1 < x2 and a2 > x1:  # above or below it, across its width
+                if b2 <= y1:
+                    room[1] = min(room[1], (y1 - b2) / 2)
+                if b1 >= y2:
+                    room[3] = min(room[3], (b1 - y2) / 2)
+        left, top, right, bottom = (float(max(0.0, v)) for v in room)
+        return left, top, right, bottom
 
     def zone_of(self, point_mm: Any) -> str | None:
         """The zone holding a table point (None: outside every zone)."""

@@ -56,9 +56,11 @@ PAIR_EXPECTED = 4.7
 #: Closer than this (in index sizes) two same-id boxes are one corner found twice.
 SAME_CORNER = 0.6
 #: A long index in pieces (:func:`_end_to_end`): each piece this many times longer than wide,
-#: at most this share of the shorter piece's length apart.
+#: at most this share of the shorter piece's length apart (atlasnye's JOKER, split between its K
+#: and E, leaves a third of a piece: 17 px between pieces of 49 and 52 on the four-seat film; two
+#: cards' tall indices a row apart lie at least 0.4 of their length apart).
 PIECE_ASPECT = 1.8
-PIECE_GAP = 0.25
+PIECE_GAP = 0.36
 #: With two decks, two same-id boxes this many times longer than wide that lie side by side
 #: across their width without overlapping are two cards in a fan (:func:`_side_by_side`), not
 #: one corner found twice: a fan's 17-21 mm step puts two identical tall indices about 0.5-0.6

@@ -12,9 +12,12 @@ crop of it. This look finds the crops without the finder:
    the axes: a card's index corner then shows its index the right way up) and squares at a few
    places along the corner's diagonal, where a joker's mark lies, go through the reader in one
    batch (:meth:`JokerLook.read`);
-3. **accept**: a corner read as the same joker at least :attr:`JokerLookSettings.bar` sure at two
-   neighbouring places along its diagonal is that joker (:class:`JokerRead`); every other read
-   is dropped, so the look adds jokers only.
+3. **accept**: a corner read as a joker (either one: the two jokers' probabilities summed) at
+   least :attr:`JokerLookSettings.bar` sure at two neighbouring places along its diagonal is a
+   joker, the one of the two the reader gives more to at those places (:class:`JokerRead`); every
+   other read is dropped, so the look adds jokers only. (A deck whose two jokers carry the same
+   mark in two colours, as tigullio's stars, splits the reader between them: the mark is sure
+   to be a joker's before its colour is.)
 
 It needs the card's width in the image's pixels (a mounted camera's zone crops are made at a
 known scale: ``tracker.reader``); a lone photo has none, and ``detect`` does not look again.
@@ -44,10 +47,11 @@ PAD_GREY = 114
 class JokerLookSettings:
     """Where the look reads and what it accepts; places and sizes are shares of a card's width."""
 
-    #: A corner read at least this sure of a joker at two neighbouring places is that joker: a
-    #: joker's mark fills squares a little apart alike (orell's read 0.9-0.98 at three places on
-    #: the acceptance films), while the top of a rank's taller index, caught in one square, can
-    #: pass for a joker's mark there and reads as its own rank at the next place.
+    #: A corner read at least this sure of a joker (either) at two neighbouring places is a joker:
+    #: a joker's mark fills squares a little apart alike (orell's read 0.9-0.98 at three places on
+    #: the acceptance films; tigullio's black star, beside a red joker, 0.88-0.94 as a joker, 0.4-0.65
+    #: as the black one), while the top of a rank's taller index, caught in one square, can pass for
+    #: a joker's mark there and reads as its own rank at the next place.
     bar: float = 0.75
     #: Centres of the index squares read, from the card's corner along each side: jokers' marks
     #: sit 0.13-0.18 of the width in (orell 0.14, plastic 0.13, tigullio 0.18).
@@ -70,8 +74,11 @@ class JokerLookSettings:
     #: longer, is a card's blank corner and is not read: a court card's art there (a sceptre's
     #: knob) can read as a joker's mark.
     long_side: float = 1.2
-    #: A corner with a sure read (``conf`` or more) this near its index places is read already.
-    covered: float = 0.3
+    #: A corner with a sure read this near the middle of its index places is read already: its own
+    #: index's read lies about 0.1 of a card's width from there, the index of the next card of a
+    #: fanned play (13-20 mm along, a fifth to a third of the width) further: a joker lying under
+    #: another card of the play is still read at its corner.
+    covered: float = 0.16
 
     def __post_init__(self) -> None:
         if not 0 < self.bar <= 1:
@@ -205,8 +212,9 @@ class JokerLook:
         return self.read(image, corners, card_px)
 
     def read(self, image: np.ndarray, corners: Sequence[CardCorner], card_px: float) -> list[JokerRead]:
-        """Read each corner's index squares in one batch; the jokers read at least ``bar`` sure,
-        one per corner (its likelier joker at its best place)."""
+        """Read each corner's index squares in one batch; the jokers read at least ``bar`` sure
+        (either joker) at two neighbouring places, one per corner: the joker given more there, at
+        the mean of its probabilities at the two places."""
         if not corners:
             return []
         s = self.settings
@@ -224,13 +232,18 @@ class JokerLook:
         flat[:, [0, 2]] += shift[:, None]
         probs = self._read(strip, flat)[:, self._columns].reshape(len(corners), len(s.places), len(JOKERS))
         out = []
-        for corner, p in zip(corners, probs, strict=True):
-            # each joker's surest pair of neighbouring places: the less sure of the two counts
-            pairs = np.minimum(p[:-1], p[1:])
-            place, joker = (int(i) for i in np.unravel_index(int(np.argmax(pairs)), pairs.shape))
-            if pairs[place, joker] >= s.bar:
+        for corner, p, patch in zip(corners, probs, patches, strict=True):
+            # the surest pair of neighbouring places for a joker, either one: the less sure of the two counts
+            either = p.sum(axis=1)
+            pairs = np.minimum(either[:-1], either[1:])
+            place = int(np.argmax(pairs))
+            if pairs[place] >= s.bar:
+                both = p[place:place + 2]
+                joker = _by_colour(patch, s.places[place] * card_px - half, s.places[place + 1] * card_px + half)
+                if joker is None:
+                    joker = int(np.argmax(both.sum(axis=0)))
                 at = (s.places[place] + s.places[place + 1]) / 2 * card_px
-                out.append(JokerRead(JOKERS[joker], float(pairs[place, joker]), corner.to_image(at, at),
+                out.append(JokerRead(JOKERS[joker], float(both[:, joker].mean()), corner.to_image(at, at),
                                      corner.outline))
         return out
 
@@ -252,6 +265,35 @@ def cards_of(reads: Sequence[JokerRead], decks: int = 1) -> list[JokerRead]:
             found += mine[: max(1, len(mine) // 2)]
         out += sorted(found, key=lambda r: -r.probability)[:decks]
     return out
+
+
+#: The mark's ink (pixels well darker or more coloured than the card) is a red joker's when at
+#: least this share of it is red, a black joker's when at most ``BLACK_INK`` is; in between the
+#: reader's colour stands.
+RED_INK, BLACK_INK = 0.6, 0.15
+
+
+def _by_colour(patch: np.ndarray, lo: float, hi: float) -> int | None:
+    """Which joker (an index into :data:`JOKERS`) the ink of the square ``lo``..``hi`` (both
+    axes, pixels) of an upright corner ``patch`` says: a red joker's mark is printed red, a black
+    one's black, grey or blue; None where the ink is too little or mixed. The reader, which sees
+    the mark's shape first, can split between two jokers whose marks differ in colour alone."""
+    a, b = max(0, int(lo)), int(np.ceil(hi))
+    square = patch[a:b, a:b]
+    if square.size == 0:
+        return None
+    hsv = cv2.cvtColor(square, cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float64)
+    paper = float(np.percentile(hsv[:, 2], 90))
+    red = ((hsv[:, 0] <= 10) | (hsv[:, 0] >= 165)) & (hsv[:, 1] >= 90) & (hsv[:, 2] >= 60)
+    ink = red | (hsv[:, 2] <= 0.6 * paper)
+    if ink.sum() < 0.03 * len(hsv):
+        return None
+    share = float(red.sum() / ink.sum())
+    if share >= RED_INK:
+        return JOKERS.index("RJ")
+    if share <= BLACK_INK:
+        return JOKERS.index("BJ")
+    return None
 
 
 def _meet(a: np.ndarray, r: np.ndarray, c: np.ndarray, q: np.ndarray) -> np.ndarray | None:

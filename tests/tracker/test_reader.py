@@ -11,9 +11,11 @@ import pytest
 import tracker.reader
 import vision.protocol
 from sim.toy_table import ToyDetector, ToyTable
+from tests.kit.card_mat import calibration, laid
 from tests.kit.toy_frames import LabelReadingDetector, TokenTable, UnsureDetector
 from tracker.detection import build_detector
 from tracker.reader import Observation, ReaderConfig, TableReader
+from vision.cards import CARD_IDS
 from vision.detections import Detections
 from vision.protocol import CornerDetector, Detector
 from vision.sources import Frame
@@ -200,3 +202,34 @@ def test_the_shipped_detector_and_one_that_only_finds_corners_are_detectors():
 @pytest.mark.parametrize("module", [tracker.reader, vision.protocol])
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
+
+
+class EdgeReads(CornerDetector):
+    """Reads one 7h whose index touches the top of every crop it is given, and keeps their sizes."""
+
+    def __init__(self) -> None:
+        self.sizes: list[tuple[int, int]] = []
+
+    def detect(self, image):
+        self.sizes.append(image.shape[:2])
+        return Detections([[100.0, 1.0, 118.0, 45.0]], [0.9], [CARD_IDS.index("7h")])
+
+
+def test_a_zone_read_astride_its_edge_is_read_again_past_it_and_only_then():
+    """Rows of cards shown after the hand reach past the zone (the four-seat films): a zone whose
+    index reads touch its edge is read again 10 mm further, at most halfway to the next zone."""
+    detector = EdgeReads()
+    cal = calibration()
+    reader = TableReader(cal, detector, ReaderConfig(margin_mm=10.0))
+    reader.read(Frame(laid([]), 0.0, 0))
+    (x1, y1), (x2, y2) = cal.zones["seat0"].min(axis=0), cal.zones["seat0"].max(axis=0)
+    plain = (round((y2 - y1) * 2.5), round((x2 - x1) * 2.5))
+    left, top, right, bottom = cal.margins("seat0", 10.0)
+    wide = (round((y2 - y1 + top + bottom) * 2.5), round((x2 - x1 + left + right) * 2.5))
+    assert plain in detector.sizes and wide in detector.sizes
+    assert top == 10.0 and 0 < left < 10.0  # the seat zones beside it lie nearer than 20 mm
+    detector.sizes.clear()
+    TableReader(cal, detector, ReaderConfig(margin_mm=0.0)).read(Frame(laid([]), 0.0, 0))
+    assert wide not in detector.sizes
+    with pytest.raises(ValueError, match="margin_mm"):
+        ReaderConfig(margin_mm=-1)

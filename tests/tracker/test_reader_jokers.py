@@ -36,9 +36,10 @@ def shipped() -> CardDetector:
     return CardDetector(DEFAULT_FINDER, DEFAULT_READER, settings=TRACKER)
 
 
-def played(reader: TableReader, cards, seconds: float = 2.5) -> list[tuple[str, tuple[str, ...]]]:
-    """An empty mat for a second, then ``cards`` put down and left lying: what settled where."""
-    empty, lying = laid([]), laid(cards)
+def played(reader: TableReader, cards, seconds: float = 2.5, deck: str = "orell") -> list[tuple[str, tuple[str, ...]]]:
+    """An empty mat for a second, then ``cards`` (of ``deck``) put down and left lying: what
+    settled where."""
+    empty, lying = laid([], deck), laid(cards, deck)
     out = []
     for i in range(int((1 + seconds) * 10)):
         t = i / 10
@@ -64,6 +65,16 @@ def test_a_rocket_half_covered_settles_whole(blind):
     x, y = zone_centre("seat0")
     cards = [("BJ", (x - 25, y + 8), 1), ("RJ", (x, y), 1)]  # the black joker peeks out under the red
     assert played(TableReader(calibration(), blind), cards) == [("seat0", ("BJ", "RJ"))]
+
+
+@pytest.mark.parametrize("angle", [0, 180])
+def test_tigullios_black_joker_fanned_under_the_red_one_settles_with_it(shipped, angle):
+    # A rocket laid as the three-seat tigullio film lays it, 14 mm apart: the finder boxes the
+    # red joker's star (and on the black one's, the two stars together, as a club); the black
+    # star, a joker's mark for sure but of either colour to the reader, is read at its corner.
+    x, y = zone_centre("seat0")
+    cards = [("BJ", (x - 7, y), angle), ("RJ", (x + 7, y), angle)]
+    assert played(TableReader(calibration(), shipped), cards, deck="tigullio") == [("seat0", ("BJ", "RJ"))]
 
 
 def test_a_zone_with_no_joker_gains_none(shipped):

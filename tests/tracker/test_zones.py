@@ -198,3 +198,18 @@ def test_the_seat_a_direction_on_the_mat_points_to():
     three, four = MatLayout.standard(3), MatLayout.standard(4)
     assert [three.seat_towards(np.array(v)) for v in [(0, 1), (1, 0.3), (-1, -0.2)]] == [0, 1, 2]
     assert [four.seat_towards(np.array(v)) for v in [(0.2, 1), (1, 0), (0, -1), (-1, 0)]] == [0, 1, 2, 3]
+
+
+def test_a_zone_is_read_beyond_its_edges_up_to_halfway_to_the_next():
+    layout = MatLayout.standard(seats=4)
+    cal = Calibration.from_corners([[0, 0], [594, 0], [594, 420], [0, 420]], layout, (594, 420))
+    boxes = {n: (p.min(axis=0), p.max(axis=0)) for n, p in layout.zones.items()}
+    (x1, y1), (x2, y2) = boxes["seat2"]
+    left, top, right, bottom = cal.margins("seat2", 10.0)
+    assert top == 10.0  # the mat's edge lies further
+    assert bottom == pytest.approx((boxes["kitty"][0][1] - y2) / 2)  # halfway to the kitty
+    assert left == pytest.approx((x1 - boxes["seat3"][1][0]) / 2) and right == pytest.approx(left)
+    assert max(cal.margins("seat2", 2.0)) == 2.0
+    view = cal.crop(np.zeros((420, 594, 3), np.uint8), "seat2", 2.0, (left, top, right, bottom))
+    assert view.origin == pytest.approx((x1 - left, y1 - top))
+    assert view.image.shape[1] == round((x2 - x1 + left + right) * 2.0)

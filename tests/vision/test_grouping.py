@@ -181,6 +181,14 @@ def test_a_jokers_long_index_found_in_two_pieces_at_each_corner_is_one_card():
     assert grouping.card_ids == ["BJ"]
 
 
+def test_a_jokers_word_split_with_a_gap_of_a_third_of_a_piece_is_still_one_card():
+    # atlasnye's red joker on the four-seat film: JOKER boxed as JOK and ER, 6 px apart at one
+    # corner and 17 px at the other (pieces 49-61 px long); two decks.
+    dets = boxes(("RJ", 297, 67, 313, 128), ("RJ", 300, 134, 312, 183),
+                 ("RJ", 425, 164, 436, 213), ("RJ", 419, 230, 441, 282))
+    assert group_corners(dets, decks=2).card_ids == ["RJ"]
+
+
 def test_two_decks_two_copies_side_by_side_in_a_fan_stay_two_cards():
     # Tall indices of two 5c a little apart across their width, and two a row apart along it.
     beside = boxes(("5c", 100, 100, 112, 130), ("5c", 121, 100, 133, 130))

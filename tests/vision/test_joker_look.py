@@ -95,6 +95,29 @@ def test_cards_that_are_no_joker_give_the_look_nothing(look, deck):
         assert look.look(view.image, CARD_PX) == [], cards
 
 
+def test_a_mark_the_reader_splits_between_the_jokers_is_the_joker_given_more():
+    # tigullio's two jokers carry one star in two colours: beside the red joker the black
+    # one's star reads about 0.9 a joker, split 0.6 / 0.3 between the two
+    view = zone_crop([("8c", zone_centre("seat2"), 20)])
+
+    def reader(bj: float, rj: float):
+        return lambda image, boxes: np.tile([bj, rj, 1 - bj - rj], (len(boxes), 1))
+
+    split = JokerLook(reader(0.55, 0.3), ["BJ", "RJ", "none"]).look(view.image, CARD_PX)
+    assert [r.card for r in split] == ["BJ", "BJ"]  # its two index corners
+    assert split[0].probability == pytest.approx(0.55)
+    assert JokerLook(reader(0.4, 0.3), ["BJ", "RJ", "none"]).look(view.image, CARD_PX) == []
+
+
+@pytest.mark.parametrize("joker", ["BJ", "RJ"])
+def test_the_marks_ink_tells_the_joker_the_reader_cannot(joker):
+    # tigullio's jokers: one star, black or red; a reader split evenly between them
+    view = zone_crop([(joker, zone_centre("seat2"), 90)], deck="tigullio")
+    even = JokerLook(lambda image, boxes: np.tile([0.45, 0.45, 0.1], (len(boxes), 1)), ["BJ", "RJ", "none"])
+    reads = even.look(view.image, CARD_PX)
+    assert reads and {r.card for r in reads} == {joker}
+
+
 def test_a_corner_holding_a_sure_read_is_not_read_again(look):
     centre = zone_centre("seat2")
     view = zone_crop([("RJ", centre, 3)])
