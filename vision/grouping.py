@@ -380,16 +380,25 @@ def _side_by_side(a: np.ndarray, b: np.ndarray) -> bool:
     overlap there, and overlap along their length by at least half the shorter: the indices of
     two cards of one id next to each other in a fan (two decks). One corner boxed twice overlaps
     itself across too."""
+    shape = _elongated(a, b, BESIDE_ASPECT)
+    if shape is None:
+        return False
+    long_a, _, long_b, _, axis = shape
+    across = 1 - axis
+    apart = max(a[across], b[across]) - min(a[across + 2], b[across + 2])
+    along = min(a[axis + 2], b[axis + 2]) - max(a[axis], b[axis])
+    return bool(apart > 0 and along >= 0.5 * min(long_a, long_b))
+
+
+def _elongated(a: np.ndarray, b: np.ndarray, aspect: float) -> tuple[float, float, float, float, int] | None:
+    """``(long_a, short_a, long_b, short_b, axis)`` when both boxes are at least ``aspect`` times
+    longer than wide along the same axis (1: upright, 0: lying; never both), else ``None``."""
     wa, ha = a[2] - a[0], a[3] - a[1]
     wb, hb = b[2] - b[0], b[3] - b[1]
     for long_a, short_a, long_b, short_b, axis in ((ha, wa, hb, wb, 1), (wa, ha, wb, hb, 0)):
-        if long_a < BESIDE_ASPECT * short_a or long_b < BESIDE_ASPECT * short_b:
-            continue
-        across = 1 - axis
-        apart = max(a[across], b[across]) - min(a[across + 2], b[across + 2])
-        along = min(a[axis + 2], b[axis + 2]) - max(a[axis], b[axis])
-        return bool(apart > 0 and along >= 0.5 * min(long_a, long_b))
-    return False
+        if long_a >= aspect * short_a and long_b >= aspect * short_b:
+            return float(long_a), float(short_a), float(long_b), float(short_b), axis
+    return None
 
 
 def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:
@@ -398,17 +407,14 @@ def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:
     side by side across it, and the gap between them along it is under ``PIECE_GAP`` of the
     shorter one's length. Two cards' indices in a fan lie beside each other across their long
     side, or a row apart along it, and stay two."""
-    wa, ha = a[2] - a[0], a[3] - a[1]
-    wb, hb = b[2] - b[0], b[3] - b[1]
-    for long_a, short_a, long_b, short_b, axis in ((ha, wa, hb, wb, 1), (wa, ha, wb, hb, 0)):
-        if long_a < PIECE_ASPECT * short_a or long_b < PIECE_ASPECT * short_b:
-            continue
-        across = 1 - axis
-        overlap = min(a[across + 2], b[across + 2]) - max(a[across], b[across])
-        gap = max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2])
-        if overlap >= 0.5 * min(short_a, short_b) and gap <= PIECE_GAP * min(long_a, long_b):
-            return True
-    return False
+    shape = _elongated(a, b, PIECE_ASPECT)
+    if shape is None:
+        return False
+    long_a, short_a, long_b, short_b, axis = shape
+    across = 1 - axis
+    overlap = min(a[across + 2], b[across + 2]) - max(a[across], b[across])
+    gap = max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2])
+    return bool(overlap >= 0.5 * min(short_a, short_b) and gap <= PIECE_GAP * min(long_a, long_b))
 
 
 def _pair(corners: list[list[int]], centers: np.ndarray, sizes: np.ndarray, lo: float, hi: float,
