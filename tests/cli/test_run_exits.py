@@ -13,6 +13,7 @@ import pytest
 
 from sim.toy_table import ToyDetector, ToyTable
 from tests.kit.commands import ddz
+from tests.kit.films import film_hand
 from tests.kit.hands import tiny_hand
 from tracker.session import TableSession
 from tracker.state import TableState
@@ -25,18 +26,13 @@ def film(tmp_path_factory):
     """A short filmed hand as an MJPG video, the same cut in half, and a calibration."""
     folder = tmp_path_factory.mktemp("film")
     table = ToyTable(seed=2)
-    frames = list(table.play_hand(tiny_hand()))
     good = folder / "hand.avi"
-    writer = cv2.VideoWriter(str(good), cv2.VideoWriter_fourcc(*"MJPG"), 10, table.size)
-    writer.set(cv2.VIDEOWRITER_PROP_QUALITY, 95)
-    for image, _ in frames:
-        writer.write(image)
-    writer.release()
+    frames = film_hand(table, tiny_hand(), good)
     cut = folder / "cut.avi"
     data = good.read_bytes()
     cut.write_bytes(data[: len(data) // 2])
     cal = folder / "cal.json"
-    cv2.imwrite(str(folder / "first.png"), frames[0][0])
+    cv2.imwrite(str(folder / "first.png"), frames[0])
     assert ddz("calibrate", "--image", folder / "first.png", "--out", cal) == 0
     return folder, good, cut, cal, len(frames)
 

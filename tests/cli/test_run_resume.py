@@ -8,13 +8,13 @@ import dataclasses
 import doctest
 from typing import Any, cast
 
-import cv2
 import pytest
 
 import cli.resume
 from engine.events import Bid, Deal
 from sim.toy_table import ToyTable
 from tests.kit.commands import ddz
+from tests.kit.films import film_hand
 from tests.kit.hands import short_hand
 from tracker.store import EventStore
 
@@ -24,13 +24,8 @@ def film(tmp_path_factory):
     """A filmed short hand (MJPG, 10 frames a second) and its calibration."""
     folder = tmp_path_factory.mktemp("resume")
     table = ToyTable(seed=0)
-    frames = list(table.play_hand(short_hand()))
     video = folder / "hand.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, table.size)
-    writer.set(cv2.VIDEOWRITER_PROP_QUALITY, 95)
-    for image, _ in frames:
-        writer.write(image)
-    writer.release()
+    film_hand(table, short_hand(), video)
     cal = folder / "cal.json"
     table.calibration().save(cal)
     return video, cal
