@@ -11,7 +11,7 @@ def film_hand(table, hand, path: Path) -> list:
     """Film ``hand`` played on ``table`` (a :class:`sim.toy_table.ToyTable`) to ``path``; the
     frames written, in order."""
     images = [image for image, _ in table.play_hand(hand)]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, table.size)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, table.size)
     writer.set(cv2.VIDEOWRITER_PROP_QUALITY, 95)
     for image in images:
         writer.write(image)
