@@ -96,6 +96,19 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
          * table keeps positions after the passes), so it stands; the move list is not needed then. */
         tt_prefetch(s, tt_bucket(s, hands, turn, tid, by)); /* its lines at once */
         __builtin_prefetch(&s->mv[mv_index(s, hands[turn], tid)]);
+        if (tid) {
+            /* The seat may have nothing to beat the trick with: then the table is asked where the
+             * next seat stands, or the one after (each seat that cannot play passes). Those
+             * buckets and move lists are fetched now too, so the waits overlap. */
+            int nx = s->next[turn], ends = nx == by;
+            tt_prefetch(s, tt_bucket(s, hands, nx, ends ? 0 : tid, ends ? NONE : by));
+            __builtin_prefetch(&s->mv[mv_index(s, hands[nx], ends ? 0 : tid)]);
+            if (!ends) {
+                int nx2 = s->next[nx], ends2 = nx2 == by;
+                tt_prefetch(s, tt_bucket(s, hands, nx2, ends2 ? 0 : tid, ends2 ? NONE : by));
+                __builtin_prefetch(&s->mv[mv_index(s, hands[nx2], ends2 ? 0 : tid)]);
+            }
+        }
         int known = tt_get(s, hands, turn, tid, by);
         if (known >= 0) return known == s->side[turn];
     }
