@@ -133,7 +133,8 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         if (known >= 0) return (known == me) != flip;
     }
     if (l.n && l.v[0].pint == h) { /* plays out in one move */
-        if (s->use_table) tt_put(s, hands, turn, tid, by, me, 1);
+        /* Not kept in the table: found again, it costs this one node as a table hit would, and
+         * keeping it would cost a bucket's store and the room of answers that took a search. */
         return !flip;
     }
     int result = 0, v;
