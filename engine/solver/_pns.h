@@ -52,6 +52,18 @@ static int can_play(Search *s, uint64_t h, uint32_t tid) {
     return s->oom ? -1 : found;
 }
 
+/* Whether hand h plays out on trick tid in one move (the alpha-beta does not keep such positions
+ * in the table): from the move cache only, 0 when the list is not there. */
+static int out_in_one(Search *s, uint64_t h, uint32_t tid) {
+    size_t i = mv_index(s, h, tid);
+    for (;;) {
+        MoveSlot *e = &s->mv[i];
+        if (!e->off) return 0;
+        if (e->h == h && e->tid == tid) return e->n > 0 && s->arena[e->off - 1].pint == h;
+        i = (i + 1) & s->mv_mask;
+    }
+}
+
 /* The position once every seat that cannot beat the trick has passed. */
 static int settle(Search *s, const uint64_t *hands, int *turn, uint32_t *tid, int *by) {
     while (*tid) {
@@ -101,7 +113,7 @@ static int fill_child(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
     if (e) {
         c->pn = (uint32_t)(e[s->players + 1] >> 32);
         c->dn = (uint32_t)e[s->players + 1];
-    } else if (!ctid && needed(s, child[cturn]) == 1) {
+    } else if (!ctid ? needed(s, child[cturn]) == 1 : out_in_one(s, child[cturn], ctid)) {
         c->pn = s->side[cturn] ? 0 : INF;
         c->dn = s->side[cturn] ? INF : 0;
     } else {
