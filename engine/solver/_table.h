@@ -116,10 +116,7 @@ static void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int b
                      uint64_t cost) {
     uint64_t *e = tt_bucket(s, h, turn, tid, by), tag = tt_tag(tid, turn, by), *slot = NULL;
     int work = 1, least = 64;
-    while (cost > 1 && work < 63) {
-        cost >>= 1;
-        work++;
-    }
+    for (uint64_t c = cost; c > 1 && work < 63; c >>= 1) work++;
     for (int w = 0; w < TT_WAYS; w++, e += s->tt_words) {
         int held = (int)(e[s->players] & 63);
         if (tt_same(s, e, h, tag)) {
