@@ -18,10 +18,11 @@ to the pure-Python search, which stays the reference.
 >>> solve(p, core="python").move == v.move
 True
 
-Memory: the transposition table (``table_mb``, 40 bytes an entry, buckets of two; a new answer
-replaces the one of the two that took fewer nodes to prove) and the caches of move lists,
-手数 and readings (``cache_mb``, emptied when full) are allocated once per solver; neither
-grows. Only proved answers are kept, so what is forgotten costs time, never truth.
+Memory: the transposition table (``table_mb`` at most, 40 bytes an entry in the three-seat game,
+buckets of four; it starts small and grows as it fills, and at its bound a new answer replaces the
+one of its bucket that took fewest nodes to learn) and the caches of move lists, 手数 and readings
+(``cache_mb``, emptied when full) belong to one solver. Only proved answers and estimates are
+kept, so what is forgotten costs time, never truth.
 """
 
 from __future__ import annotations
