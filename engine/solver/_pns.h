@@ -169,6 +169,21 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
     size_t base = s->cn;
     if (c_reserve(s, n)) return -1;
     s->cn += n;
+    {
+        /* What filling the children reads, asked for at once so that the waits overlap: each
+         * mover's hand's 手数, the next seat's move list on the new trick, and the table's bucket
+         * of the child as it stands when the next seat can play. */
+        uint64_t child[MAXSEATS];
+        memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+        int nxt = s->next[turn];
+        for (uint32_t i = 0; i < l.n; i++) {
+            child[turn] = h - l.v[i].pint;
+            if (!child[turn]) continue;
+            __builtin_prefetch(&s->need[mix64(child[turn]) & s->need_mask]);
+            __builtin_prefetch(&s->mv[mv_index(s, child[nxt], l.v[i].after)]);
+            tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));
+        }
+    }
     uint32_t k = 0;
     for (uint32_t i = 0; i <= l.n; i++) {
         if (i == pass_at && fill_child(s, hands, turn, tid, by, 0, 0, &s->cv[base + k++])) goto fail;
