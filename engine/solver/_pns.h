@@ -172,7 +172,8 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
     {
         /* What filling the children reads, asked for at once so that the waits overlap: each
          * mover's hand's 手数, the next seat's move list on the new trick, and the table's bucket
-         * of the child as it stands when the next seat can play. */
+         * of the child as it stands when the next seat can play, or else when the one after it
+         * can (or leads again: the trick is the mover's). */
         uint64_t child[MAXSEATS];
         memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
         int nxt = s->next[turn];
@@ -182,6 +183,9 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
             __builtin_prefetch(&s->need[mix64(child[turn]) & s->need_mask]);
             __builtin_prefetch(&s->mv[mv_index(s, child[nxt], l.v[i].after)]);
             tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));
+            int nx2 = s->next[nxt], ends = nx2 == turn;
+            tt_prefetch(s, tt_bucket(s, child, nx2, ends ? 0 : l.v[i].after, ends ? NONE : turn));
+            __builtin_prefetch(&s->mv[mv_index(s, child[nx2], ends ? 0 : l.v[i].after)]);
         }
     }
     uint32_t k = 0;
