@@ -68,7 +68,9 @@ ABUT_ACROSS = 0.6
 #: emblem on its face), not a second joker. A second joker fanned under it shows only what lies
 #: outside its outline, 1.2 radii or more from the middle at a fan's 14 mm step; its marks read
 #: as surely as the first's (their pairing is not always right, hence the bar on the score).
-JOKER_WITHIN = 1.1
+#: (Plastic's joker lying sideways pairs the words on its long sides: its corner marks lie 1.06-1.11
+#: radii from their middle.)
+JOKER_WITHIN = 1.15
 JOKER_WEAK = 0.5
 #: The distance most cards' corners sit apart: of two ways to pair corners, the nearer wins.
 PAIR_EXPECTED = 4.7
@@ -458,12 +460,16 @@ def _abutting(a: np.ndarray, b: np.ndarray) -> bool:
 def _within_joker(groups: list[list[list[int]]], centers: np.ndarray, scores: np.ndarray) -> list[list[list[int]]]:
     """Groups of one joker, less those read weakly inside the card of another one's paired
     corners (:data:`JOKER_WITHIN`, :data:`JOKER_WEAK`): their detections join that card's first
-    corner. The widest pair stands first."""
+    corner. The surest pair stands first (a weak pair of a card's other two corners can lie wider
+    than its surely read pair)."""
     def circle(g: list[list[int]]) -> tuple[np.ndarray, float]:
         a, b = centers[g[0][0]], centers[g[1][0]]
         return (a + b) / 2, float(np.linalg.norm(a - b)) / 2
 
-    order = sorted(range(len(groups)), key=lambda k: -circle(groups[k])[1] if len(groups[k]) > 1 else 0.0)
+    def best(g: list[list[int]]) -> float:
+        return float(max(scores[i] for c in g for i in c))
+
+    order = sorted(range(len(groups)), key=lambda k: (len(groups[k]) < 2, -best(groups[k])))
     kept: list[list[list[int]]] = []
     for k in order:
         group = groups[k]
@@ -472,7 +478,7 @@ def _within_joker(groups: list[list[list[int]]], centers: np.ndarray, scores: np
             if len(card) < 2:
                 continue
             middle, radius = circle(card)
-            weak = max(scores[i] for c in group for i in c) <= JOKER_WEAK * max(scores[i] for c in card for i in c)
+            weak = best(group) <= JOKER_WEAK * best(card)
             if weak and all(np.linalg.norm(centers[c[0]] - middle) <= JOKER_WITHIN * radius for c in group):
                 host = card
                 break

@@ -255,3 +255,15 @@ def test_two_jokers_fanned_stay_two_cards():
     # the first and hiding its far corner: the first's corner lies outside the second's card
     dets = boxes(("RJ", 90, 90, 110, 110), ("RJ", 125, 90, 145, 110), ("RJ", 250, 278, 270, 298))
     assert group_corners(dets, decks=2).card_ids == ["RJ", "RJ"]
+
+
+def test_a_jokers_weak_wider_pair_of_marks_joins_its_surely_read_pair_of_words():
+    # plastic's black joker lying sideways (the five-seat film's third hand): the words on its
+    # long sides read 0.32 and 0.20 and pair; the marks of two corners read 0.15 and 0.08, pair
+    # 207 px apart, wider than the words; the emblem on its face 0.02: one card
+    dets = boxes(("BJ", 238.1, 189.5, 266.1, 267.2), ("BJ", 62.6, 117.9, 91.5, 185.4), ("BJ", 61.4, 232.6, 89.1, 261.7),
+                 ("BJ", 239.3, 121.6, 267.3, 161.1), ("BJ", 146.3, 174.3, 180.3, 219.7),
+                 scores=[0.195, 0.318, 0.149, 0.078, 0.022])
+    grouping = group_corners(dets, decks=2)
+    assert grouping.card_ids == ["BJ"]
+    assert len(grouping.cards[0].corners) == 5
