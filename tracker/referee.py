@@ -566,8 +566,16 @@ class CameraReferee:
         when it is not cards shown that fit), or the kitty shown for the 帝主 to pick from."""
         rules = self.state.info.rules
         if rules.bidding == "marker":
-            return len(candidate.cards) > 1
+            return len(candidate.cards) > 1 or self._showing_under_way(candidate.seat)
         return self.tokens_read or rules.kitty_choice
+
+    def _showing_under_way(self, seat: int) -> bool:
+        """Whether another seat has shown its cards after this hand and ``seat``, which holds
+        cards, has shown none yet: one card it lays now is the first of its cards shown to be
+        read (the rest settle after it), not the next deal's marker, which comes once the shown
+        cards are swept away."""
+        hand = self.hand
+        return hand is not None and seat not in hand.shown and any(s != seat for s in hand.shown)
 
     def _store_shown(self, shown: Shown) -> list[Record]:
         out = self._store_or_alert(shown, format_cards(shown.cards))

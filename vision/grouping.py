@@ -51,6 +51,27 @@ from vision.detections import Detections
 #: indices sit near 2; joker emblems are small, up to ~15); tilt and box jitter widen it.
 #: The detector's joker pairs use the same range (``vision.detector.joker_pairs``).
 PAIR_RANGE = (1.6, 12.0)
+#: A joker's two corners pair up to this far apart (index sizes): its mark is small for its card
+#: (orell's joker's two stars, 99 mm apart on the four-seat film, lie 14 of their sizes apart).
+JOKER_PAIR_MAX = 16.0
+#: A joker's mark found in pieces that abut along a row (plastic's "◆ Joker ◆" across the card's
+#: top: three boxes, each touching the next) is one corner: same-joker boxes whose gap along the
+#: row is at most this share of the smaller box's short side, and that overlap across the row by
+#: at least ``ABUT_ACROSS`` of it. Two jokers fanned (two decks) lie a fan's step (14-21 mm) apart,
+#: leaving a gap between their marks.
+ABUT_GAP = 0.1
+ABUT_ACROSS = 0.6
+#: A joker's card lies inside the circle through its two paired corners (a rectangle sits in
+#: the circle on its diagonal): another read of that joker, read weakly beside that card (its
+#: best score at most ``JOKER_WEAK`` of the card's), whose corners all lie within this share of
+#: the circle's radius from its middle is a piece of the same card (a third corner's mark, the
+#: emblem on its face), not a second joker. A second joker fanned under it shows only what lies
+#: outside its outline, 1.2 radii or more from the middle at a fan's 14 mm step; its marks read
+#: as surely as the first's (their pairing is not always right, hence the bar on the score).
+#: (Plastic's joker lying sideways pairs the words on its long sides: its corner marks lie 1.06-1.11
+#: radii from their middle.)
+JOKER_WITHIN = 1.15
+JOKER_WEAK = 0.5
 #: The distance most cards' corners sit apart: of two ways to pair corners, the nearer wins.
 PAIR_EXPECTED = 4.7
 #: Closer than this (in index sizes) two same-id boxes are one corner found twice.
@@ -165,9 +186,11 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
     for class_id in np.unique(detections.class_ids):
         if class_id < 0:
             continue
+        joker = CARD_IDS[class_id] in JOKERS
         members = _merge_duplicates(np.flatnonzero(detections.class_ids == class_id), centers, sizes,
-                                    detections.scores, detections.boxes, decks)
-        groups += _pair(members, centers, sizes, lo, hi, expected)
+                                    detections.scores, detections.boxes, decks, joker)
+        paired_here = _pair(members, centers, sizes, lo, max(hi, JOKER_PAIR_MAX) if joker else hi, expected)
+        groups += _within_joker(paired_here, centers, detections.scores) if joker else paired_here
     readings = [reading(detections, i) for i in range(len(detections))]
     paired: list[tuple[list[list[int]], str, dict[str, float] | None]] = [
         (g, CARD_IDS[detections.class_ids[g[0][0]]], None) for g in groups if len(g) > 1]
@@ -353,10 +376,10 @@ def _distance(i: int | np.integer[Any], j: int | np.integer[Any], centers: np.nd
 
 
 def _merge_duplicates(idx: np.ndarray, centers: np.ndarray, sizes: np.ndarray, scores: np.ndarray,
-                      boxes: np.ndarray | None = None, decks: int = 1) -> list[list[int]]:
+                      boxes: np.ndarray | None = None, decks: int = 1, joker: bool = False) -> list[list[int]]:
     """Same-id detections closer than ``SAME_CORNER`` sizes (with two decks, unless side by side:
-    :func:`_side_by_side`), or a long index found in pieces (:func:`_end_to_end`): one corner,
-    best score first."""
+    :func:`_side_by_side`), or a long index found in pieces (:func:`_end_to_end`; a joker's mark
+    also in pieces that abut, :func:`_abutting`): one corner, best score first."""
     order = idx[np.argsort(-scores[idx], kind="stable")]
     corners: list[list[int]] = []
 
@@ -367,7 +390,9 @@ def _merge_duplicates(idx: np.ndarray, centers: np.ndarray, sizes: np.ndarray, s
 
     for i in order:
         for corner in corners:
-            if any(near(i, j) or (boxes is not None and _end_to_end(boxes[i], boxes[j])) for j in corner):
+            if any(near(i, j) or (boxes is not None and (_end_to_end(boxes[i], boxes[j])
+                                                         or (joker and _abutting(boxes[i], boxes[j]))))
+                   for j in corner):
                 corner.append(int(i))
                 break
         else:
@@ -415,6 +440,53 @@ def _end_to_end(a: np.ndarray, b: np.ndarray) -> bool:
     overlap = min(a[across + 2], b[across + 2]) - max(a[across], b[across])
     gap = max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2])
     return bool(overlap >= 0.5 * min(short_a, short_b) and gap <= PIECE_GAP * min(long_a, long_b))
+
+
+def _abutting(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two boxes in one row, touching or overlapping along it (a gap of at most ``ABUT_GAP`` of
+    the smaller box's short side) and lying across it mostly over each other (``ABUT_ACROSS``):
+    pieces of one joker's mark. The row runs along the axis where they lie further apart."""
+    short = min(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
+    if short <= 0:
+        return False
+    dx, dy = abs((a[0] + a[2]) - (b[0] + b[2])), abs((a[1] + a[3]) - (b[1] + b[3]))
+    axis = 0 if dx >= dy else 1
+    across = 1 - axis
+    gap = max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2])
+    overlap = min(a[across + 2], b[across + 2]) - max(a[across], b[across])
+    return bool(gap <= ABUT_GAP * short and overlap >= ABUT_ACROSS * short)
+
+
+def _within_joker(groups: list[list[list[int]]], centers: np.ndarray, scores: np.ndarray) -> list[list[list[int]]]:
+    """Groups of one joker, less those read weakly inside the card of another one's paired
+    corners (:data:`JOKER_WITHIN`, :data:`JOKER_WEAK`): their detections join that card's first
+    corner. The surest pair stands first (a weak pair of a card's other two corners can lie wider
+    than its surely read pair)."""
+    def circle(g: list[list[int]]) -> tuple[np.ndarray, float]:
+        a, b = centers[g[0][0]], centers[g[1][0]]
+        return (a + b) / 2, float(np.linalg.norm(a - b)) / 2
+
+    def best(g: list[list[int]]) -> float:
+        return float(max(scores[i] for c in g for i in c))
+
+    order = sorted(range(len(groups)), key=lambda k: (len(groups[k]) < 2, -best(groups[k])))
+    kept: list[list[list[int]]] = []
+    for k in order:
+        group = groups[k]
+        host = None
+        for card in kept:
+            if len(card) < 2:
+                continue
+            middle, radius = circle(card)
+            weak = best(group) <= JOKER_WEAK * best(card)
+            if weak and all(np.linalg.norm(centers[c[0]] - middle) <= JOKER_WITHIN * radius for c in group):
+                host = card
+                break
+        if host is None:
+            kept.append([list(c) for c in group])
+        else:
+            host[0].extend(i for c in group for i in c)
+    return kept
 
 
 def _pair(corners: list[list[int]], centers: np.ndarray, sizes: np.ndarray, lo: float, hi: float,

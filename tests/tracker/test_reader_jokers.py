@@ -102,3 +102,12 @@ def test_the_bench_counts_what_the_look_reads_and_refuses_a_folder_that_is_no_fi
     with pytest.raises(SystemExit):
         main([str(tmp_path)])
     assert "no truth.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("deck", "angle"), [("plastic", 0), ("orell", 180)])
+def test_a_lone_joker_with_two_decks_is_one_card(shipped, deck, angle):
+    # plastic's joker shows "◆ Joker ◆" across its top, boxed in pieces; orell's turned round
+    # shows two small stars 99 mm apart: each corner of one card, not two jokers of two decks.
+    x, y = zone_centre("seat1")
+    reader = TableReader(calibration(), shipped, decks=2)
+    assert played(reader, [("RJ", (x, y), angle)], deck=deck) == [("seat1", ("RJ",))]

@@ -313,3 +313,19 @@ def test_two_decks_a_joker_pair_the_rules_accept_is_kept(store):
     ref = dizhu_in_play(store)
     ref.play(P(0, "5c 5c", t=8.0))
     assert kinds(ref.play(PlayCandidate(1, ("RJ", "RJ"), 9.0, (0.95, 0.95)))) == ["play"]
+
+
+def test_five_seats_one_card_of_a_seat_yet_to_show_while_others_show_is_its_cards_shown(store):
+    # the five-seat film's third hand: seat 1 has shown its cards, seat 2 lays its three and the
+    # camera reads one of them first; the rest settle after it
+    ref = referee(store, "five", 5)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 3, 2, 2)), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    ref.play(P(0, "2s 2s", t=5.0))
+    ref.play(P(0, "2d 2d", t=9.0))  # the landlord goes out
+    assert kinds(ref.play(P(1, "Jd Qc", t=20.0))) == ["shown"]
+    out = ref.play(P(2, "5h", t=24.0))
+    assert kinds(out) == ["shown"] and ref.state.hand_number == 1
+    # the whole of it, settled later, replaces the first card read
+    whole = ref.late_cards(P(2, "5h 6h 7c", t=25.0), ("5h",))
+    assert kinds(whole)[0] == "shown" and sorted(map(str, ref.hand.shown[2])) == ["5h", "6h", "7c"]

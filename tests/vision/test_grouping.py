@@ -166,9 +166,9 @@ def test_fuse_share_out_of_range_is_refused():
             group_corners(Detections.empty(), span=span)
 
 
-def boxes(*items: tuple[str, float, float, float, float]) -> Detections:
-    """Detections of (card, x1, y1, x2, y2) boxes."""
-    return Detections(np.array([b for _, *b in items], float), np.full(len(items), 0.9),
+def boxes(*items: tuple[str, float, float, float, float], scores: list[float] | None = None) -> Detections:
+    """Detections of (card, x1, y1, x2, y2) boxes (scored 0.9 unless ``scores``)."""
+    return Detections(np.array([b for _, *b in items], float), np.array(scores or [0.9] * len(items)),
                       np.zeros(len(items))).with_cards([c for c, *_ in items])
 
 
@@ -207,3 +207,63 @@ def test_two_decks_two_identical_tall_indices_a_fan_step_apart_stay_two_cards():
     # one corner boxed twice, a little shifted, overlaps itself: still one corner with two decks
     twice = boxes(("Qs", 15, 62, 48, 133), ("Qs", 19, 64, 52, 136))
     assert group_corners(twice, decks=2).card_ids == ["Qs"]
+
+
+def test_a_jokers_two_small_stars_a_card_apart_are_one_card():
+    # orell's red joker turned round on the four-seat film: its two stars, 18 px boxes 249 px
+    # (99 mm) apart, 14 of their sizes: past a rank index's reach, within a joker's; two decks.
+    dets = boxes(("RJ", 112, 230, 129, 247), ("RJ", 228, 450, 246, 468))
+    assert group_corners(dets, decks=2).card_ids == ["RJ"]
+    # a rank's index that far apart is two cards
+    far = boxes(("5c", 112, 230, 129, 247), ("5c", 228, 450, 246, 468))
+    assert group_corners(far, decks=2).card_ids == ["5c", "5c"]
+
+
+def test_a_jokers_mark_in_pieces_along_a_row_is_one_corner():
+    # plastic's "◆ Joker ◆" across the card's top boxed as three touching pieces, the bottom
+    # row as one box, 176 px below: one red joker, even with two decks.
+    dets = boxes(("RJ", 106, 246, 148, 275), ("RJ", 148, 250, 211, 270), ("RJ", 206, 246, 249, 273),
+                 ("RJ", 107, 421, 169, 451))
+    grouping = group_corners(dets, decks=2)
+    assert grouping.card_ids == ["RJ"]
+    assert grouping.cards[0].paired
+
+
+def test_two_jokers_fanned_a_step_apart_stay_two_cards():
+    # two decks' red jokers fanned 20 mm (50 px) apart: their marks lie a gap apart along the row
+    dets = boxes(("RJ", 106, 246, 148, 275), ("RJ", 156, 246, 198, 275))
+    assert group_corners(dets, decks=2).card_ids == ["RJ", "RJ"]
+
+
+def test_a_jokers_other_marks_inside_its_card_are_not_a_second_joker():
+    # plastic's black joker lying sideways on the five-seat film: its two words read (0.31, 0.19)
+    # and paired 189 px apart; a mark in a third corner and the emblem in the middle of its face
+    # read as BJ at 0.03, and pair with each other: weak, inside the first card's circle, one card.
+    dets = boxes(("BJ", 127, 149, 153, 220), ("BJ", 304, 204, 333, 290),
+                 ("BJ", 302, 145, 331, 178), ("BJ", 207, 203, 247, 237), scores=[0.31, 0.19, 0.034, 0.028])
+    grouping = group_corners(dets, decks=2)
+    assert grouping.card_ids == ["BJ"]
+    assert grouping.cards[0].corners == (0, 1, 2, 3)
+    # read as surely as the card's own corners, they are a second joker
+    sure = boxes(("BJ", 127, 149, 153, 220), ("BJ", 304, 204, 333, 290),
+                 ("BJ", 302, 145, 331, 178), ("BJ", 207, 203, 247, 237), scores=[0.31, 0.19, 0.3, 0.28])
+    assert group_corners(sure, decks=2).card_ids == ["BJ", "BJ"]
+
+
+def test_two_jokers_fanned_stay_two_cards():
+    # two red jokers, their marks' corners 125 x 188 px apart, the second laid 35 px (14 mm) on
+    # the first and hiding its far corner: the first's corner lies outside the second's card
+    dets = boxes(("RJ", 90, 90, 110, 110), ("RJ", 125, 90, 145, 110), ("RJ", 250, 278, 270, 298))
+    assert group_corners(dets, decks=2).card_ids == ["RJ", "RJ"]
+
+
+def test_a_jokers_weak_wider_pair_of_marks_joins_its_surely_read_pair_of_words():
+    # plastic's black joker lying sideways (the five-seat film's third hand): the words on its
+    # long sides read 0.32 and 0.20 and pair; the marks of two corners read 0.15 and 0.08, pair
+    # 207 px apart, wider than the words; the emblem on its face 0.02: one card
+    dets = boxes(("BJ", 238.1, 189.5, 266.1, 267.2), ("BJ", 62.6, 117.9, 91.5, 185.4), ("BJ", 61.4, 232.6, 89.1, 261.7),
+                 ("BJ", 239.3, 121.6, 267.3, 161.1), ("BJ", 146.3, 174.3, 180.3, 219.7),
+                 scores=[0.195, 0.318, 0.149, 0.078, 0.022])
+    grouping = group_corners(dets, decks=2)
+    assert grouping.card_ids == ["BJ"]
+    assert len(grouping.cards[0].corners) == 5
