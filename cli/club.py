@@ -5,7 +5,9 @@
 
 It serves the hall screen (``/``), the director's pages (``/director``, behind the PIN), the
 players' pages and the boxes' API with waitress. Each table's box joins with
-``ddz-table run ... --club http://HOST:8080 --club-table N --club-key KEY``.
+``ddz-table run ... --club http://HOST:8080 --club-table N --club-key KEY``. The hall's screens
+are served by a second process it starts and stops with itself (:mod:`club.screens`;
+``--no-hall-process``: one process serves everything).
 """
 
 from __future__ import annotations

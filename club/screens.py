@@ -20,7 +20,8 @@ starts a *screens process* beside itself (:class:`Screens`), over the same store
   actions and the boxes' posts are all the server's;
 - when it cannot be handed a connection (not started yet, gone, its queue full), the server
   serves the screen itself, as a single process does; a screens process that exits is started
-  again within a second. It stops with the server: it exits when the Unix socket to the
+  again within a second (a connection on its way to it as it died is closed: the screen asks
+  again, as ``hall.js`` does). It stops with the server: it exits when the Unix socket to the
   server closes (the server stopped, or was killed), and the server stops it on its way out.
 
 An in-memory store (``:memory:``) has nothing a second process could read: the server serves
