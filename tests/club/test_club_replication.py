@@ -176,7 +176,14 @@ def test_a_server_that_dies_mid_answer_leaves_the_replicator_running(tmp_path):
                 conn, _ = listener.accept()
             except OSError:
                 return
-            conn.recv(65536)
+            request = b""
+            while b"\r\n\r\n" not in request:  # the whole request first: closing on unread bytes resets it
+                request += conn.recv(65536)
+            head, _, body = request.partition(b"\r\n\r\n")
+            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            while len(body) < length:
+                body += conn.recv(65536)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 300\r\n\r\n{")
             conn.close()
 
