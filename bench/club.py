@@ -485,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--viewers", type=int, default=0, help="hall screens asking once a second (with the ETag)")
     parser.add_argument("--viewer-threads", type=int, default=32, help="threads the polling viewers are spread over "
                         "(each asks for its screens one after another: few enough screens each to ask once a second)")
+    parser.add_argument("--one-process", action="store_true", help="the server serves the hall screens itself "
+                        "(ddz-table club --no-hall-process) instead of handing them to its screens process")
     parser.add_argument("--profile", metavar="FILE", help="record the server's stacks while the clock runs "
                         "(py-spy, collapsed stacks: one line per stack and its sample count)")
     parser.add_argument("--cost", action="store_true", help="measure one hall request's cost at evenings of "
@@ -514,23 +516,25 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         server = subprocess.Popen([sys.executable, "-m", "cli.main", "club", "--db", db, "--port", str(port),
                                    "--key", KEY, "--threads", str(args.threads),
+                                   *(["--no-hall-process"] if args.one_process else []),
                                    # every box and viewer of the bench comes from this one address
                                    "--per-address", str(10 * (args.workers + args.viewers + 100))], cwd=ROOT,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
                                   stderr=open(folder / "server.log", "wb"))
         url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
+        warm = time.perf_counter()
+        for _ in range(6000):  # the server answers, and has folded the evening laid down (its start)
             try:
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
                 conn.request("GET", "/healthz")
-                conn.getresponse().read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        warm = time.perf_counter()
+                if json.loads(conn.getresponse().read()).get("ready", True):
+                    break
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.1)
         conn = _connect(url)
         conn.timeout = 600
-        conn.request("GET", "/api/hall")  # the server folds the evening laid down (its start after a restart)
+        conn.request("GET", "/api/hall")  # the hall's screens process has folded it too
         initial = {int(t): b["acked"] for t, b in json.loads(conn.getresponse().read())["boxes"].items()}
         conn.close()
         warm = time.perf_counter() - warm
@@ -561,7 +565,9 @@ def main(argv: list[str] | None = None) -> int:
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1)
         db_pids = children(pg.process.pid) if pg and pg.process else []
-        cpu_before = (cpu_seconds([server.pid]), cpu_seconds(db_pids), resource.getrusage(resource.RUSAGE_SELF))
+        hall_pids = children(server.pid)[1:]  # the server's hall screens process
+        cpu_before = (cpu_seconds([server.pid]), cpu_seconds(db_pids), resource.getrusage(resource.RUSAGE_SELF),
+                      cpu_seconds(hall_pids))
         start = time.monotonic() + 0.5
         workers = [threading.Thread(target=worker, args=(url, share, start, args.seconds, log, errors), daemon=True)
                    for share in shares]
@@ -592,7 +598,9 @@ def main(argv: list[str] | None = None) -> int:
             th.join(timeout=10)
         wall = time.monotonic() - start
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        cpu_server = cpu_seconds([server.pid]) - cpu_before[0]
+        cpu_main = cpu_seconds([server.pid]) - cpu_before[0]
+        cpu_hall = cpu_seconds(hall_pids) - cpu_before[3]
+        cpu_server = cpu_main + cpu_hall
         if pg and pg.process:  # backends started during the run count from their start
             db_pids = sorted(set(db_pids) | set(children(pg.process.pid)))
         cpu_db = cpu_seconds(db_pids) - cpu_before[1] if db_pids else 0.0
@@ -634,7 +642,9 @@ def main(argv: list[str] | None = None) -> int:
           f"(sent after due): p50 {ms(percentile(lag, 0.5))}  p99 {ms(percentile(lag, 0.99))}  "
           f"max {ms(max(lag, default=float('nan')))};  /api/hall round trip: p50 {ms(percentile(hall_trips, 0.5))}  "
           f"p99 {ms(percentile(hall_trips, 0.99))}")
-    print(f"CPU over {wall:.1f} s: server {cpu_server:.1f} s ({cpu_server / wall:.2f} cores)"
+    print(f"CPU over {wall:.1f} s: server {cpu_server:.1f} s ({cpu_server / wall:.2f} cores"
+          + (f": {cpu_main / wall:.2f} the main process, {cpu_hall / wall:.2f} its hall screens process" if hall_pids
+             else "") + ")"
           + (f"  PostgreSQL {cpu_db:.1f} s ({cpu_db / wall:.2f} cores)" if pg else "")
           + f"  generator {cpu_gen:.1f} s ({cpu_gen / wall:.2f} cores);  load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores;  every server thread busy (waitress queued a request) "
@@ -658,6 +668,12 @@ def main(argv: list[str] | None = None) -> int:
     from_due = [at - due_of[k] for k, at in shown.items()]
     from_sent = [at - acked_at[k][0] for k, at in shown.items() if k in acked_at]
     from_ack = [at - acked_at[k][1] for k, at in shown.items() if k in acked_at]
+    windows: dict[int, list[float]] = {}
+    for k, at in shown.items():
+        if k in acked_at:
+            windows.setdefault(int(acked_at[k][1] // 5), []).append(at - acked_at[k][1])
+    print("append->hall from its acknowledgement, p99 by 5 s of the clock (when acknowledged): "
+          + "  ".join(f"{5 * w}-{5 * w + 5} s {percentile(v, 0.99):.2f}" for w, v in sorted(windows.items())))
     print(f"post latency (round trip): p50 {ms(percentile(trip, 0.5))}  p99 {ms(percentile(trip, 0.99))}   "
           f"[target: p99 under 500 ms]")
     for name, values in (("from its due time", from_due), ("from its post's sending", from_sent),

@@ -5,13 +5,16 @@
 
 It serves the hall screen (``/``), the director's pages (``/director``, behind the PIN), the
 players' pages and the boxes' API with waitress. Each table's box joins with
-``ddz-table run ... --club http://HOST:8080 --club-table N --club-key KEY``.
+``ddz-table run ... --club http://HOST:8080 --club-table N --club-key KEY``. The hall's screens
+are served by a second process it starts and stops with itself (:mod:`club.screens`;
+``--no-hall-process``: one process serves everything).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     club.add_argument("--per-address", type=int, default=PER_ADDRESS, metavar="N",
                       help=f"connections one address may hold at once (default {PER_ADDRESS}; raise it behind a "
                            "reverse proxy, where every visitor has the proxy's address)")
+    club.add_argument("--hall-process", action=argparse.BooleanOptionalAction, default=True,
+                      help="serve the hall screens from a second process, so the boxes' posts never wait for them "
+                           "(default; --no-hall-process: one process serves everything)")
     club.set_defaults(func=run_club)
 
 
@@ -42,21 +48,27 @@ CONNECTIONS = 1000
 OUTBUF_IN_MEMORY = 8 * 1024 * 1024
 
 
+def server_adjustments(threads: int) -> dict:
+    """Waitress's settings for the club server (and its hall screens process)."""
+    from cli.site import _room_for
+
+    return {"threads": threads, "ident": "ddz-table-club",
+            "connection_limit": _room_for(max(CONNECTIONS, 2 * threads + 400)),
+            "channel_timeout": 60, "asyncore_use_poll": True,
+            # a hall stream's snapshots (about 250 kB each at 300 tables) wait for a slow
+            # screen in memory, not in a temporary file written and read again
+            "outbuf_overflow": OUTBUF_IN_MEMORY}
+
+
 def make_club_server(app, host: str, port: int, threads: int, per_address: int = PER_ADDRESS):
     """The club's waitress server: room for every table's box and the hall's screens (1,000
     connections: 300 boxes and 300 screens each holding one, with room to spare; the process's
     open-file limit raised to match where it allows), an idle connection closed after a minute,
     at most ``per_address`` connections from one address, and poll() rather than select()
     (which fails on a socket numbered past 1023)."""
-    from cli.site import _room_for
     from webkit.server import create_server
 
-    return create_server(app, per_address=per_address, host=host, port=port, threads=threads,
-                         ident="ddz-table-club", connection_limit=_room_for(max(CONNECTIONS, 2 * threads + 400)),
-                         channel_timeout=60, asyncore_use_poll=True,
-                         # a hall stream's snapshots (about 250 kB each at 300 tables) wait for a
-                         # slow screen in memory, not in a temporary file written and read again
-                         outbuf_overflow=OUTBUF_IN_MEMORY)
+    return create_server(app, per_address=per_address, host=host, port=port, **server_adjustments(threads))
 
 
 def run_club(args: argparse.Namespace) -> int:
@@ -81,6 +93,23 @@ def run_club(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"ddz-table club: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    live = app.extensions["club"].live
+    # the evening in the store folded now, not by the first box's post (a restart mid-evening)
+    threading.Thread(target=live.refresh, name="fold", daemon=True).start()
+    screens = None
+    if args.hall_process and args.db not in ("", ":memory:"):
+        from club.app import DEFAULTS
+        from club.screens import Screens, hand_hall_over
+
+        shared = {k: app.config[k] for k in (*DEFAULTS, "SECRET_KEY") if k != "DB"}
+        adjustments = server_adjustments(int(app.config["HALL_STREAMS"]) + 16)
+        try:
+            screens = Screens(args.db, shared, {"per_address": args.per_address, **adjustments}).start()
+        except OSError as exc:
+            print(f"ddz-table club: the hall screens process did not start ({exc}): this process serves them",
+                  file=sys.stderr)
+        else:
+            hand_hall_over(server, screens)
     url = f"http://{args.host}:{server.effective_port}"
     print(f"club server / 俱乐部服务器: {url}  (store: {storage.dialect})", flush=True)
     print(f"director PIN / 裁判长密码: {app.config['DIRECTOR_PIN']}", flush=True)
@@ -90,6 +119,8 @@ def run_club(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if screens is not None:
+            screens.stop()
         server.close()
         storage.close()
     return 0

@@ -16,7 +16,9 @@
   Flask's request handling (:func:`serve_hall_directly`), with the same answer as the route;
 - ``GET /api/hall/stream``: the same snapshots as server-sent events (``event: hall``), each
   once; at most ``HALL_STREAMS`` open (each holds a server thread), beyond that 503 and the
-  page polls ``/api/hall``; ``GET /healthz``.
+  page polls ``/api/hall``; ``GET /healthz``: ``ok``, the store's schema and dialect, ``process``
+  (``main``, or ``screens`` on a connection handed to the hall screens process: :mod:`club.screens`)
+  and ``ready`` (the store's evening folded, as after a restart).
 """
 
 from __future__ import annotations
@@ -236,5 +238,9 @@ def hall_stream():
 
 @bp.get("/healthz")
 def healthz():
-    st = club().storage
-    return jsonify(ok=True, schema=st.schema_version(), dialect=st.dialect)
+    c = club()
+    st = c.storage
+    # process: "main", or "screens" on a connection handed to the hall screens process (club.screens);
+    # ready: the evening in the store is folded (a server's start)
+    return jsonify(ok=True, schema=st.schema_version(), dialect=st.dialect,
+                   process=current_app.config.get("PROCESS", "main"), ready=c.live.ready)

@@ -64,6 +64,7 @@ class Live:
         self._change: tuple | None = None
         self._state: State | None = None
         self._tid: int | None = None
+        self._ready = False  # a refresh has folded what the store held
         self._regs: list = []  # the registrations read by the last refresh
         # (session key, table) -> (quick key, full key, result): see _results()
         self._table_results: dict[tuple[str, int], tuple[tuple, tuple, TableResult]] = {}
@@ -131,8 +132,14 @@ class Live:
             if fold_director:
                 self._tid = None if director is None else director[0].id
                 self._state = None if director is None else fold(*director)
+            self._ready = True
         finally:
             self._lock.release()
+
+    @property
+    def ready(self) -> bool:
+        """Whether a refresh has read the store (a server's start folds the whole evening)."""
+        return self._ready
 
     @property
     def state(self) -> State | None:

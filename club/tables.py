@@ -23,6 +23,7 @@ from engine.hand import Hand
 from engine.match import HandRecord, Match, MatchStatus
 from engine.record import rules_from_dict
 from engine.rules import RuleSet
+from engine.scoring import Settlement
 from engine.violations import HandViolation
 
 
@@ -37,6 +38,25 @@ class Tally:
     finished: int
     void: int
     in_play: int | None
+
+
+class _KeptMatch(Match):
+    """The kept sheet's engine match, whose hands are only ever appended: its settlements are
+    worked out once per set of hands, not once per question. A table's result asks for them
+    five or six times (the totals, the status, who is disqualified, the leaders), each time
+    over every counted hand; a new hand dealt (not yet finished) adds none, so a table's
+    result at its deal costs no settling at all."""
+
+    _settled: tuple[list[HandRecord], list[Settlement]] | None = None
+
+    def settlements(self) -> list[Settlement]:
+        kept = self._settled
+        if kept is not None and len(kept[0]) == len(self.hands) and all(
+                a is b for a, b in zip(kept[0], self.hands, strict=True)):
+            return list(kept[1])
+        rows = super().settlements()
+        self._settled = (list(self.hands), rows)
+        return list(rows)
 
 
 @dataclass
@@ -124,7 +144,7 @@ class MatchFold:
         kept = self._sheet
         if kept is None or kept.key != key or kept.seen != [(n, len(h.log)) for n, h in finished[:len(kept.seen)]]:
             untimed = self.rules.replace(time_limit_min=0)
-            kept = self._sheet = _Sheet(key, Match(untimed, self.info.players, penalties=list(self.penalties)))
+            kept = self._sheet = _Sheet(key, _KeptMatch(untimed, self.info.players, penalties=list(self.penalties)))
         match = kept.match
         for number, hand in finished[len(kept.seen):]:
             if kept.stopped:

@@ -20,6 +20,7 @@ players and rules); the replicator starts that match in the store once, and the 
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import random
@@ -101,6 +102,10 @@ class Replicator:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return response.status, json.loads(response.read() or b"{}")
+        except http.client.HTTPException as exc:
+            # the server stopped mid-answer (killed, or its machine went away): not an OSError,
+            # and it must not end the replicator's thread
+            raise ConnectionError(f"the server's answer was cut short ({type(exc).__name__})") from exc
         except urllib.error.HTTPError as exc:
             try:
                 answer = json.loads(exc.read() or b"{}")

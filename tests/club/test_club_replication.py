@@ -3,6 +3,7 @@ and 60 tables at once. Nothing lost, nothing doubled; standings equal a recomput
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -161,3 +162,39 @@ def test_sixty_tables_post_every_event_exactly_once_and_standings_match_a_recomp
         store.close()
     storage.close()
     again.close()
+
+
+def test_a_server_that_dies_mid_answer_leaves_the_replicator_running(tmp_path):
+    """The headers of an answer, then nothing (the server killed between its writes): the round
+    fails and is tried again later, and the replicator's thread is not ended by it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def cut_short() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            request = b""
+            while b"\r\n\r\n" not in request:  # the whole request first: closing on unread bytes resets it
+                request += conn.recv(65536)
+            head, _, body = request.partition(b"\r\n\r\n")
+            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            while len(body) < length:
+                body += conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 300\r\n\r\n{")
+            conn.close()
+
+    threading.Thread(target=cut_short, daemon=True).start()
+    box = EventStore(str(tmp_path / "box.db"))
+    rep = Replicator(box, f"http://127.0.0.1:{port}", table=3, key=KEY, timeout=2.0)
+    try:
+        pause = rep.attempt()
+        assert pause > 0 and rep.failures == 1 and "cut short" in rep.error
+        with pytest.raises(ConnectionError):
+            rep.step()
+    finally:
+        listener.close()
+        box.close()
