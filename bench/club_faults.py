@@ -86,6 +86,8 @@ def run_boxes(folder: Path, tables: list[int], url: str, hands: int, pace: float
                 left.append((t, store, match, hand, done))
         plans = left
         time.sleep(pace)
+    for t in tables:  # the bench waits for this mark: a table with all its hands may still be scoring its last
+        (folder / f"box{t}.scored").touch()
     while True:  # scored out: keep replicating until the bench stops this process
         time.sleep(1)
 
@@ -231,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                     last = store.last_seq()
                 finally:
                     store.close()
-                if len(hands) < args.hands or hall["boxes"].get(str(t), {}).get("acked") != last:
+                if len(hands) < args.hands or not (folder / f"box{t}.scored").exists() \
+                        or hall["boxes"].get(str(t), {}).get("acked") != last:
                     return False
             return True
 
