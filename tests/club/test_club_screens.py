@@ -15,22 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.club import children
 from club.pglocal import free_port
 from club.screens import wants_hall
 from tests.kit.club_server import BOX, KEY, PIN, ROOT, box_events, box_match, hand_payloads, wire
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.append(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                continue
-    return found
 
 
 def running(pid: int) -> bool:
@@ -74,7 +62,7 @@ class Club:
             return None
 
     def screens(self) -> list[int]:
-        return [pid for pid in children(self.process.pid) if running(pid)]
+        return [pid for pid in children(self.process.pid)[1:] if running(pid)]
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -190,19 +178,11 @@ def test_the_screens_process_stops_with_the_server(tmp_path, how):
             os.kill(screens[0], signal.SIGKILL)
 
 
-def test_one_process_serves_everything_without_a_screens_process(tmp_path):
-    server = Club(str(tmp_path / "club.db"), "--no-hall-process")
-    try:
-        screen = server.connect()
-        hall(screen)
-        assert server.health(screen)["process"] == "main"
-        assert server.screens() == []
-    finally:
-        server.stop()
-
-
-def test_an_in_memory_store_has_no_screens_process():
-    server = Club(":memory:")
+@pytest.mark.parametrize("store, extra", [("club.db", ("--no-hall-process",)), (":memory:", ())],
+                         ids=["no-hall-process", "in-memory-store"])
+def test_one_process_serves_everything_without_a_screens_process(tmp_path, store, extra):
+    """``--no-hall-process``, and a store in memory (which a second process could not open)."""
+    server = Club(store if store == ":memory:" else str(tmp_path / store), *extra)
     try:
         screen = server.connect()
         hall(screen)
