@@ -18,7 +18,7 @@ def _synth(args: argparse.Namespace) -> int:
             args.out, args.seed, args.train, args.val, args.test,
             imgsz=args.imgsz, reader_size=args.reader_size, workers=args.workers, progress=progress,
             resume=args.resume, joker_p=args.joker_p, generated=args.generated_decks,
-            index_px=tuple(args.index_px), degrade=args.degrade,
+            index_px=tuple(args.index_px), degrade=args.degrade, play_p=args.play_p,
         )
     except (ValueError, FileExistsError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
@@ -90,6 +90,9 @@ def register(subparsers) -> None:
     synth.add_argument("--degrade", type=float, default=0.0, metavar="P",
                        help="share of train/val scenes also put through a random camera (blur, binning, "
                             "halos, JPEG 4:2:0, noise, exposure, white balance, glare); default 0")
+    synth.add_argument("--play-p", type=float, default=0.0, metavar="P",
+                       help="share of scenes laid as plays and shown hands, cards 0.15-0.33 of a card "
+                            "apart (default 0)")
     synth.set_defaults(func=_synth)
     mine = sub.add_parser("mine", help="reader crops cut from the finder's own boxes on a labelled set")
     mine.add_argument("--data", required=True, help="a generated set (with truth/<split>.jsonl)")

@@ -71,11 +71,12 @@ def _link(src: Path, dst: Path) -> None:
 
 def render_one(task: tuple) -> dict:
     """Render image ``i`` of ``split`` and write all its files; returns its truth record."""
-    out, split, i, seed, imgsz, reader_size, joker_p, generated, index_range, degrade_p = task
+    out, split, i, seed, imgsz, reader_size, joker_p, generated, index_range, degrade_p, play_p = task
     out = Path(out)
     ss = np.random.SeedSequence([seed, _SPLIT_NO[split], i])
     rng = np.random.default_rng(ss)
-    scene = render_full(rng, _decks_for(split, generated), imgsz, joker_p=joker_p, index_range=index_range)
+    scene = render_full(rng, _decks_for(split, generated), imgsz, joker_p=joker_p, index_range=index_range,
+                        play_p=play_p)
     if degrade_p and split not in ("test_seen", "test_unseen"):
         # A camera chain on top of the renderer's own effects (same geometry, so the labels
         # hold): blur, binning, halos, JPEG 4:2:0 that smear a club's three lobes into a
@@ -191,6 +192,7 @@ def build(
     generated: int = 0,
     index_px: tuple[float, float] = INDEX_PX,
     degrade: float = 0.0,
+    play_p: float = 0.0,
 ) -> dict:
     """Write the finder, single-stage, reader and truth sets; returns counts per split.
 
@@ -207,6 +209,8 @@ def build(
     ``degrade``: the share of ``train`` and ``val`` scenes also put through a random camera
     (:func:`sim.synth.degrade.random_chain`); the test splits stay as rendered, so the
     degradation benchmark applies its own.
+    ``play_p``: the share of scenes laid as plays and shown hands, rows of cards 0.15-0.33 of a
+    card apart (:func:`sim.synth.layout.plays`): indices just clear of the next card's edge.
     """
     counts = {"train": n_train, "val": n_val, "test_seen": n_test, "test_unseen": n_test}
     if any(n < 0 for n in counts.values()):
@@ -221,6 +225,8 @@ def build(
         raise ValueError(f"joker_p must be between 0 and 1, got {joker_p}")
     if not 0.0 <= degrade <= 1.0:
         raise ValueError(f"degrade must be between 0 and 1, got {degrade}")
+    if not 0.0 <= play_p <= 1.0:
+        raise ValueError(f"play_p must be between 0 and 1, got {play_p}")
     if not 0 <= generated <= 100_000:
         raise ValueError(f"generated decks must be 0..100000, got {generated}")
     index_px = check_index_range(index_px, imgsz / 2)  # checked before any worker starts
@@ -234,7 +240,8 @@ def build(
     preload_photos()
     started = time.time()
     tasks = [
-        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated, index_px, degrade) for s in SPLITS for i in range(counts[s]) if i not in kept[s]
+        (str(out), s, i, seed, imgsz, reader_size, joker_p, generated, index_px, degrade, play_p)
+        for s in SPLITS for i in range(counts[s]) if i not in kept[s]
     ]
     summary: dict = {s: {"images": 0, "corners": 0, "reader_index": 0, "reader_none": 0} for s in SPLITS}
     files = {s: open(out / "truth" / f"{s}.jsonl", "w") for s in SPLITS}  # noqa: SIM115
@@ -275,7 +282,7 @@ def build(
         _write_yaml(root / "data_unseen.yaml", root, names, "test_unseen")
     settings = {
         "seed": seed, "counts": counts, "imgsz": imgsz, "reader_size": reader_size, "joker_p": joker_p,
-        "reader_margin": crops.MARGIN, "generated_decks": generated, "degrade": degrade, "index_px": list(index_px), "train_decks": training_decks(generated),
+        "reader_margin": crops.MARGIN, "generated_decks": generated, "degrade": degrade, "play_p": play_p, "index_px": list(index_px), "train_decks": training_decks(generated),
         "held_out_decks": list(HELD_OUT_DECKS),
     }
     (out / "settings.json").write_text(json.dumps(settings, indent=1))

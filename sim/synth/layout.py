@@ -70,6 +70,68 @@ def stack(rng, n, anchor, size, angle) -> list[tuple]:
     return [(tuple(np.array(anchor) + i * d), angle + rng.normal(0, 0.01)) for i in range(n)]
 
 
+def plays(rng, n, anchor, size, angle, plane: float) -> list[tuple]:
+    """Plays and shown hands as a table lays them: rows of cards 0.15-0.33 of a card apart.
+
+    A card's index is about a sixth of its width, so the tightest rows leave each index just
+    clear of the next card's edge, as a played straight or a hand shown at the end does. The
+    row is turned as a whole, each card a few degrees off its neighbours (a fan laid down);
+    more cards than fit across ``plane`` wrap into further rows half a card lower, each on top of
+    the one before (a shown hand of 20 or more cards).
+    """
+    w, h = size
+    frac = rng.uniform(0.15, 0.33)
+    per_row = max(2, min(n, int((0.85 * plane / w - 1) / frac) + 1))
+    rows = -(-n // per_row)
+    drop = rng.uniform(0.4, 0.6) * h
+    along = _rot(angle) @ np.array([frac * w, rng.normal(0, 0.015) * h])
+    down = _rot(angle) @ np.array([0.0, drop])
+    out = []
+    for i in range(n):
+        r, c = divmod(i, per_row)
+        in_row = min(per_row, n - r * per_row)
+        offset = (c - (in_row - 1) / 2) * along + (r - (rows - 1) / 2) * down
+        out.append((tuple(np.array(anchor) + offset + rng.normal(0, 0.012 * w, 2)), angle + rng.normal(0, 0.04)))
+    return out
+
+
+def deal_plays(
+    rng: np.random.Generator,
+    n_cards: int,
+    deck_cards: list[list[str]],
+    face_size: tuple[int, int],
+    scale: float,
+    region,
+    plane: float,
+    favour: tuple[str, ...] = (),
+) -> list[CardPose]:
+    """Poses for ``n_cards`` cards laid as one to three plays (:func:`plays`), all face up.
+
+    The cards are drawn as in :func:`deal`; a play's cards keep one deck where they can.
+    """
+    size = (face_size[0] * scale, face_size[1] * scale)
+    pools = [list(rng.permutation(cards)) for cards in deck_cards]
+    for pool in pools if favour else []:
+        for card in favour:
+            if card in pool:
+                pool.remove(card)
+                pool.insert(len(pool) - int(rng.integers(0, min(n_cards, len(pool) + 1))), card)
+    n_groups = 1 if n_cards < 6 else int(rng.integers(1, 4))
+    cuts: np.ndarray | list[int] = np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else []
+    counts = np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)
+    poses: list[CardPose] = []
+    for count in counts:
+        placed = plays(rng, int(count), region(rng), size, rng.uniform(0, 2 * np.pi), plane)
+        deck = int(rng.integers(len(pools)))
+        for centre, a in placed:
+            if not pools[deck]:
+                deck = max(range(len(pools)), key=lambda i: len(pools[i]))
+                if not pools[deck]:
+                    return poses
+            poses.append(CardPose(str(pools[deck].pop()), deck, True, centre, float(a), scale))
+    return poses
+
+
 GROUPS = {"spread": spread, "fan": fan, "pile": pile, "loose": loose, "stack": stack}
 _WEIGHTS = {"spread": 0.38, "fan": 0.2, "pile": 0.14, "loose": 0.2, "stack": 0.08}
 

@@ -173,6 +173,7 @@ def render_full(
     camera_effects: bool = True,
     poses: list[layout.CardPose] | None = None,
     joker_p: float = 0.0,
+    play_p: float = 0.0,
 ) -> Scene:
     """Render one table; see :func:`render_scene` for the short form.
 
@@ -182,6 +183,8 @@ def render_full(
     shuffle alone and draws nothing from ``rng``, so older datasets stay byte-identical).
     ``index_range``: the (smallest, largest) index height in pixels, drawn log-uniformly when
     ``index_px`` is not given (the default draws exactly as before).
+    ``play_p``: the chance that a scene's cards lie as plays and shown hands, rows of cards
+    0.15-0.33 of a card apart (:func:`layout.plays`); 0 draws nothing from ``rng``.
     """
     if not decks:
         raise ValueError("render_scene needs at least one deck")
@@ -213,6 +216,9 @@ def render_full(
     u = index_px if index_px is not None else float(np.exp(rng.uniform(*np.log(index_range))))
     index_h = np.median([b[0][3] - b[0][1] for d in chosen for b in d.boxes.values()])
     scale = u / index_h
+    as_plays = play_p > 0 and rng.random() < play_p
+    if n_cards is None and as_plays:
+        n_cards = int(rng.integers(4, (30 if u < 30 else 16) + 1))
     if n_cards is None:
         n_max = 20 if u < 35 else 10
         # Busy tables are the hard case and give more labels per image; keep some sparse ones.
@@ -227,7 +233,10 @@ def render_full(
     cards_per_deck = [[c for c in CARD_IDS if c in d.faces] for d in chosen]
     if poses is None:
         favour = ("BJ", "RJ") if joker_p > 0 and rng.random() < joker_p else ()
-        poses = layout.deal(rng, n_cards, cards_per_deck, (face_w, face_h), scale, region, favour)
+        if as_plays:
+            poses = layout.deal_plays(rng, n_cards, cards_per_deck, (face_w, face_h), scale, region, plane, favour)
+        else:
+            poses = layout.deal(rng, n_cards, cards_per_deck, (face_w, face_h), scale, region, favour)
     light = rng.uniform(0, 2 * np.pi)
     lift = rng.uniform(0.5, 3.0)
     shadow = (int(round(np.cos(light) * lift)), int(round(np.sin(light) * lift)), rng.uniform(0.15, 0.5), rng.uniform(0.8, 2.5))
@@ -291,7 +300,7 @@ def render_scene(rng: np.random.Generator, decks: list[Deck | str], imgsz: int =
     image points starting at the index's own upper-left corner (rank side), clockwise in
     the index's upright frame; ``box`` is its axis-aligned ``[x1, y1, x2, y2]``.
     Options: ``n_cards``, ``index_px``, ``index_range``, ``max_tilt``, ``min_visible``, ``clutter_p``,
-    ``hands_p``, ``camera_effects``, ``joker_p``.
+    ``hands_p``, ``camera_effects``, ``joker_p``, ``play_p``.
     """
     scene = render_full(rng, decks, imgsz, **options)
     return scene.image, scene.corners

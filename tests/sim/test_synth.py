@@ -403,3 +403,36 @@ def test_a_degraded_build_changes_train_images_only_and_is_repeatable(tiny, tmp_
             assert img.read_bytes() == (tmp_path / "a" / "finder" / "images" / split / img.name).read_bytes()
     with pytest.raises(ValueError, match="degrade must be between 0 and 1"):
         build(tmp_path / "c", seed=0, n_train=1, n_val=0, n_test=0, degrade=1.5)
+
+
+def test_plays_lay_rows_whose_cards_lie_a_sixth_to_a_third_of_a_card_apart():
+    from sim.synth.layout import plays
+
+    size = (60.0, 84.0)
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        placed = plays(rng, 9, (400.0, 400.0), size, float(rng.uniform(0, 6.28)), plane=800.0)
+        centres = np.array([c for c, _ in placed])
+        steps = np.linalg.norm(np.diff(centres, axis=0), axis=1)
+        assert len(placed) == 9
+        assert np.all(steps > 0.1 * size[0]) and np.all(steps < 0.4 * size[0])  # one row, tight
+    # More cards than fit across the plane wrap into rows about half a card lower.
+    rng = np.random.default_rng(3)
+    wide = plays(rng, 24, (400.0, 400.0), size, 0.0, plane=200.0)
+    ys = np.array([c[1] for c, _ in wide])
+    assert ys.max() - ys.min() > 0.35 * size[1]
+
+
+def test_play_p_lays_scenes_as_plays_and_zero_leaves_the_scene_alone(tmp_path):
+    from sim.synth.dataset import build
+
+    rng = lambda: np.random.default_rng(8)  # noqa: E731
+    plain, _ = render_scene(rng(), ["anglo"], IMGSZ)
+    zero, _ = render_scene(rng(), ["anglo"], IMGSZ, play_p=0.0)
+    assert plain.tobytes() == zero.tobytes()  # datasets built before play_p stay byte-identical
+    for seed in range(4):
+        scene = render_full(np.random.default_rng(seed), ["anglo"], IMGSZ, play_p=1.0, index_px=14.0, **QUIET)
+        assert len(scene.cards) >= 4 and all(c["face_up"] for c in scene.cards)
+        assert len(scene.corners) >= len(scene.cards) // 2  # most indices just clear of the next card
+    with pytest.raises(ValueError, match="play_p"):
+        build(tmp_path / "p", seed=0, n_train=1, n_val=0, n_test=0, play_p=-0.1)
