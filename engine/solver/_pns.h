@@ -164,6 +164,17 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
         return 0;
     }
     if (s->oom) return -1;
+    if (s->cuts & 32) {
+        int t = top_win(s, hands, turn, tid, by);
+        if (t >= 0) {
+            int lw = t == lord; /* the landlord wins: its seat to move wins, or a farmer's loses */
+            *pn_out = lw ? 0 : INF;
+            *dn_out = lw ? INF : 0;
+            tt_store(s, hands, turn, tid, by, *pn_out, *dn_out, 1);
+            return 0;
+        }
+        if (s->oom) return -1;
+    }
     if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
     uint32_t n = l.n + (tid ? 1 : 0), pass_at = tid ? (s->side[by] == lord ? 0 : l.ordinary) : UINT32_MAX;
     size_t base = s->cn;
