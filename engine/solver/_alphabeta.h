@@ -163,7 +163,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     uint64_t first = s->nodes, hands[MAXSEATS];
     memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;
-    if (renumber && (!lead_only || !tid) && canon(s, hands, &tid)) return -1;
+    if (renumber && (!lead_only || !tid) && canon(s, hands, &tid, by)) return -1;
     if (s->use_table) {
         /* An answer kept for the position as it stands was found where this seat had a move (the
          * table keeps positions after the passes), so it stands; the move list is not needed then. */
@@ -196,7 +196,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
             by = NONE;
         }
         turn = nxt;
-        if (renumber && !tid && canon(s, hands, &tid)) return -1; /* the trick is gone: renumber again */
+        if (renumber && !tid && canon(s, hands, &tid, NONE)) return -1; /* the trick is gone: renumber again */
         if (moves_of(s, hands[turn], tid, &l)) return -1;
     }
     int me = s->side[turn];

@@ -133,6 +133,38 @@ def test_renumbered_ranks_change_no_answer_where_chains_meet_empty_ranks():
             assert (v.landlord_wins, v.move) == (expected, reference.move), (p, cuts)
 
 
+def played_trick_position(rng: random.Random) -> Position:
+    """A position as a game leaves it: the seat that made the trick played it from its own hand,
+    so it often still holds cards of the trick's rank or between the trick and the next card up
+    of the others (the renumbering places a trick by the cards of the seats that may answer it)."""
+    while True:
+        deck = full_deck()
+        rng.shuffle(deck)
+        sizes = [rng.randint(2, 6) for _ in range(3)]
+        hands = [deck[sum(sizes[:i]):sum(sizes[:i + 1])] for i in range(3)]
+        by = rng.randrange(3)
+        plays = [c for c in legal_plays(hands[by], None, CLASSIC) if len(c.cards) < len(hands[by])]
+        if plays:
+            break
+    play = rng.choice(plays)
+    for card in play.cards:
+        hands[by].remove(card)
+    turn = rng.choice([s for s in range(3) if s != by])
+    return Position(tuple(tuple(rank_counts(h)) for h in hands), rng.randrange(3), turn,
+                    to_beat=tuple(classify(play.cards, CLASSIC)), by=by)
+
+
+def test_renumbered_tricks_placed_by_the_seats_that_answer_them_change_no_answer():
+    rng = random.Random(89)
+    for _ in range(200):
+        p = played_trick_position(rng)
+        expected = brute_force(p)
+        reference = CompiledSolver(p.rules, p.landlord, cuts=5).solve(p)
+        for cuts in (13, 29):
+            v = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
+            assert (v.landlord_wins, v.move) == (expected, reference.move), (p, cuts)
+
+
 def topped_position(rng: random.Random, preset: str, most: int) -> Position:
     """A random position in which a seat often holds the rocket or a bomb (or two): the cards of
     a rank or the jokers are moved into one seat, so that cut 32 (a win by a top) has a seat to
