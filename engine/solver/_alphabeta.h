@@ -73,6 +73,79 @@ static int static_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
     return 0;
 }
 
+/* A seat's bombs and the rocket: their readings in key[], their cards in pint[]; how many. */
+static int tops_of(Search *s, uint64_t h, uint32_t key[], uint64_t pint[]) {
+    const Rules *R = &s->R;
+    int n = 0, half = R->rocket_jokers / 2;
+    for (int size = R->bomb_min; size <= R->bomb_max; size++)
+        for (int r = 0; r < BJ; r++)
+            if (NIB(h, r) >= size) {
+                key[n] = key_of(T_BOMB, r, size);
+                pint[n++] = (uint64_t)size * ONE(r);
+            }
+    if (NIB(h, BJ) >= half && NIB(h, RJ) >= half) {
+        key[n] = key_of(T_ROCKET, BJ, 2 * half);
+        pint[n++] = (uint64_t)half * ONE(BJ) + (uint64_t)half * ONE(RJ);
+    }
+    return n;
+}
+
+#ifndef TOP_DEPTH
+#define TOP_DEPTH 4 /* the most plays the rest of a seat's hand may need for cut 32 to try it */
+#endif
+
+/* cut 32: some seat X wins for its side whatever the others do, because it holds a top (a bomb
+ * or the rocket that beats every bomb and rocket its opponents hold, so no opponent ever answers
+ * it and it beats every play they can make) and the rest of its hand goes out by leads of which
+ * at most one can be answered (controls), once X has a turn:
+ * - the seats that move before X's turn (each once, in order from the seat to move) cannot stop
+ *   that: an opponent among them cannot go out (its 手数 is 2 or more: a hand played out in one
+ *   play is one lead), so it plays or passes; a partner among them passes, which it may unless it
+ *   is on lead then (the seat to move on a lead, or the seat that made the trick);
+ * - at X's turn X leads (a trick of its own) or beats the trick with the top: a play of an
+ *   opponent's hand (it beats them all) or the trick standing now, which the top must beat;
+ * - then X leads: the top first when it did not play it, each play unanswered but the last,
+ *   and opponents' hands only shrink, so what none answers now none answers later.
+ * Returns 1 when the side of ``turn`` wins so, 0 when it loses so, -1 when no seat shows it. */
+static int top_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by) {
+    uint32_t tkey[2 * 8 * 15 + 1], okey[2 * 8 * 15 + 1];
+    uint64_t tpint[2 * 8 * 15 + 1], opint[2 * 8 * 15 + 1];
+    int before[MAXSEATS], nb = 0;
+    for (int x = turn, k = 0; k < s->players; k++, x = s->next[x]) {
+        before[nb++] = x;
+        int nt = tops_of(s, hands[x], tkey, tpint);
+        if (!nt) continue;
+        int ok = 1;
+        for (int j = 0; j < nb - 1 && ok; j++) {
+            int w = before[j];
+            if (s->side[w] != s->side[x]) ok = needed(s, hands[w]) >= 2;
+            else ok = !(j == 0 && !tid) && w != by;
+        }
+        if (!ok) continue;
+        for (int t = nt - 1; t >= 0; t--) {
+            int top = 1;
+            if (tid && by != x) { /* X may face the trick standing now */
+                int beaten = 0;
+                for (uint32_t q = 0; q < s->tlen[tid] && !beaten; q++)
+                    beaten = beats(&s->R, tkey[t], s->tkeys[s->toff[tid] + q]);
+                top = beaten;
+            }
+            for (int o = 0; o < s->players && top; o++) {
+                if (s->side[o] == s->side[x]) continue;
+                int no = tops_of(s, hands[o], okey, opint);
+                for (int i = 0; i < no && top; i++) top = beats(&s->R, tkey[t], okey[i]);
+            }
+            if (!top) continue;
+            uint64_t rest = hands[x] - tpint[t];
+            int most = needed(s, rest);
+            if (most <= TOP_DEPTH && controls(s, hands, x, rest, 1, most + 1))
+                return s->side[x] == s->side[turn];
+            if (s->oom) return -1;
+        }
+    }
+    return -1;
+}
+
 static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by);
 
 static inline int pass_value(Search *s, const uint64_t *hands, int nxt, uint32_t tid, int by) {
@@ -90,7 +163,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     uint64_t first = s->nodes, hands[MAXSEATS];
     memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;
-    if (renumber && (!lead_only || !tid) && canon(s, hands, &tid)) return -1;
+    if (renumber && (!lead_only || !tid) && canon(s, hands, &tid, by)) return -1;
     if (s->use_table) {
         /* An answer kept for the position as it stands was found where this seat had a move (the
          * table keeps positions after the passes), so it stands; the move list is not needed then. */
@@ -123,7 +196,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
             by = NONE;
         }
         turn = nxt;
-        if (renumber && !tid && canon(s, hands, &tid)) return -1; /* the trick is gone: renumber again */
+        if (renumber && !tid && canon(s, hands, &tid, NONE)) return -1; /* the trick is gone: renumber again */
         if (moves_of(s, hands[turn], tid, &l)) return -1;
     }
     int me = s->side[turn];
@@ -141,6 +214,13 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     if ((s->cuts & 1) && static_win(s, hands, turn, tid, h, &l)) {
         result = 1;
         goto done;
+    }
+    if (s->cuts & 32) {
+        int t = top_win(s, hands, turn, tid, by);
+        if (t >= 0) {
+            result = t;
+            goto done;
+        }
     }
     if (s->oom) return -1;
     int nxt = s->next[turn], same = s->side[nxt] == me, passed = !tid;

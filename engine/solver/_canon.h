@@ -15,11 +15,15 @@
  * the same answers to every trick, in every position below, so the same value (by induction on
  * the cards left).
  *
- * The trick: a reading compares by its main rank (and length) only. A main held by some seat
- * goes where that rank goes; a main no seat holds is put on the highest held rank below it
- * (a held card beats the one exactly when it beats the other), or, with none below, kept as a
- * rank of its own; a bomb's main is always kept (a bomb of the same rank and another size
- * compares by size). The rules with A2345 straights (low_straights) are not renumbered. */
+ * The trick: a reading compares by its main rank (and length) only, and only with the plays of
+ * the seats other than the one that made it (``by``: the trick is over when the turn comes back
+ * to it, so it never plays on it). A main that another seat holds goes where that rank goes; any
+ * other main is put on the highest rank below it that another seat holds (their cards beat the
+ * one exactly when they beat the other; the maker's cards in between make no difference), or,
+ * with none below, kept as a rank of its own; a bomb's main is always kept (a bomb of the same
+ * rank and another size compares by size). So a seat's two plays that differ only by cards no
+ * other seat can tell apart lead to one position. The rules with A2345 straights (low_straights)
+ * are not renumbered. */
 #ifndef DDZ_SOLVER_CANON_H
 #define DDZ_SOLVER_CANON_H
 
@@ -36,28 +40,29 @@ static inline uint32_t nib_bits(uint64_t x) {
 
 #define NIBS 0x1111111111111111ULL
 
-/* Renumber the position's ranks (hands, *tid) in place; 0, or -1 short of memory. */
-static int canon(Search *s, uint64_t *hands, uint32_t *tid) {
+/* Renumber the position's ranks (hands, *tid, made by seat ``by``) in place; 0, or -1 short of memory. */
+static int canon(Search *s, uint64_t *hands, uint32_t *tid, int by) {
     const Rules *R = &s->R;
     if (R->low_straights) return 0;
     int high = R->chain_high, players = s->players;
-    uint64_t region = ONE(high + 1) - 1, held = 0;
+    uint64_t region = ONE(high + 1) - 1, held = 0, others = 0;
     uint32_t M[MAXSEATS][3]; /* each seat's ranks of the region with more than w cards */
     for (int i = 0; i < players; i++) {
         uint64_t h = hands[i] & region;
         uint64_t ge1 = (h | h >> 1 | h >> 2 | h >> 3) & NIBS;
         held |= ge1;
+        if (i != by) others |= ge1;
         M[i][0] = nib_bits(ge1);
         M[i][1] = nib_bits((h >> 1 | h >> 2 | h >> 3) & NIBS);
         M[i][2] = nib_bits((h >> 2 | h >> 3 | (h & h >> 1)) & NIBS);
     }
-    uint32_t held_r = nib_bits(held), kept = held_r;
+    uint32_t held_r = nib_bits(held), kept = held_r, others_r = nib_bits(others);
     uint32_t nk = *tid ? s->tlen[*tid] : 0;
     const uint32_t *tk = *tid ? s->tkeys + s->toff[*tid] : NULL;
     for (uint32_t q = 0; q < nk; q++) {
         int m = k_main(tk[q]);
         if (m > high || (held_r >> m & 1)) continue;
-        if (k_type(tk[q]) == T_BOMB || !(held_r & ((1u << m) - 1))) kept |= 1u << m;
+        if (k_type(tk[q]) == T_BOMB || !(others_r & ((1u << m) - 1))) kept |= 1u << m;
     }
     if (!(kept & (kept + 1))) return 0; /* the kept ranks are 0, 1, ..., k-1: nothing moves */
     const int mins[3] = {R->straight_min, R->pair_chain_min, R->trio_chain_min};
@@ -103,8 +108,10 @@ static int canon(Search *s, uint64_t *hands, uint32_t *tid) {
         uint32_t key = tk[q];
         int m = k_main(key);
         if (m <= high) {
-            /* a kept rank goes where it goes; any other main, to the highest kept rank below it */
-            int b = kept >> m & 1 ? m : 31 - __builtin_clz(kept & ((1u << m) - 1));
+            /* a rank another seat holds goes where it goes; any other main, to the highest rank
+             * below it that another seat holds (with none, it was kept: where it goes) */
+            int b = kept >> m & 1 && (k_type(key) == T_BOMB || others_r >> m & 1 || !(others_r & ((1u << m) - 1)))
+                        ? m : 31 - __builtin_clz(others_r & ((1u << m) - 1));
             key = key_of(k_type(key), f[b], k_length(key));
         }
         int j = n;

@@ -31,6 +31,9 @@
  *   apart are one in the table and the caches (_canon.h); with 16 as well, only positions where
  *   a seat leads (the children of a node are then where the node's moves lead, and its table
  *   buckets can be fetched ahead).
+ * - 32: a win by a top: a seat holding a bomb or the rocket that no opponent can beat, whose other
+ *   cards then go out by leads none answers but the last, wins for its side before its turn
+ *   comes when no opponent can go out first (top_win in _alphabeta.h).
  *
  * The parts, included in this order into this one translation unit: _core.h (types, the Search
  * object), _plays.h (generation), _cache.h (readings, tricks, 手数, move lists), _canon.h (the

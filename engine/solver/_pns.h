@@ -104,7 +104,7 @@ static int fill_child(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
         cby = nxt == by ? NONE : by;
     }
     if (settle(s, child, &cturn, &ctid, &cby)) return -1;
-    if ((s->cuts & 8) && (!(s->cuts & 16) || !ctid) && canon(s, child, &ctid)) return -1;
+    if ((s->cuts & 8) && (!(s->cuts & 16) || !ctid) && canon(s, child, &ctid, cby)) return -1;
     memcpy(c->h, child, sizeof(uint64_t) * (size_t)s->players);
     c->turn = (uint8_t)cturn;
     c->tid = ctid;
@@ -164,6 +164,17 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
         return 0;
     }
     if (s->oom) return -1;
+    if (s->cuts & 32) {
+        int t = top_win(s, hands, turn, tid, by);
+        if (t >= 0) {
+            int lw = t == lord; /* the landlord wins: its seat to move wins, or a farmer's loses */
+            *pn_out = lw ? 0 : INF;
+            *dn_out = lw ? INF : 0;
+            tt_store(s, hands, turn, tid, by, *pn_out, *dn_out, 1);
+            return 0;
+        }
+        if (s->oom) return -1;
+    }
     if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
     uint32_t n = l.n + (tid ? 1 : 0), pass_at = tid ? (s->side[by] == lord ? 0 : l.ordinary) : UINT32_MAX;
     size_t base = s->cn;
@@ -253,7 +264,7 @@ static int landlord_wins(Search *s, const uint64_t *given, int turn, uint32_t ti
     uint64_t hands[MAXSEATS];
     memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
     if (settle(s, hands, &turn, &tid, &by)) return -1;
-    if ((s->cuts & 8) && (!(s->cuts & 16) || !tid) && canon(s, hands, &tid)) return -1;
+    if ((s->cuts & 8) && (!(s->cuts & 16) || !tid) && canon(s, hands, &tid, by)) return -1;
     uint32_t pn, dn;
     if (mid(s, hands, turn, tid, by, INF, INF, &pn, &dn)) return -1;
     return pn == 0;

@@ -75,9 +75,9 @@ def test_the_same_verdict_move_and_nodes_as_the_reference(preset, sizes, count):
         same_nodes = CompiledSolver(p.rules, p.landlord, cuts=0).solve(p)
         assert (same_nodes.landlord_wins, same_nodes.move, same_nodes.nodes) == \
             (expected.landlord_wins, expected.move, expected.nodes), p
-        # the static win, the proof-number search, both searches in turn, and with the ranks
-        # renumbered (13: at every position, 29: where a seat leads)
-        for cuts in (1, 2, 5, 13, 29):
+        # the static win, the proof-number search, both searches in turn, with the ranks
+        # renumbered (13: at every position, 29: where a seat leads), and the win by a top (37)
+        for cuts in (1, 2, 5, 13, 29, 37):
             cut = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
             assert (cut.landlord_wins, cut.move) == (expected.landlord_wins, expected.move), (p, cuts)
         plain = CompiledSolver(p.rules, p.landlord, table=False, cuts=0).solve(p)
@@ -131,6 +131,106 @@ def test_renumbered_ranks_change_no_answer_where_chains_meet_empty_ranks():
         for cuts in (13, 29):
             v = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
             assert (v.landlord_wins, v.move) == (expected, reference.move), (p, cuts)
+
+
+def played_trick_position(rng: random.Random) -> Position:
+    """A position as a game leaves it: the seat that made the trick played it from its own hand,
+    so it often still holds cards of the trick's rank or between the trick and the next card up
+    of the others (the renumbering places a trick by the cards of the seats that may answer it)."""
+    while True:
+        deck = full_deck()
+        rng.shuffle(deck)
+        sizes = [rng.randint(2, 6) for _ in range(3)]
+        hands = [deck[sum(sizes[:i]):sum(sizes[:i + 1])] for i in range(3)]
+        by = rng.randrange(3)
+        plays = [c for c in legal_plays(hands[by], None, CLASSIC) if len(c.cards) < len(hands[by])]
+        if plays:
+            break
+    play = rng.choice(plays)
+    for card in play.cards:
+        hands[by].remove(card)
+    turn = rng.choice([s for s in range(3) if s != by])
+    return Position(tuple(tuple(rank_counts(h)) for h in hands), rng.randrange(3), turn,
+                    to_beat=tuple(classify(play.cards, CLASSIC)), by=by)
+
+
+def test_renumbered_tricks_placed_by_the_seats_that_answer_them_change_no_answer():
+    rng = random.Random(89)
+    for _ in range(200):
+        p = played_trick_position(rng)
+        expected = brute_force(p)
+        reference = CompiledSolver(p.rules, p.landlord, cuts=5).solve(p)
+        for cuts in (13, 29):
+            v = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
+            assert (v.landlord_wins, v.move) == (expected, reference.move), (p, cuts)
+
+
+def topped_position(rng: random.Random, preset: str, most: int) -> Position:
+    """A random position in which a seat often holds the rocket or a bomb (or two): the cards of
+    a rank or the jokers are moved into one seat, so that cut 32 (a win by a top) has a seat to
+    try and opponents' bombs to weigh against it; at most 24 cards in all (brute force's bound)."""
+    while sum((p := _topped_position(rng, preset, most)).cards_left) > 24:
+        pass
+    return p
+
+
+def _topped_position(rng: random.Random, preset: str, most: int) -> Position:
+    rules = get_rules(preset)
+    n = rules.players
+    deck = full_deck(rules.decks)
+    rng.shuffle(deck)
+    hands: list[list[Card]] = []
+    for _ in range(n):
+        k = rng.randint(1, most)
+        hands.append(deck[:k])
+        deck = deck[k:]
+    ranks = ["BJ RJ"] if rng.random() < 0.6 else []
+    ranks += [rng.choice("3 4 5 6 7 8 9 10 J Q K A 2".split()) for _ in range(rng.randint(0, 2))]
+    for wanted in ranks:
+        seat = rng.randrange(n)
+        for source in [*(h for i, h in enumerate(hands) if i != seat), deck]:
+            for card in [c for c in source if c.rank_text in wanted.split()]:
+                if source is deck or len(source) > 1:
+                    source.remove(card)
+                    hands[seat].append(card)
+    landlord, turn = rng.randrange(n), rng.randrange(n)
+    if rng.random() < 0.5 or not deck:
+        return Position.from_cards(hands, landlord, turn, rules=rules)
+    play = rng.choice(legal_plays(rng.sample(deck, min(len(deck), 8)), None, rules))
+    by = rng.choice([s for s in range(n) if s != turn])
+    return Position(tuple(tuple(rank_counts(h)) for h in hands), landlord, turn,
+                    to_beat=tuple(classify(play.cards, rules)), by=by, rules=rules)
+
+
+def test_a_top_wins_for_a_seat_before_its_turn_comes():
+    # the landlord (seat 0) holds the rocket, and a 2 and a 3 that go out after it: whatever the
+    # farmers do first, it wins; neither farmer can go out in one play
+    p = Position.from_cards(["BJ RJ 3 2", "6 7 9 J K", "8 10 Q A 2"], landlord=0, turn=1)
+    assert brute_force(p) is True
+    with_top, without = (CompiledSolver(p.rules, p.landlord, cuts=c).solve(p) for c in (37, 5))
+    assert with_top.landlord_wins is True and with_top.move == without.move
+    assert with_top.nodes < without.nodes
+    # a farmer who plays out in one go first, or a bomb above the landlord's, and it is no top
+    for hands, turn in ((["BJ RJ 3 2", "9 9", "8 10 Q A K"], 1), (["BJ RJ 3 2", "6 7 9 J K", "8 8 8 8 A"], 1),
+                        (["5 5 5 5 3 2", "6 7 9 J K", "8 8 8 8 A"], 1)):
+        q = Position.from_cards(hands, landlord=0, turn=turn)
+        expected = brute_force(q)
+        assert CompiledSolver(q.rules, q.landlord, cuts=37).solve(q).landlord_wins == expected, q
+
+
+@pytest.mark.parametrize(("preset", "most", "count"), [("classic", 5, 300), ("two", 6, 80), ("four", 4, 60)])
+def test_the_win_by_a_top_agrees_with_brute_force(preset, most, count):
+    rng = random.Random(most * count)
+    nodes = {5: 0, 37: 0}
+    for _ in range(count):
+        p = topped_position(rng, preset, most)
+        expected = brute_force(p)
+        verdicts = {c: CompiledSolver(p.rules, p.landlord, table_mb=1, cache_mb=2, cuts=c).solve(p) for c in nodes}
+        assert verdicts[37].landlord_wins == expected, p
+        assert verdicts[37].move == verdicts[5].move, p
+        for c, v in verdicts.items():
+            nodes[c] += v.nodes
+    assert nodes[37] < nodes[5]  # the cut is taken on some of them
 
 
 def played_record(seed: int, cards: int) -> RecordedHand:
