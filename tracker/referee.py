@@ -301,9 +301,15 @@ class CameraReferee:
         return [self._append(deal, self.state.next_hand_number)]
 
     def kitty(self, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
-        """The kitty was read face up in the kitty zone."""
+        """The kitty was read face up in the kitty zone. At a table whose kitty is never shown
+        (four and five seats), cards read there after a hand are no sign of a deal: they are a
+        loser's cards shown laid past his zone (the next deal comes from its own sign, a bid or
+        doubling token, the marker card), and nothing is stored."""
         self.refresh()
         out: list[Record] = []
+        rules = self.state.info.rules
+        if self._hand_over() and not (rules.kitty_shown or rules.kitty_choice):
+            return out
         if self._hand_over():
             out += self.new_hand(time)
         kitty = tuple(parse_cards(" ".join(cards)))
