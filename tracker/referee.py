@@ -301,9 +301,15 @@ class CameraReferee:
         return [self._append(deal, self.state.next_hand_number)]
 
     def kitty(self, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
-        """The kitty was read face up in the kitty zone."""
+        """The kitty was read face up in the kitty zone. At a table whose kitty is never shown
+        (four and five seats), cards read there after a hand are no sign of a deal: they are a
+        loser's cards shown laid past his zone (the next deal comes from its own sign, a bid or
+        doubling token, the marker card), and nothing is stored."""
         self.refresh()
         out: list[Record] = []
+        rules = self.state.info.rules
+        if self._hand_over() and not (rules.kitty_shown or rules.kitty_choice):
+            return out
         if self._hand_over():
             out += self.new_hand(time)
         kitty = tuple(parse_cards(" ".join(cards)))
@@ -783,6 +789,8 @@ class CameraReferee:
             options = self._without_phantom(candidate, cards)
         if not options:
             options = self._joker_read_twice(candidate, cards)
+        if not options and violation.kind == "illegal_combination":
+            options = self._one_card_under(candidate, cards)
         if not options:
             return None
         options.sort(key=lambda o: -o[0])
@@ -815,6 +823,23 @@ class CameraReferee:
             if hand.check(Play(candidate.seat, tuple(kept), time=candidate.time)) is None:
                 options.append((0.5, tuple(kept)))
         return options
+
+    def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """The play the rules accept with one card left out, when the cards read make no
+        combination and exactly one card can be left out so: that card lay in the zone before,
+        under the cards laid on it (a card of an earlier play the camera never read, read now with
+        them: the five-seat film's Q♣ under A♣ A♠), or is no card at all. Tried last, on plays of
+        three cards or more; the ``uncertain_read`` alert names the play as read."""
+        hand = self.hand
+        assert hand is not None
+        if len(cards) < 3:
+            return []
+        found: dict[Card, tuple[Card, ...]] = {}
+        for i, card in enumerate(cards):
+            kept = tuple(cards[:i] + cards[i + 1:])
+            if card not in found and hand.check(Play(candidate.seat, kept, time=candidate.time)) is None:
+                found[card] = kept
+        return [(0.3, kept) for kept in found.values()] if len(found) == 1 else []
 
     def _with_double(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
         """Plays the rules accept with one of the candidate's doubles added back as another suit

@@ -4,7 +4,9 @@ A :class:`ZoneTracker` watches one zone (a seat's play zone, or the kitty zone).
 it gets the cards read there (:class:`Seen`: card id, confidence, the detector's second
 guesses, and where the card lies in table millimetres) and whether a hand is over the zone.
 
-- **Debounce**: a card counts when it is seen in ``k`` of the last ``n`` usable frames. Reads
+- **Debounce**: a card counts when it is seen in ``k`` of the last ``n`` usable frames, and
+  keeps counting until it goes unseen for ``n`` frames (a read that flickers, 3 frames of 5
+  and then 2, is a card lying there all along, not one that comes and goes). Reads
   are voted per physical card (cards seen within ``radius`` mm of each other across frames
   are one card), so a card read ``6h`` in two frames and ``8h`` in three is one ``8h``.
 - **Hand over the zone**: frames with motion are not counted at all, so a hand covering the
@@ -116,12 +118,20 @@ class _Slot:
     latest: dict[str, Seen] = field(default_factory=dict)
     committed: bool = False
     sealed: bool = False  # a hand has been over the zone since this card was read: it is what it is
+    #: Seen in ``k`` of ``n`` frames once: it stays counted until unseen for ``n`` frames (the
+    #: slot goes then), so a card whose read flickers (seen in 3 frames of 5, then 2) does not
+    #: leave and come back, and can settle (module doc, "debounce").
+    held: bool = False
 
     def accepts(self, card: str) -> bool:
         """A different read at a sealed slot's place is a new card put on top of it."""
         return not self.sealed or card == self.card
 
     def present(self, k: int) -> bool:
+        return self.held or self.counted(k)
+
+    def counted(self, k: int) -> bool:
+        """Seen in at least ``k`` of the last ``n`` frames."""
         return sum(v is not None for v in self.votes) >= k
 
     @property
@@ -387,6 +397,15 @@ class ZoneTracker:
                     slot.center = ((slot.center[0] + vote.center[0]) / 2, (slot.center[1] + vote.center[1]) / 2)
         # A slot unseen for n frames is gone: swept away, or covered by a newer card.
         self.slots = [s for s in self.slots if any(v is not None for v in s.votes)]
+        for slot in self.slots:
+            slot.held = slot.held or slot.counted(self.k)
+        # A slot held without k of n reads lies where a slot of its card now counted lies, within
+        # a card's span: the card read at its other corner (or both), not a second copy.
+        for slot in self.slots:
+            if slot.held and not slot.counted(self.k) and any(
+                    o is not slot and o.counted(self.k) and o.card == slot.card and _near_place(o, slot)
+                    for o in self.slots):
+                slot.held = False
 
     def _settled(self, slots: list[_Slot], time: float, doubles: Iterable[_Slot] = ()) -> Settled:
         cards, confs, alts = [], [], []
@@ -408,6 +427,11 @@ def _alternatives(slot: _Slot) -> tuple[tuple[str, float], ...]:
 
 def _gap(a: tuple[float, float], b: tuple[float, float]) -> float:
     return ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5
+
+
+def _near_place(a: _Slot, b: _Slot) -> bool:
+    """Two slots lie within a card's span (:data:`CARD_SPAN_MM`); unplaced slots do."""
+    return a.center is None or b.center is None or _gap(a.center, b.center) <= CARD_SPAN_MM
 
 
 def _distance(slot: _Slot, seen: Seen) -> float | None:

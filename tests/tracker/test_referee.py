@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.bidding import next_seat
-from engine.events import Announce, Bid, Correction, Deal, Landlord, Pass
+from engine.cards import Card
+from engine.events import Announce, Bid, Correction, Deal, Landlord, Marker, Pass
 from engine.rules import get_rules
 from tracker.records import Alert
 from tracker.referee import CameraReferee, PlayCandidate
@@ -502,3 +503,24 @@ def test_a_card_read_fairly_surely_is_never_left_out_to_make_a_play_legal(store)
     ref.play(P(0, "9s"))
     out = ref.play(P(1, "RJ 8c", conf=(0.9, 0.5), alts=((), (("8s", 0.09),))))
     assert kinds(out) == ["illegal_combination"]
+
+
+def test_a_refused_play_that_one_card_alone_keeps_from_a_combination_is_suggested_without_it(store):
+    # The five-seat film: seat 3's Q♥ Q♣ were never read; A♣ A♠ laid on them read with the Q♣'s
+    # corner (0.5 sure): no combination, but the pair of aces, and only it, beats the kings.
+    ref = CameraReferee(store, store.create_match(tuple(f"P{i}" for i in range(5)), "five"))
+    store.append(ref.match_id, 1, Deal(counts=(21,) * 5), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("2s")), source="referee")
+    ref.play(P(0, "4s 4d"))
+    ref.play(P(1, "8s 8d"))
+    ref.play(P(1, "Kh Kh"))
+    out = ref.play(P(3, "Qc Ac As", conf=(0.5, 0.71, 0.74), alts=((("Qs", 0.01),), (), ())))
+    assert kinds(out) == ["pass", "uncertain_read", "play"]  # seat 2 let the kings through
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["Ac", "As"]
+
+
+def test_a_refused_play_that_several_cards_could_be_left_out_of_is_no_suggestion(store):
+    ref = referee(store)
+    # four and one is no combination; the four (a bomb) or a trio with the 9 are: anyone's guess
+    out = ref.play(P(0, "4s 4h 4d 4c 9c", conf=(0.8,) * 5, alts=((),) * 5))
+    assert kinds(out)[-1] == "illegal_combination" and not ref.hand.plays

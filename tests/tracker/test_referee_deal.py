@@ -7,7 +7,7 @@ import pytest
 
 from engine.bidding import next_seat
 from engine.cards import Card
-from engine.events import Bid, Deal, Marker
+from engine.events import Bid, Deal, Landlord, Marker
 from tracker.records import Alert
 from tracker.referee import (
     BARS_NEEDED,
@@ -329,3 +329,37 @@ def test_five_seats_one_card_of_a_seat_yet_to_show_while_others_show_is_its_card
     # the whole of it, settled later, replaces the first card read
     whole = ref.late_cards(P(2, "5h 6h 7c", t=25.0), ("5h",))
     assert kinds(whole)[0] == "shown" and sorted(map(str, ref.hand.shown[2])) == ["5h", "6h", "7c"]
+
+
+@pytest.mark.parametrize(("rules", "players"), [("five", 5), ("four", 4)])
+def test_cards_in_the_kitty_zone_after_the_hand_deal_nothing_where_no_kitty_is_shown(store, rules, players):
+    # the five-seat films: a loser's cards shown past its zone, three of them read by the kitty
+    # zone, had dealt a phantom hand; at a table whose kitty is never shown they are no deal
+    ref = referee(store, rules, players)
+    counts = (1,) + (2,) * (players - 1)
+    store.append(ref.match_id, 1, Deal(counts=counts), source="referee")
+    if rules == "five":
+        store.append(ref.match_id, 1, Marker(0, Card.parse("3h")), source="referee")
+    else:
+        for seat, action in enumerate(["bid"] + ["pass"] * (players - 1)):
+            ref.bid(seat, action, 3 if action == "bid" else 0, time=1.0 + seat)
+    if rules == "five":  # the open landlord took the kitty unseen: 4 cards
+        ref.play(P(0, "2s 2s", t=5.0))
+        ref.play(P(0, "2d 2d", t=9.0))
+    else:  # the landlord took the kitty of 8: 9 cards
+        ref.play(P(0, "3s 4s 5s 6s 7s 8s 9s Ts Js", t=5.0))
+    assert ref.hand.finished
+    assert kinds(ref.play(P(1, "Jd Qc", t=20.0))) == ["shown"]
+    assert ref.kitty(["5c", "4c", "3d"], time=22.0) == []
+    assert ref.state.hand_number == 1 and ref.hand.finished
+
+
+def test_three_seats_a_kitty_after_the_hand_still_deals_the_next(store):
+    ref = referee(store, "classic", 3)
+    store.append(ref.match_id, 1, Deal(counts=(1, 2, 2)), source="referee")
+    store.append(ref.match_id, 1, Landlord(0, 3), source="referee")
+    ref.play(P(0, "2s 2d", t=5.0))  # the landlord took the kitty: 4 cards
+    ref.play(P(0, "Ks Kd", t=9.0))
+    assert ref.hand.finished
+    assert kinds(ref.kitty(["5c", "4c", "3d"], time=22.0)) == ["deal"]
+    assert ref.state.hand_number == 2

@@ -267,3 +267,20 @@ def test_a_card_the_referee_left_out_of_a_play_may_come_later_as_itself():
     out, t = run(zone, hand_over() + still([], 1.5), start=t)  # the trick is swept
     out, _ = run(zone, hand_over() + still([card("8c", 40)], 1.5), start=t)
     assert [s.cards for _, s in out] == [("8c",)]
+
+
+def test_a_card_whose_read_flickers_after_it_counted_still_settles():
+    # The five-seat film's marker K♣: laid alone for 1.4 s, read in frames 1 1 1 0 1 0 0 1 then
+    # in none until the hand took it back; it counted for 0.3 s at a time and never settled.
+    zone = ZoneTracker(seat=2, k=3, n=5, settle=0.5)
+    seen = "11101001000000"
+    frames = hand_over() + [([card("Kc", 385, 82, conf=0.7)] if c == "1" else [], False) for c in seen]
+    out, _ = run(zone, frames + hand_over())
+    assert [s.cards for _, s in out] == [("Kc",)]
+
+
+def test_a_lone_read_that_never_counted_settles_nothing():
+    zone = ZoneTracker(seat=2, k=3, n=5, settle=0.5)
+    frames = hand_over() + [([card("Kc", 385, 82, conf=0.3)] if c == "1" else [], False) for c in "1001000100100"]
+    out, _ = run(zone, frames)
+    assert out == []
