@@ -9,6 +9,10 @@ DEV := $(VENV)/.installed-dev
 TRAIN := $(VENV)/.installed-train
 SYSDEPS := $(VENV)/.installed-system
 DEMODEPS := $(VENV)/.installed-demo-system
+# The solver's compiled core (engine/solver/_core.c), built in place by `pip install -e .`; built
+# again whenever its C sources change, so that tests never run a stale core beside new Python.
+SOLVER := $(VENV)/.built-solver
+SOLVER_SRC := $(wildcard engine/solver/*.c engine/solver/*.h) setup.py
 
 .PHONY: demo test test-fast lint typecheck venv train-env system-deps bench-engine pi-check clean
 
@@ -38,11 +42,15 @@ $(DEMODEPS): deploy/system-deps.sh
 	@mkdir -p $(VENV)
 	-deploy/system-deps.sh demo && touch $@
 
+$(SOLVER): $(DEV) $(SOLVER_SRC)
+	$(PY) setup.py -q build_ext --inplace
+	touch $@
+
 venv: $(DEV)
 train-env: $(TRAIN)
 system-deps: $(SYSDEPS)
 
-demo: $(DEV) $(DEMODEPS)
+demo: $(DEV) $(SOLVER) $(DEMODEPS)
 	$(VENV)/bin/ddz-table demo
 
 lint: $(DEV)
@@ -53,7 +61,7 @@ lint: $(DEV)
 typecheck: $(DEV)
 	$(VENV)/bin/mypy
 
-test: $(TRAIN) $(SYSDEPS) lint typecheck
+test: $(TRAIN) $(SYSDEPS) $(SOLVER) lint typecheck
 	$(VENV)/bin/pytest -q
 
 # The vision tests that need neither card art (apt) nor the train extra.
@@ -64,7 +72,7 @@ FAST_VISION := $(addprefix tests/vision/,test_camera_geometry.py test_detector_e
 FAST_SIM := $(addprefix tests/sim/,test_bots.py test_compare.py test_toy.py test_simulate.py test_evaluate.py \
 	test_demo_camera_feed.py test_demo_corrector.py test_demo_feeder.py)
 # The browser module checks for chromium when it is imported, so it is left out, not just deselected.
-test-fast: $(DEV)
+test-fast: $(DEV) $(SOLVER)
 	$(VENV)/bin/pytest -q -m "not slow and not browser and not train and not art and not heavy" \
 		--ignore=tests/webui/test_webui_browser.py \
 		tests/engine tests/tracker tests/webui tests/box tests/cli tests/test_layers.py tests/test_words.py tests/test_shared_constants.py \
