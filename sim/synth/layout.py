@@ -95,6 +95,25 @@ def plays(rng, n, anchor, size, angle, plane: float) -> list[tuple]:
     return out
 
 
+def _pools(rng: np.random.Generator, n_cards: int, deck_cards: list[list[str]],
+           favour: tuple[str, ...]) -> list[list[str]]:
+    """Each deck's cards shuffled, the cards in ``favour`` moved among the first ``n_cards`` dealt."""
+    pools = [list(rng.permutation(cards)) for cards in deck_cards]
+    for pool in pools if favour else []:
+        for card in favour:
+            if card in pool:  # cards are popped from the end: move it into the last n_cards
+                pool.remove(card)
+                pool.insert(len(pool) - int(rng.integers(0, min(n_cards, len(pool) + 1))), card)
+    return pools
+
+
+def _group_sizes(rng: np.random.Generator, n_cards: int, n_groups: int) -> np.ndarray:
+    """``n_cards`` cut at random into ``n_groups`` groups of at least one card."""
+    cuts: np.ndarray | list[int] = (
+        np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else [])
+    return np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)
+
+
 def deal_plays(
     rng: np.random.Generator,
     n_cards: int,
@@ -110,15 +129,8 @@ def deal_plays(
     The cards are drawn as in :func:`deal`; a play's cards keep one deck where they can.
     """
     size = (face_size[0] * scale, face_size[1] * scale)
-    pools = [list(rng.permutation(cards)) for cards in deck_cards]
-    for pool in pools if favour else []:
-        for card in favour:
-            if card in pool:
-                pool.remove(card)
-                pool.insert(len(pool) - int(rng.integers(0, min(n_cards, len(pool) + 1))), card)
-    n_groups = 1 if n_cards < 6 else int(rng.integers(1, 4))
-    cuts: np.ndarray | list[int] = np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else []
-    counts = np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)
+    pools = _pools(rng, n_cards, deck_cards, favour)
+    counts = _group_sizes(rng, n_cards, 1 if n_cards < 6 else int(rng.integers(1, 4)))
     poses: list[CardPose] = []
     for count in counts:
         placed = plays(rng, int(count), region(rng), size, rng.uniform(0, 2 * np.pi), plane)
@@ -153,16 +165,8 @@ def deal(
     more often than a shuffled deck would).
     """
     size = (face_size[0] * scale, face_size[1] * scale)
-    pools = [list(rng.permutation(cards)) for cards in deck_cards]
-    for pool in pools if favour else []:
-        for card in favour:
-            if card in pool:  # cards are popped from the end: move it into the last n_cards
-                pool.remove(card)
-                pool.insert(len(pool) - int(rng.integers(0, min(n_cards, len(pool) + 1))), card)
-    n_groups = 1 if n_cards < 4 else int(rng.integers(1, 5))
-    cuts: np.ndarray | list[int] = (
-        np.sort(rng.choice(np.arange(1, n_cards), n_groups - 1, replace=False)) if n_groups > 1 else [])
-    counts = np.diff(np.concatenate([[0], cuts, [n_cards]])).astype(int)
+    pools = _pools(rng, n_cards, deck_cards, favour)
+    counts = _group_sizes(rng, n_cards, 1 if n_cards < 4 else int(rng.integers(1, 5)))
     names = list(_WEIGHTS)
     probs = np.array([_WEIGHTS[k] for k in names])
     poses: list[CardPose] = []
