@@ -128,12 +128,19 @@ class ReaderConfig:
     #: four-seat films). Only then: the finder sees the wider crop a little smaller, and a faint
     #: read (a lone joker at 0.28) can fall under its floor.
     margin_mm: float = 10.0
+    #: After the hand, while seats show the cards they hold (亮牌), every seat zone is read this
+    #: many mm past all its edges (up to halfway to the next zone): 20-34 cards laid in rows
+    #: overlapping by a third reach past the zone on both sides, and the far row's indices, all
+    #: that shows of it, lie wholly outside (斗帝主, four seats), where no index astride the edge
+    #: calls for the wider read.
+    show_margin_mm: float = 30.0
 
     def __post_init__(self) -> None:
         if self.protocol not in ("zones", "pile"):
             raise ValueError(f"protocol must be 'zones' or 'pile', not {self.protocol!r}")
-        if self.margin_mm < 0:
-            raise ValueError(f"margin_mm must not be negative, got {self.margin_mm}")
+        for name in ("margin_mm", "show_margin_mm"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
 
 
 @dataclass(frozen=True)
@@ -241,6 +248,7 @@ class _Zone:
     watches: dict[int, TokenWatch] = field(default_factory=dict)
     looked_at: np.ndarray | None = None  # small grey crop when the second look last ran
     jokers: tuple[Seen, ...] = ()  # the jokers it read there
+    read_wide: bool = False  # the last read reached past the zone on every side (cards shown)
 
 
 class TableReader:
@@ -268,6 +276,9 @@ class TableReader:
         self.span: float | None = None
         self.decks = decks
         self._zones: list[_Zone] = []
+        #: The hand is over: seats lay the cards they hold, rows that spread past their zones
+        #: (``ReaderConfig.show_margin_mm``). The session sets it.
+        self.showing = False
         self.restart(players, decks)
 
     # ------------------------------------------------------------------ zones
@@ -380,14 +391,21 @@ class TableReader:
         changed_at = zone.tracker.changed_at
         since = frame.time - changed_at if changed_at is not None else float("inf")
         detected, unfamiliar = False, None
-        if zone.read_at is None or since < 2 * c.settle_s or self._changed(zone.read_at, small):
+        showing = self.showing and zone.seat is not None and c.show_margin_mm > 0
+        if (zone.read_at is None or since < 2 * c.settle_s or self._changed(zone.read_at, small)
+                or showing != zone.read_wide):
             view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
-            seen, unfamiliar, sure, edge = self._cards(view, zone.tokens)
-            margin = self.calibration.margins(zone.name, c.margin_mm)
-            if edge and any(margin):
-                # an index astride the zone's edge: the zone is read again, past its edges (the
-                # finder sees the wider crop a little smaller, so only where it helps)
+            seen, unfamiliar, sure, edges = self._cards(view, zone.tokens)
+            room = self.calibration.margins(zone.name, c.margin_mm)
+            margin = (room[0] * edges[0], room[1] * edges[1], room[2] * edges[2], room[3] * edges[3])
+            if showing:
+                margin = _across_rows(self.calibration, zone.name, c.show_margin_mm, margin)
+            zone.read_wide = showing
+            if any(margin):
+                # an index astride an edge of the zone (or cards shown after the hand): the zone
+                # is read again past those edges only (a crop grown along its long side is seen
+                # a little smaller by the finder)
                 wide = self.calibration.crop(frame.image, zone.name, c.px_per_mm, margin)
                 tokens = tuple(find_tokens(wide.image)) if zone.watches else ()
                 seen, _, sure, _ = self._cards(wide, tokens, count=False)
@@ -409,10 +427,11 @@ class TableReader:
         return self._cards(view, tokens)[0]
 
     def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken], count: bool = True
-               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, bool]:
+               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, tuple[bool, bool, bool, bool]]:
         """The cards read in ``view``, the unfamiliar-deck hint (``count``: these reads count
         towards it), the centres (crop pixels) of the indices read at least :data:`LOOK_COVERED`
-        sure, and whether an index read lies within :data:`EDGE_MM` of the crop's edge."""
+        sure, and whether an index read lies within :data:`EDGE_MM` of the crop's left, top,
+        right and bottom edge."""
         with self.lock:
             dets = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
@@ -433,9 +452,10 @@ class TableReader:
         sure = dets.centers[dets.scores >= LOOK_COVERED] if len(dets) else np.zeros((0, 2))
         h, w = view.image.shape[:2]
         e = EDGE_MM * view.px_per_mm
-        b = dets.boxes
-        edge = bool(len(dets)) and bool(((b[:, 0] <= e) | (b[:, 1] <= e) | (b[:, 2] >= w - e) | (b[:, 3] >= h - e)).any())
-        return seen, unfamiliar, sure, edge
+        b = dets.boxes.reshape(-1, 4)
+        edges = (bool((b[:, 0] <= e).any()), bool((b[:, 1] <= e).any()), bool((b[:, 2] >= w - e).any()),
+                 bool((b[:, 3] >= h - e).any()))
+        return seen, unfamiliar, sure, edges
 
     def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
                      seen: list[Seen]) -> list[Seen]:
@@ -519,6 +539,23 @@ def _within(view: ZoneView, margin: tuple[float, float, float, float]) -> ZoneVi
     h, w = view.image.shape[:2]
     return ZoneView(view.name, (view.origin[0] + left / view.px_per_mm, view.origin[1] + top / view.px_per_mm),
                     view.px_per_mm, view.image[top:h - bottom, left:w - right])
+
+
+def _across_rows(calibration: Calibration, zone: str, most_mm: float,
+                 margin: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """``margin`` grown up to ``most_mm`` past the two edges that bound the zone's short side
+    (``Calibration.margins``), no further than makes that side as long as the other: rows of
+    cards shown run along the zone's long side and spill across it, and a crop kept within its
+    long side is seen by the finder at the zone's own scale."""
+    poly = calibration.zones[zone]
+    width, height = (float(v) for v in poly.max(axis=0) - poly.min(axis=0))
+    room = calibration.margins(zone, most_mm)
+    left, top, right, bottom = margin
+    if width >= height:
+        grow = min(room[1] + room[3], width - height) / max(room[1] + room[3], 1e-9)
+        return left, max(top, room[1] * grow), right, max(bottom, room[3] * grow)
+    grow = min(room[0] + room[2], height - width) / max(room[0] + room[2], 1e-9)
+    return max(left, room[0] * grow), top, max(right, room[2] * grow), bottom
 
 
 def seat_of(zone: str) -> int | None:

@@ -828,14 +828,21 @@ class CameraReferee:
         """The play the rules accept with one card left out, when the cards read make no
         combination and exactly one card can be left out so: that card lay in the zone before,
         under the cards laid on it (a card of an earlier play the camera never read, read now with
-        them: the five-seat film's Q♣ under A♣ A♠), or is no card at all. Tried last, on plays of
-        three cards or more; the ``uncertain_read`` alert names the play as read."""
+        them: the five-seat film's Q♣ under A♣ A♠), or is no card at all. Tried last; on a play of
+        two cards, only a card the seat has played this hand is left out. The ``uncertain_read``
+        alert names the play as read."""
         hand = self.hand
         assert hand is not None
-        if len(cards) < 3:
+        if len(cards) < 2:
             return []
+        # Of two cards, either left out leaves a single: the one under is the one the seat laid
+        # in this zone earlier in the hand (a second copy of it in a two-deck game: the five-seat
+        # film's Q♣ read with the 7♠ of a play it lies on).
+        before = {c for play in hand.plays if play.seat == candidate.seat for c in play.cards}
         found: dict[Card, tuple[Card, ...]] = {}
         for i, card in enumerate(cards):
+            if len(cards) == 2 and card not in before:
+                continue
             kept = tuple(cards[:i] + cards[i + 1:])
             if card not in found and hand.check(Play(candidate.seat, kept, time=candidate.time)) is None:
                 found[card] = kept

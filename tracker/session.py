@@ -173,6 +173,7 @@ class TableSession:
         """Once a hand is over (or a new one is dealt on the page) its cards may come again."""
         state = self.referee.refresh()
         key = (state.hand_number, state.hand is not None and state.hand.finished)
+        self.reader.showing = key[1]
         if key != self._hand_key:
             self._hand_key = key
             self.hand_number = state.hand_number

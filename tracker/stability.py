@@ -122,6 +122,9 @@ class _Slot:
     #: slot goes then), so a card whose read flickers (seen in 3 frames of 5, then 2) does not
     #: leave and come back, and can settle (module doc, "debounce").
     held: bool = False
+    #: Reads since a hand was last over the zone: a slot is held only on ``k`` of these (its
+    #: reads from before may be of a card the hand took away).
+    still: int = 0
 
     def accepts(self, card: str) -> bool:
         """A different read at a sealed slot's place is a new card put on top of it."""
@@ -238,6 +241,10 @@ class ZoneTracker:
             self._last = None
             for slot in self.slots:
                 slot.sealed = bool(slot.tally)
+                # a hand over the zone may take cards away: each is held again only on k reads
+                # after it (a trick swept off piece by piece would otherwise read, for a moment,
+                # as part of it picked up while the rest is held)
+                slot.held, slot.still = False, 0
             return None
         self.moving = False
         self._vote(seen)
@@ -391,6 +398,7 @@ class ZoneTracker:
             vote = votes.get(i)
             slot.votes.append(None if vote is None else vote.card)
             if vote is not None:
+                slot.still += 1
                 slot.tally[vote.card] += 1
                 slot.latest[vote.card] = vote
                 if vote.center is not None and slot.center is not None:
@@ -398,7 +406,7 @@ class ZoneTracker:
         # A slot unseen for n frames is gone: swept away, or covered by a newer card.
         self.slots = [s for s in self.slots if any(v is not None for v in s.votes)]
         for slot in self.slots:
-            slot.held = slot.held or slot.counted(self.k)
+            slot.held = slot.held or (slot.counted(self.k) and slot.still >= self.k)
         # A slot held without k of n reads lies where a slot of its card now counted lies, within
         # a card's span: the card read at its other corner (or both), not a second copy.
         for slot in self.slots:

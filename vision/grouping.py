@@ -74,6 +74,10 @@ JOKER_WITHIN = 1.15
 JOKER_WEAK = 0.5
 #: The distance most cards' corners sit apart: of two ways to pair corners, the nearer wins.
 PAIR_EXPECTED = 4.7
+#: With two decks and the deck's span known (``group_corners``' ``span``), two corners of one id
+#: pair up only within this share beyond it: tilt, perspective and box jitter spread a deck's spans
+#: by about a tenth (:data:`FUSE_SPAN_TOLERANCE`), two copies of a card far apart are two cards.
+PAIR_SPAN_SLACK = 0.4
 #: Closer than this (in index sizes) two same-id boxes are one corner found twice.
 SAME_CORNER = 0.6
 #: A long index in pieces (:func:`_end_to_end`): each piece this many times longer than wide,
@@ -170,7 +174,8 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
 
     ``fuse_share``: see :data:`FUSE_SHARE`; ``None`` pairs only corners read alike. ``span``:
     the deck's span measured on earlier frames (:attr:`Grouping.spans`), used when no card of
-    this image pairs. ``face``: ask the face of a paired card whose index suit is unsure
+    this image pairs, and with two decks as the distance a pair of one id's corners lies at
+    (:data:`PAIR_SPAN_SLACK`). ``face``: ask the face of a paired card whose index suit is unsure
     (:class:`FaceVote`); None reads the indices alone."""
     if decks < 1:
         raise ValueError(f"decks must be at least 1, got {decks}")
@@ -189,7 +194,15 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         joker = CARD_IDS[class_id] in JOKERS
         members = _merge_duplicates(np.flatnonzero(detections.class_ids == class_id), centers, sizes,
                                     detections.scores, detections.boxes, decks, joker)
-        paired_here = _pair(members, centers, sizes, lo, max(hi, JOKER_PAIR_MAX) if joker else hi, expected)
+        if joker:
+            paired_here = _pair(members, centers, sizes, lo, max(hi, JOKER_PAIR_MAX), expected)
+        elif decks > 1 and span is not None:
+            # two copies of one card far apart are not one card's corners: with the deck's span
+            # known, a pair lies about that far apart (two 7h ending one row and starting the
+            # next of a hand shown after the hand lie 11 index sizes apart, the deck's span 5)
+            paired_here = _pair(members, centers, sizes, lo, min(hi, span * (1 + PAIR_SPAN_SLACK)), span)
+        else:
+            paired_here = _pair(members, centers, sizes, lo, hi, expected)
         groups += _within_joker(paired_here, centers, detections.scores) if joker else paired_here
     readings = [reading(detections, i) for i in range(len(detections))]
     paired: list[tuple[list[list[int]], str, dict[str, float] | None]] = [

@@ -216,8 +216,8 @@ class EdgeReads(CornerDetector):
 
 
 def test_a_zone_read_astride_its_edge_is_read_again_past_it_and_only_then():
-    """Rows of cards shown after the hand reach past the zone (the four-seat films): a zone whose
-    index reads touch its edge is read again 10 mm further, at most halfway to the next zone."""
+    """Rows of cards reach past the zone (the four-seat films): a zone whose index reads touch
+    an edge is read again 10 mm past that edge only, at most halfway to the next zone."""
     detector = EdgeReads()
     cal = calibration()
     reader = TableReader(cal, detector, ReaderConfig(margin_mm=10.0))
@@ -225,11 +225,57 @@ def test_a_zone_read_astride_its_edge_is_read_again_past_it_and_only_then():
     (x1, y1), (x2, y2) = cal.zones["seat0"].min(axis=0), cal.zones["seat0"].max(axis=0)
     plain = (round((y2 - y1) * 2.5), round((x2 - x1) * 2.5))
     left, top, right, bottom = cal.margins("seat0", 10.0)
-    wide = (round((y2 - y1 + top + bottom) * 2.5), round((x2 - x1 + left + right) * 2.5))
+    wide = (round((y2 - y1 + top) * 2.5), round((x2 - x1) * 2.5))  # the read touches the top only
     assert plain in detector.sizes and wide in detector.sizes
     assert top == 10.0 and 0 < left < 10.0  # the seat zones beside it lie nearer than 20 mm
+    everywhere = (round((y2 - y1 + top + bottom) * 2.5), round((x2 - x1 + left + right) * 2.5))
+    assert everywhere not in detector.sizes
     detector.sizes.clear()
     TableReader(cal, detector, ReaderConfig(margin_mm=0.0)).read(Frame(laid([]), 0.0, 0))
     assert wide not in detector.sizes
     with pytest.raises(ValueError, match="margin_mm"):
         ReaderConfig(margin_mm=-1)
+
+
+class MiddleReads(CornerDetector):
+    """Reads one 7h in the middle of every crop it is given (no index near an edge), and keeps
+    the crops' sizes."""
+
+    def __init__(self) -> None:
+        self.sizes: list[tuple[int, int]] = []
+
+    def detect(self, image):
+        self.sizes.append(image.shape[:2])
+        h, w = image.shape[:2]
+        return Detections([[w / 2 - 9, h / 2 - 22, w / 2 + 9, h / 2 + 22]], [0.9], [CARD_IDS.index("7h")])
+
+
+def test_after_the_hand_seat_zones_are_read_past_the_edges_across_their_rows():
+    """Cards shown after the hand lie in rows along the zone reaching past it across them, the
+    far row's indices wholly outside: while the hand is over every seat zone is read past the
+    two edges that bound its short side (not only where an index lies astride one), never so
+    far that the crop's short side outgrows its long one (the finder would see it smaller);
+    once a hand is dealt the zone is read as it is again."""
+    detector = MiddleReads()
+    cal = calibration()
+    reader = TableReader(cal, detector, ReaderConfig(show_margin_mm=30.0))
+    (x1, y1), (x2, y2) = cal.zones["seat0"].min(axis=0), cal.zones["seat0"].max(axis=0)
+    assert x2 - x1 > y2 - y1  # the bottom seat's zone lies along the table's edge
+    plain = (round((y2 - y1) * 2.5), round((x2 - x1) * 2.5))
+
+    def seat0() -> list[tuple[int, int]]:  # the crops as wide as seat 0's zone (no other zone is)
+        return [(h, w) for h, w in detector.sizes if w == plain[1]]
+
+    reader.read(Frame(laid([]), 0.0, 0))
+    assert seat0() == [plain]  # in play: its own crop
+    reader.showing = True
+    detector.sizes.clear()
+    reader.read(Frame(laid([]), 0.1, 1))  # the table unchanged: read again because the hand ended
+    (h, w), = [size for size in seat0() if size != plain]
+    assert plain[0] < h <= w
+    reader.showing = False
+    detector.sizes.clear()
+    reader.read(Frame(laid([]), 0.2, 2))
+    assert seat0() == [plain]
+    with pytest.raises(ValueError, match="show_margin_mm"):
+        ReaderConfig(show_margin_mm=-1)

@@ -524,3 +524,20 @@ def test_a_refused_play_that_several_cards_could_be_left_out_of_is_no_suggestion
     # four and one is no combination; the four (a bomb) or a trio with the 9 are: anyone's guess
     out = ref.play(P(0, "4s 4h 4d 4c 9c", conf=(0.8,) * 5, alts=((),) * 5))
     assert kinds(out)[-1] == "illegal_combination" and not ref.hand.plays
+
+
+def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(store):
+    # The five-seat film: seat 3 leads Q♣ onto its own 7♠ of an earlier trick, read together (a
+    # two-deck game, so a second 7♠ is no misread): the 7♠ it played is the card under.
+    ref = CameraReferee(store, store.create_match(tuple(f"P{i}" for i in range(5)), "five"))
+    store.append(ref.match_id, 1, Deal(counts=(21,) * 5), source="referee")
+    store.append(ref.match_id, 1, Marker(0, Card.parse("2s")), source="referee")
+    ref.play(P(0, "4s"))
+    ref.play(P(1, "5d"))
+    ref.play(P(3, "7s"))
+    out = ref.play(P(3, "Qc 7s", conf=(0.9, 0.6), alts=((), ())))  # all passed: seat 3 leads
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert [str(c) for c in ref.hand.plays[-1].cards] == ["Qc"]
+    # a seat that never laid either card gets no guess: both singles are as likely
+    out = ref.play(P(4, "Kd 9h", conf=(0.9, 0.6), alts=((), ())))
+    assert kinds(out)[-1] == "illegal_combination"

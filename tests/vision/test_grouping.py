@@ -209,6 +209,18 @@ def test_two_decks_two_identical_tall_indices_a_fan_step_apart_stay_two_cards():
     assert group_corners(twice, decks=2).card_ids == ["Qs"]
 
 
+def test_two_decks_two_copies_far_beyond_the_decks_span_are_two_cards():
+    # A hand shown in rows: one 7h ends the first row, the other starts the second, 230 px (11.5
+    # index sizes) apart; the deck's corners lie 5 sizes apart. Generic pairing takes them for one
+    # card; with the deck's span known they are two, and a true pair at the span is still one.
+    far = corners(("7h", 500, 40), ("7h", 280, 100))
+    assert group_corners(far, decks=2).card_ids == ["7h"]
+    assert group_corners(far, decks=2, span=5.0).card_ids == ["7h", "7h"]
+    near = corners(("7h", 100, 100), ("7h", 160, 180))  # 100 px: 5 sizes
+    assert group_corners(near, decks=2, span=5.0).card_ids == ["7h"]
+    assert group_corners(far, decks=1, span=5.0).card_ids == ["7h"]  # one deck: one card, as before
+
+
 def test_a_jokers_two_small_stars_a_card_apart_are_one_card():
     # orell's red joker turned round on the four-seat film: its two stars, 18 px boxes 249 px
     # (99 mm) apart, 14 of their sizes: past a rank index's reach, within a joker's; two decks.
