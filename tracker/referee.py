@@ -789,6 +789,8 @@ class CameraReferee:
             options = self._without_phantom(candidate, cards)
         if not options:
             options = self._joker_read_twice(candidate, cards)
+        if not options:
+            options = self._joker_read_once(candidate, cards)
         if not options and violation.kind == "illegal_combination":
             options = self._one_card_under(candidate, cards)
         if not options:
@@ -822,6 +824,23 @@ class CameraReferee:
             kept.remove(joker)
             if hand.check(Play(candidate.seat, tuple(kept), time=candidate.time)) is None:
                 options.append((0.5, tuple(kept)))
+        return options
+
+    def _joker_read_once(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """With two decks, plays the rules accept with a joker the play holds once held twice: two
+        copies of a joker laid overlapping show one mark beside the other, and the reader takes
+        the second for the first one's (or for the other joker), so a pair of red jokers reads as
+        one. Only while the hand has not yet seen every copy of that joker."""
+        hand = self.hand
+        assert hand is not None
+        seen = Counter(c for play in hand.plays for c in play.cards)
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        for joker in {c for c in cards if c.is_joker and cards.count(c) == 1}:
+            if hand.rules.decks < 2 or seen[joker] + 2 > hand.rules.decks:
+                continue
+            more = tuple(cards) + (joker,)
+            if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
+                options.append((0.4, more))
         return options
 
     def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:

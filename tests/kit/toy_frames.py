@@ -24,9 +24,11 @@ class LabelReadingDetector(ToyDetector):
     def detect(self, image):
         dets = super().detect(image)
         ppm = self.px_per_mm
-        zone = next(z for z, poly in self.layout.zones.items()  # the crop's zone, by its size
-                    if image.shape[1] == max(1, round(float(np.ptp(poly[:, 0])) * ppm))
-                    and image.shape[0] == max(1, round(float(np.ptp(poly[:, 1])) * ppm)))
+        zone = next((z for z, poly in self.layout.zones.items()  # the crop's zone, by its size
+                     if image.shape[1] == max(1, round(float(np.ptp(poly[:, 0])) * ppm))
+                     and image.shape[0] == max(1, round(float(np.ptp(poly[:, 1])) * ppm))), None)
+        if zone is None:  # a crop past the zone's edges (cards shown after the hand): cards only
+            return dets
         x1, y1, x2, y2 = np.subtract(self.layout.label_box(zone), [*self.layout.zones[zone].min(axis=0)] * 2) * ppm
         boxes, cards, scores = [[x1 + 1, y1 + 2, x2 - 1, y2]], ["2s"], [0.3]
         if self.kept:  # an index whose box reaches well out of the label's

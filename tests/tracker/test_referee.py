@@ -541,3 +541,23 @@ def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(sto
     # a seat that never laid either card gets no guess: both singles are as likely
     out = ref.play(P(4, "Kd 9h", conf=(0.9, 0.6), alts=((), ())))
     assert kinds(out)[-1] == "illegal_combination"
+
+
+def test_two_decks_a_joker_read_once_where_a_pair_of_it_beats_the_trick_is_suggested_twice(store):
+    # The four-seat film: seat 0 answers 2♠ 2♥ with both red jokers laid overlapping; one mark reads.
+    ref = CameraReferee(store, store.create_match(tuple(f"P{i}" for i in range(4)), "four"))
+    ref.play(P(1, "2s 2h"))
+    out = ref.play(P(2, "RJ", conf=(0.8,), alts=((),)))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert [str(c) for c in ref.hand.plays[-1].cards] == ["RJ", "RJ"]
+    # both red jokers now on record: a third is never suggested
+    ref.play(P(2, "3s 3h"))
+    out = ref.play(P(3, "RJ", conf=(0.8,), alts=((),)))
+    assert "uncertain_read" not in kinds(out) and [str(c) for c in ref.hand.plays[-1].cards] == ["3s", "3h"]
+
+
+def test_one_deck_a_single_joker_is_never_read_as_two(store):
+    ref = referee(store)
+    ref.play(P(0, "2s 2h"))
+    out = ref.play(P(1, "RJ", conf=(0.8,), alts=((),)))
+    assert "uncertain_read" not in kinds(out) and len(ref.hand.plays) == 1
