@@ -396,16 +396,14 @@ class TableReader:
                 or showing != zone.read_wide):
             view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
-            seen, unfamiliar, sure, edges = self._cards(view, zone.tokens)
-            room = self.calibration.margins(zone.name, c.margin_mm)
-            margin = (room[0] * edges[0], room[1] * edges[1], room[2] * edges[2], room[3] * edges[3])
+            seen, unfamiliar, sure, edge = self._cards(view, zone.tokens)
+            margin = self.calibration.margins(zone.name, c.margin_mm) if edge else (0.0, 0.0, 0.0, 0.0)
             if showing:
                 margin = _across_rows(self.calibration, zone.name, c.show_margin_mm, margin)
             zone.read_wide = showing
             if any(margin):
-                # an index astride an edge of the zone (or cards shown after the hand): the zone
-                # is read again past those edges only (a crop grown along its long side is seen
-                # a little smaller by the finder)
+                # an index astride an edge of the zone, or cards shown after the hand: the zone
+                # is read again past its edges
                 wide = self.calibration.crop(frame.image, zone.name, c.px_per_mm, margin)
                 tokens = tuple(find_tokens(wide.image)) if zone.watches else ()
                 seen, _, sure, _ = self._cards(wide, tokens, count=False)
@@ -427,11 +425,10 @@ class TableReader:
         return self._cards(view, tokens)[0]
 
     def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken], count: bool = True
-               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, tuple[bool, bool, bool, bool]]:
+               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, bool]:
         """The cards read in ``view``, the unfamiliar-deck hint (``count``: these reads count
         towards it), the centres (crop pixels) of the indices read at least :data:`LOOK_COVERED`
-        sure, and whether an index read lies within :data:`EDGE_MM` of the crop's left, top,
-        right and bottom edge."""
+        sure, and whether an index read lies within :data:`EDGE_MM` of the crop's edge."""
         with self.lock:
             dets = self.detector.detect(view.image)
         dets = dets[~self._on_label(view, dets)]
@@ -452,10 +449,9 @@ class TableReader:
         sure = dets.centers[dets.scores >= LOOK_COVERED] if len(dets) else np.zeros((0, 2))
         h, w = view.image.shape[:2]
         e = EDGE_MM * view.px_per_mm
-        b = dets.boxes.reshape(-1, 4)
-        edges = (bool((b[:, 0] <= e).any()), bool((b[:, 1] <= e).any()), bool((b[:, 2] >= w - e).any()),
-                 bool((b[:, 3] >= h - e).any()))
-        return seen, unfamiliar, sure, edges
+        b = dets.boxes
+        edge = bool(len(dets)) and bool(((b[:, 0] <= e) | (b[:, 1] <= e) | (b[:, 2] >= w - e) | (b[:, 3] >= h - e)).any())
+        return seen, unfamiliar, sure, edge
 
     def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
                      seen: list[Seen]) -> list[Seen]:
