@@ -162,6 +162,11 @@ ALERTS: dict[str, AlertKind] = {
         "核对看错的牌或混进来的别副牌",
         "deck audit: missing {missing}, seen too often {extra} (the cards played and shown should hold every "
         "card {decks} time(s)): look for a dropped card, a misread or a card from another deck", "doubt"),
+    "shown_completed": AlertKind(
+        "亮牌按查牌补全", "cards shown completed from the deck",
+        "{player} 亮出的牌读到 {cards}，比手里的牌少；整副牌只缺 {missing}，已补进 {player} 的亮牌：请核对",
+        "{player}: cards shown read as {cards}, fewer than held; the deck lacks only {missing}, added to "
+        "{player}'s cards shown: please check", "doubt"),
     "taken_back": AlertKind(
         "收回了牌", "cards taken back",
         "{player} 放下 {laid} 后又收回了 {taken}，这一手按留下的 {cards} 记：请核对",

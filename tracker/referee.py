@@ -106,6 +106,21 @@ def twice_read(cards: tuple[Card, ...], left: int) -> tuple[Card, ...]:
     return tuple(kept)
 
 
+def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
+    """``(seat, cards)`` when, everyone having shown, one seat alone has shown fewer cards than it
+    holds and the deck lacks exactly that many cards, nothing seen too often and no card set
+    aside unseen: those are the cards it holds that the camera did not read (two copies of a
+    card, or two jokers, laid overlapping and read as one). Else ``None``."""
+    audit = None if hand is None else deck_audit(hand)
+    if hand is None or audit is None or audit.ok or audit.extra or audit.set_aside:
+        return None
+    short = [(s, hand.cards_left[s] - len(hand.shown.get(s, ()))) for s in losers(hand)]
+    short = [(s, n) for s, n in short if n > 0]
+    if len(short) != 1 or short[0][1] != len(audit.missing):
+        return None
+    return short[0][0], tuple(audit.missing)
+
+
 def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
     """The ``deck_audit`` alert once every seat left holding cards has shown them and the cards
     played and shown are not the deck (a card missing or seen too often); else ``None``."""
@@ -586,6 +601,16 @@ class CameraReferee:
     def _store_shown(self, shown: Shown) -> list[Record]:
         out = self._store_or_alert(shown, format_cards(shown.cards))
         if out and out[-1] is shown:
+            completion = shown_completion(self.hand)
+            if completion is not None:
+                seat, missing = completion
+                assert self.hand is not None
+                held = tuple(self.hand.shown.get(seat, ()))
+                out.append(self._append(Alert("shown_completed", seat=seat, cards=format_cards(held),
+                                              suggestion=format_cards(held + missing), time=shown.time,
+                                              data={"missing": format_cards(missing)})))
+                if self.accept_suggestions:
+                    out += self._store_or_alert(Shown(seat, held + missing, time=shown.time), None)
             alert = audit_alert(self.hand, shown.time)
             if alert is not None:
                 out.append(self._append(alert))

@@ -82,17 +82,34 @@ def test_losers_cards_are_shown_and_the_deal_is_rebuilt(store):
     assert again.hands[0].hand(again.rules).shown == ref.hand.shown
 
 
-def test_a_dropped_card_is_a_deck_audit_alert_naming_it(store):
+def test_a_card_one_show_lacks_that_the_deck_alone_lacks_is_added_with_an_alert(store):
+    # Seat 2 shows one card fewer than it holds (two cards read as one, or one dropped), and the
+    # deck lacks exactly that card: it is seat 2's, added with an alert naming it.
     ref, hands, _ = play_out(store)
-    dropped = hands[2][5]
+    unseen = hands[2][5]
     show(ref, 1, hands[1])
-    out = show(ref, 2, [c for c in hands[2] if c != dropped])
+    out = show(ref, 2, [c for c in hands[2] if c != unseen])
+    assert kinds(out) == ["shown", "shown_completed", "shown"]  # no audit alert: it adds up now
+    alert = out[1]
+    assert alert.seat == 2 and alert.fields["missing"] == str(unseen)
+    assert cards_text([unseen]) in alert.text("zh") and cards_text([unseen]) in alert.text("en")
+    assert sorted(ref.hand.shown[2]) == sorted(hands[2])
+    assert [list(h) for h in starting_hands(ref.hand)] == hands
+    assert match_record(ref.state)["hands"][0]["audit"] == {"ok": True, "missing": [], "extra": []}
+
+
+def test_cards_missing_from_two_shows_are_a_deck_audit_alert_naming_them(store):
+    ref, hands, _ = play_out(store)
+    dropped = (hands[1][2], hands[2][5])  # whose is which, the deck cannot tell
+    show(ref, 1, [c for c in hands[1] if c != dropped[0]])
+    out = show(ref, 2, [c for c in hands[2] if c != dropped[1]])
     assert kinds(out) == ["shown", "deck_audit"]
     alert = out[-1]
-    assert alert.fields["missing"] == str(dropped) and alert.fields["extra"] == ""
+    assert alert.fields["missing"] == format_cards(sorted(dropped)) and alert.fields["extra"] == ""
     zh, en = alert.text("zh"), alert.text("en")
-    assert f"缺少 {cards_text([dropped])}" in zh and f"missing {cards_text([dropped])}" in en
-    assert match_record(ref.state)["hands"][0]["audit"] == {"ok": False, "missing": [str(dropped)], "extra": []}
+    assert f"缺少 {cards_text(sorted(dropped))}" in zh and f"missing {cards_text(sorted(dropped))}" in en
+    audit = match_record(ref.state)["hands"][0]["audit"]
+    assert audit == {"ok": False, "missing": [str(c) for c in sorted(dropped)], "extra": []}
 
 
 def test_a_card_seen_twice_is_a_deck_audit_alert(store):
@@ -175,14 +192,16 @@ def test_a_store_written_before_shown_cards_loads_and_has_no_audit(store):
 
 def test_four_players_two_decks_count_two_copies(store):
     ref, hands, kitty = play_out(store, "four", landlord=1, seed=3)
-    for seat in (0, 2):
-        assert kinds(show(ref, seat, hands[seat])) == ["shown"]
-    gone = hands[3][0]
+    assert kinds(show(ref, 0, hands[0])) == ["shown"]
+    lost, gone = hands[2][0], hands[3][0]
+    assert kinds(show(ref, 2, hands[2][1:])) == ["shown"]
     out = show(ref, 3, hands[3][1:])
-    assert kinds(out) == ["shown", "deck_audit"]
-    assert out[-1].fields == {"missing": str(gone), "extra": "", "decks": 2}  # one copy of two missing
+    assert kinds(out) == ["shown", "deck_audit"]  # two seats short: whose card is whose is not known
+    missing = format_cards(sorted([lost, gone]))
+    assert out[-1].fields == {"missing": missing, "extra": "", "decks": 2}  # one copy of two, each
     fixed = ref.shown(3, text(hands[3]), time=400.0)  # the referee enters seat 4's cards in full
-    assert kinds(fixed) == ["shown"]
+    # one seat short now, by the one card the deck lacks: it is added to seat 3's cards shown
+    assert kinds(fixed) == ["shown", "shown_completed", "shown"] and fixed[1].seat == 2
     assert deck_audit(ref.hand).ok and [list(h) for h in starting_hands(ref.hand)] == hands
     assert "2 副" not in out[-1].text("zh") and "每张 2 张" in out[-1].text("zh")
 
