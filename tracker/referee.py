@@ -110,7 +110,8 @@ def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
     """``(seat, cards)`` when, everyone having shown, one seat alone has shown fewer cards than it
     holds and the deck lacks exactly that many cards, nothing seen too often and no card set
     aside unseen: those are the cards it holds that the camera did not read (two copies of a
-    card, or two jokers, laid overlapping and read as one). Else ``None``."""
+    card, or two jokers, laid overlapping and read as one). Not a joker the deck lacks where the
+    seat played jokers alone: its rocket may have been read as one joker. Else ``None``."""
     audit = None if hand is None else deck_audit(hand)
     if hand is None or audit is None or audit.ok or audit.extra or audit.set_aside:
         return None
@@ -118,7 +119,11 @@ def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
     short = [(s, n) for s, n in short if n > 0]
     if len(short) != 1 or short[0][1] != len(audit.missing):
         return None
-    return short[0][0], tuple(audit.missing)
+    seat = short[0][0]
+    if any(c.is_joker for c in audit.missing) and any(
+            all(c.is_joker for c in play.cards) for play in hand.plays if play.seat == seat):
+        return None  # a joker it played may have been a rocket read short: the audit alert says so
+    return seat, tuple(audit.missing)
 
 
 def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:

@@ -256,3 +256,36 @@ def test_a_card_read_twice_among_the_cards_shown_counts_once_unless_the_seat_hol
     assert kinds(show(ref, 0, shown0)) == ["shown"] and ref.hand.shown[0] == tuple(hands[0])
     pair = min(c for c in hands[2] if hands[2].count(c) == 2)  # this deal gives seat 3 both copies of four cards
     assert kinds(show(ref, 2, hands[2])) == ["shown"] and ref.hand.shown[2].count(pair) == 2
+
+
+def test_a_joker_missing_where_the_seat_played_a_joker_is_left_to_the_audit(store):
+    # The landlord's rocket is read as the red joker alone; it loses and shows the rest, and the
+    # deck lacks the black joker: a rocket read short is as likely as a card hidden in the show,
+    # so the audit alert stands and nothing is added.
+    rules = get_rules("classic")
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    hands, kitty = deal(rules, seed=4)
+    landlord = sorted(hands[0] + kitty)
+    for joker in map(Card.parse, ("RJ", "BJ")):  # the landlord holds both jokers
+        if joker not in landlord:
+            holder = next(h for h in hands[1:] if joker in h)
+            swap = landlord[0]
+            holder[holder.index(joker)] = swap
+            landlord[0] = joker
+            landlord.sort()
+    hands = [landlord] + [sorted(h) for h in hands[1:]]
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    lowest = min(c for c in landlord if not c.is_joker)
+    assert kinds(ref.play(PlayCandidate(0, ("RJ",), time=2.0)))[-1] == "play"  # BJ RJ laid
+    assert kinds(ref.play(PlayCandidate(0, (str(lowest),), time=3.0)))[-1] == "play"
+    farmer = sorted(hands[1], reverse=True)
+    for i, card in enumerate(farmer):  # seat 1 beats it, then leads out its hand
+        assert kinds(ref.play(PlayCandidate(1, (str(card),), time=4.0 + i)))[-1] == "play"
+    assert ref.hand.finished and ref.hand.out_seat == 1
+    rest = [c for c in landlord if c not in (Card.parse("RJ"), Card.parse("BJ"), lowest)]
+    show(ref, 2, hands[2], t=199.0)
+    out = show(ref, 0, rest, t=200.0)  # 17 cards shown, 18 on record
+    assert "shown_completed" not in kinds(out) and kinds(out)[-1] == "deck_audit"
+    assert out[-1].fields["missing"] == "BJ"
