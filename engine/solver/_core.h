@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <pthread.h>
 
 #define NR 15
 #define BJ 13

@@ -58,12 +58,79 @@ static int tt_get(Search *s, const uint64_t *h, int turn, uint32_t tid, int by) 
 
 #define BIG ((size_t)1 << 20)
 
-/* Zeroed memory. A large block is mapped (its pages are zero when first touched, so what a
- * search never reaches costs nothing) and on huge pages where the system gives them: the table
- * and the caches are read at random, a few times a node, and fewer TLB misses pay. */
-static void *big_calloc(size_t bytes) {
+/* Large blocks freed by one solver and kept for the next (the table's and the caches'). A
+ * block the system maps anew is zeroed by the kernel, page by page, on its first write: on the
+ * development machine (a virtual one) that was a quarter to a third of a search's CPU time where
+ * each position has a fresh solver. A kept block is zeroed here, only where it has to be, and its
+ * pages are already there. Shared by every solver of the process, under a lock: searches run
+ * without the GIL, in several threads. At most POOL_BLOCKS blocks and POOL_MB MiB are kept. */
+#ifndef POOL_BLOCKS
+#define POOL_BLOCKS 16
+#endif
+#ifndef POOL_MB
+#define POOL_MB 160 /* a whole solver's blocks at the default sizes (64 and 32 MiB) and its table's last growth */
+#endif
+static struct { void *p; size_t bytes; uint64_t when; } pool[POOL_BLOCKS];
+static size_t pool_bytes;
+static uint64_t pool_clock;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A kept block of exactly ``bytes``, or NULL. */
+static void *pool_take(size_t bytes) {
+    void *p = NULL;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < POOL_BLOCKS && !p; i++)
+        if (pool[i].p && pool[i].bytes == bytes) {
+            p = pool[i].p;
+            pool[i].p = NULL;
+            pool_bytes -= bytes;
+        }
+    pthread_mutex_unlock(&pool_lock);
+    return p;
+}
+
+/* Keeps the block, giving the longest kept ones back to the system to make room; 0 when it is
+ * larger than the pool (the caller gives it back). */
+static int pool_keep(void *p, size_t bytes) {
+    if (bytes > (size_t)POOL_MB << 20) return 0;
+    void *out[POOL_BLOCKS];
+    size_t out_bytes[POOL_BLOCKS];
+    int nout = 0, slot = -1;
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        slot = -1;
+        int oldest = -1;
+        for (int i = 0; i < POOL_BLOCKS; i++) {
+            if (!pool[i].p) slot = i;
+            else if (oldest < 0 || pool[i].when < pool[oldest].when) oldest = i;
+        }
+        if (slot >= 0 && pool_bytes + bytes <= (size_t)POOL_MB << 20) break;
+        out[nout] = pool[oldest].p;
+        out_bytes[nout++] = pool[oldest].bytes;
+        pool_bytes -= pool[oldest].bytes;
+        pool[oldest].p = NULL;
+    }
+    pool[slot].p = p;
+    pool[slot].bytes = bytes;
+    pool[slot].when = ++pool_clock;
+    pool_bytes += bytes;
+    pthread_mutex_unlock(&pool_lock);
+    for (int i = 0; i < nout; i++) munmap(out[i], out_bytes[i]);
+    return 1;
+}
+
+/* Memory for ``bytes``, zeroed when ``zero`` (else its content is anything). A large block is a
+ * kept one, or mapped (its pages are zero when first touched, so what a search never reaches
+ * costs nothing) and on huge pages where the system gives them: the table and the caches are
+ * read at random, a few times a node, and fewer TLB misses pay. */
+static void *big_alloc(size_t bytes, int zero) {
     if (bytes < BIG) return calloc(bytes ? bytes : 1, 1);
-    void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *t = pool_take(bytes);
+    if (t) {
+        if (zero) memset(t, 0, bytes);
+        return t;
+    }
+    t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(t, bytes, MADV_HUGEPAGE);
@@ -71,16 +138,17 @@ static void *big_calloc(size_t bytes) {
     return t;
 }
 
+/* Frees what big_alloc gave; a large block is kept for big_alloc to give again. */
 static void big_free(void *p, size_t bytes) {
     if (!p) return;
     if (bytes < BIG) free(p);
-    else munmap(p, bytes);
+    else if (!pool_keep(p, bytes)) munmap(p, bytes);
 }
 
 static size_t tt_bytes(const Search *s, size_t buckets) { return buckets * TT_WAYS * s->tt_words * sizeof(uint64_t); }
 
 static uint64_t *tt_alloc(size_t buckets, size_t words) {
-    return big_calloc(buckets * TT_WAYS * words * sizeof(uint64_t));
+    return big_alloc(buckets * TT_WAYS * words * sizeof(uint64_t), 1);
 }
 
 static void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn, uint32_t dn,
