@@ -5,6 +5,7 @@ side (prints tables; not a test).
     python -m bench.solver --sizes 8 --positions 10 --full 0 --check 0
     python -m bench.solver --check 10000 --sizes '' --full 0      # the correctness run
     python -m bench.solver --sizes 12 --positions 8 --python-budget 10 --full 20   # the issue's figures
+    python -m bench.solver --sizes 12 --positions 8 --full 0 --check 0 --same-nodes 1000000
 
 What is measured (the machine's load average is printed first and last: the machines this
 runs on are shared, and only figures of one run compare)
@@ -18,6 +19,10 @@ runs on are shared, and only figures of one run compare)
      Each row is counted twice, by wall seconds and by the process's CPU seconds, and each
      position's wall/CPU seconds are printed ('-' for the wall time of one not solved): on a
      loaded machine the CPU seconds are what a quiet machine's wall time would be near.
+     With ``--same-nodes N`` the ``python`` and ``same`` rows stop each position at N nodes
+     (or when solved) instead of at a time budget: the two then search exactly the same nodes
+     (while neither table has reached its bound), and the ratio of their CPU seconds is the
+     like-for-like speed-up whatever share of the machine each got.
   2. Full classic hands: the opening position (landlord 20 cards, farmers 17, landlord to lead)
      of bot-dealt hands, solved by the compiled core with budgets of 10 s and 60 s (wall), counted
      by wall and by CPU seconds as in 1.
@@ -78,14 +83,16 @@ SEARCHES: dict[str, Make] = {
 }
 
 
-def run(positions: list[Position], budget: float, make: Make) -> tuple[list[Verdict], list[float], int, float]:
-    """Each position's verdict within ``budget`` (wall seconds), the process's CPU seconds each
-    took (what a loaded machine leaves comparable), and nodes and wall time in all."""
+def run(positions: list[Position], budget: float | None, make: Make,
+        nodes: int | None = None) -> tuple[list[Verdict], list[float], int, float]:
+    """Each position's verdict within ``budget`` (wall seconds) and ``nodes`` (None: no bound),
+    the process's CPU seconds each took (what a loaded machine leaves comparable), and nodes and
+    wall time in all."""
     verdicts: list[Verdict] = []
     cpu: list[float] = []
     for p in positions:
         started = time.process_time()
-        verdicts.append(make(p).solve(p, seconds=budget))
+        verdicts.append(make(p).solve(p, seconds=budget, nodes=nodes))
         cpu.append(time.process_time() - started)
     return verdicts, cpu, sum(v.nodes for v in verdicts), sum(v.seconds for v in verdicts)
 
@@ -119,19 +126,26 @@ def section_positions(args: argparse.Namespace) -> None:
         positions = bot_positions(size, args.positions, args.seed + size)
         rates: dict[str, float] = {}
         answers: dict[str, list[bool | None]] = {}
+        cpu_rates: dict[str, float] = {}
         for name in ("python", "same", "core"):
-            budget = args.python_budget if name == "python" else budgets[-1]
-            verdicts, cpu, nodes, spent = run(positions, budget, SEARCHES[name])
+            budget: float | None = args.python_budget if name == "python" else budgets[-1]
+            bound = args.same_nodes if name in ("python", "same") and args.same_nodes else None
+            if bound:
+                budget = None
+            verdicts, cpu, nodes, spent = run(positions, budget, SEARCHES[name], bound)
             times = solved_times(verdicts)
             answers[name] = [v.landlord_wins for v in verdicts]
             rates[name] = nodes / max(spent, 1e-9)
             solved = [t for t in times if t is not None]
             worst = f"{max(solved):.2f}" if solved else "-"
+            cpu_rates[name] = nodes / max(sum(cpu), 1e-9)
             ratio = f"  ({rates[name] / rates['python']:.0f}x the reference)" if name != "python" else ""
+            cpu_ratio = f"  ({cpu_rates[name] / cpu_rates['python']:.1f}x the reference)" if name != "python" else ""
+            within = f"  within {bound:,} nodes a position" if bound else ""
             print(f"  {size:>2} cards a seat, landlord {size + 3}  {name:<6}  wall {shares(times, budgets)}  "
-                  f"slowest solved {worst} s  {rates[name]:>12,.0f} nodes/s{ratio}", flush=True)
+                  f"slowest solved {worst} s  {rates[name]:>12,.0f} nodes/s{ratio}{within}", flush=True)
             print(f"  {'':>29}{'':<6}  CPU  {shares(solved_times(verdicts, cpu), budgets)}  "
-                  f"{nodes / max(sum(cpu), 1e-9):>12,.0f} nodes/s of CPU", flush=True)
+                  f"{cpu_rates[name]:>12,.0f} nodes/s of CPU{cpu_ratio}", flush=True)
             print(f"  {'':>29}{'':<6}  seconds each, wall/CPU: {each(verdicts, cpu)}", flush=True)
         clash = [i for i in range(len(positions)) if len({a[i] for a in answers.values()} - {None}) > 1]
         if clash:
@@ -194,6 +208,8 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=4, help="positions per size")
     parser.add_argument("--budgets", default="1,10", help="seconds, comma-separated; the largest is spent")
     parser.add_argument("--python-budget", type=float, default=10.0, help="seconds for the reference search")
+    parser.add_argument("--same-nodes", type=int, default=0,
+                        help="the python and same rows: each position within this many nodes, not seconds (0: seconds)")
     parser.add_argument("--full", type=int, default=4, help="full classic hands for section 2 (0 to skip)")
     parser.add_argument("--full-budgets", default="10,60")
     parser.add_argument("--check", type=int, default=300, help="random positions for section 3 (0 to skip)")

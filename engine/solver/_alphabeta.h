@@ -164,30 +164,32 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;
     if (renumber && (!lead_only || !tid) && canon(s, hands, &tid, by)) return -1;
+    uint64_t key = 0;
     if (s->use_table) {
-        /* An answer kept for the position as it stands was found where this seat had a move (the
-         * table keeps positions after the passes), so it stands; the move list is not needed then. */
-        tt_prefetch(s, tt_bucket(s, hands, turn, tid, by)); /* its lines at once */
+        /* The table's bucket and the move list's slot are fetched at once, so the waits overlap.
+         * Where the seat has nothing to beat the trick with, the table is asked where the next
+         * seat stands, or the one after (each seat that cannot play passes): those buckets and
+         * move lists are fetched now too. */
+        key = hands_key(s, hands);
+        tt_prefetch(s, tt_bucket_k(s, key, turn, tid, by));
         __builtin_prefetch(&s->mv[mv_index(s, hands[turn], tid)]);
         if (tid) {
-            /* The seat may have nothing to beat the trick with: then the table is asked where the
-             * next seat stands, or the one after (each seat that cannot play passes). Those
-             * buckets and move lists are fetched now too, so the waits overlap. */
             int nx = s->next[turn], ends = nx == by;
-            tt_prefetch(s, tt_bucket(s, hands, nx, ends ? 0 : tid, ends ? NONE : by));
+            tt_prefetch(s, tt_bucket_k(s, key, nx, ends ? 0 : tid, ends ? NONE : by));
             __builtin_prefetch(&s->mv[mv_index(s, hands[nx], ends ? 0 : tid)]);
             if (!ends) {
                 int nx2 = s->next[nx], ends2 = nx2 == by;
-                tt_prefetch(s, tt_bucket(s, hands, nx2, ends2 ? 0 : tid, ends2 ? NONE : by));
+                tt_prefetch(s, tt_bucket_k(s, key, nx2, ends2 ? 0 : tid, ends2 ? NONE : by));
                 __builtin_prefetch(&s->mv[mv_index(s, hands[nx2], ends2 ? 0 : tid)]);
             }
         }
-        int known = tt_get(s, hands, turn, tid, by);
-        if (known >= 0) return known == s->side[turn];
     }
+    /* The move list comes before the table: a seat that plays out in one move, or passes, has no
+     * entry of its own there (the table keeps positions after the passes, and none played out
+     * in one move), so the table is asked only where it may answer. */
     List l;
     if (moves_of(s, hands[turn], tid, &l)) return -1;
-    int flip = 0, asked = turn;
+    int flip = 0;
     while (tid && !l.n) { /* a seat that cannot beat the trick passes: no choice, no node */
         int nxt = s->next[turn];
         if (s->side[nxt] != s->side[turn]) flip = !flip;
@@ -196,19 +198,22 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
             by = NONE;
         }
         turn = nxt;
-        if (renumber && !tid && canon(s, hands, &tid, NONE)) return -1; /* the trick is gone: renumber again */
+        if (renumber && !tid) { /* the trick is gone: renumber again */
+            if (canon(s, hands, &tid, NONE)) return -1;
+            if (s->use_table) key = hands_key(s, hands);
+        }
         if (moves_of(s, hands[turn], tid, &l)) return -1;
     }
     int me = s->side[turn];
     uint64_t h = hands[turn];
-    if (s->use_table && turn != asked) { /* others passed: the position after them */
-        int known = tt_get(s, hands, turn, tid, by);
-        if (known >= 0) return (known == me) != flip;
-    }
     if (l.n && l.v[0].pint == h) { /* plays out in one move */
         /* Not kept in the table: found again, it costs this one node as a table hit would, and
          * keeping it would cost a bucket's store and the room of answers that took a search. */
         return !flip;
+    }
+    if (s->use_table) {
+        int known = tt_get_k(s, key, hands, turn, tid, by);
+        if (known >= 0) return (known == me) != flip;
     }
     int result = 0, v;
     if ((s->cuts & 1) && static_win(s, hands, turn, tid, h, &l)) {
@@ -234,10 +239,9 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
         if (s->use_table && (!renumber || lead_only)) { /* the children's table buckets, fetched together: one wait, not one each */
-            for (uint32_t i = 0; i < l.n && i < PREFETCH; i++) {
-                child[turn] = h - l.v[i].pint;
-                tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));
-            }
+            uint64_t others = key - hand_key(h, turn);
+            for (uint32_t i = 0; i < l.n && i < PREFETCH; i++)
+                tt_prefetch(s, tt_bucket_k(s, others + hand_key(h - l.v[i].pint, turn), nxt, l.v[i].after, turn));
         }
         for (uint32_t i = 0; i < l.n; i++) {
             if (i == l.ordinary && !passed) {
@@ -264,7 +268,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         }
     }
 done:
-    if (s->use_table) tt_put(s, hands, turn, tid, by, result == me, s->nodes - first + 1);
+    if (s->use_table) tt_put_k(s, key, hands, turn, tid, by, result == me, s->nodes - first + 1);
     return result != flip;
 }
 

@@ -221,8 +221,9 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     if (table_mb < 1) table_mb = 1;
     if (cache_mb < 2) cache_mb = 2;
     s->tt_words = (size_t)s->players + 2;
-    s->tt_max_buckets = (size_t)(table_mb * 1048576.0 / (TT_WAYS * s->tt_words * sizeof(uint64_t)));
-    if (!s->tt_max_buckets) s->tt_max_buckets = 1;
+    s->tt_ways = (TT_STRIDE - 1) / s->tt_words; /* the last word: the bucket spilled (_table.h) */
+    s->tt_max_buckets = (size_t)(table_mb * 1048576.0 / (TT_STRIDE * sizeof(uint64_t))) & ~(size_t)1; /* pairs */
+    if (!s->tt_max_buckets) s->tt_max_buckets = 2;
     s->tt_buckets = s->tt_max_buckets < 2048 ? s->tt_max_buckets : 2048; /* grows as it fills */
     double cache = cache_mb * 1048576.0;
     size_t arena = (size_t)(cache * 0.55 / sizeof(Move));
@@ -230,16 +231,16 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     size_t need_n = pow2_at_least((size_t)(cache * 0.15 / sizeof(NeedSlot))) / 2;
     size_t rd_n = pow2_at_least((size_t)(cache * 0.05 / sizeof(ReadSlot))) / 2;
     size_t af_n = pow2_at_least((size_t)(cache * 0.1 / sizeof(AfterSlot))) / 2;
-    s->tt = tt_alloc(s->tt_buckets, s->tt_words);
-    s->mv = big_calloc(mv_n * sizeof(MoveSlot));
+    s->tt = tt_alloc(s->tt_buckets);
+    s->mv = big_alloc(mv_n * sizeof(MoveSlot), 1);
     s->mv_mask = mv_n - 1;
-    s->arena = big_calloc(arena * sizeof(Move));
+    s->arena = big_alloc(arena * sizeof(Move), 0); /* written before it is read */
     s->arena_cap = arena;
-    s->need = big_calloc(need_n * sizeof(NeedSlot));
+    s->need = big_alloc(need_n * sizeof(NeedSlot), 1);
     s->need_mask = need_n - 1;
     s->rd = calloc(rd_n, sizeof(ReadSlot));
     s->rd_mask = rd_n - 1;
-    s->af = big_calloc(af_n * sizeof(AfterSlot));
+    s->af = big_alloc(af_n * sizeof(AfterSlot), 1);
     s->af_mask = af_n - 1;
     s->tmap = calloc(1024, sizeof(uint32_t));
     s->tmap_mask = 1023;
@@ -450,13 +451,13 @@ static PyObject *Search_stop(Search *s, PyObject *unused) {
 
 static PyObject *Search_stats(Search *s, PyObject *unused) {
     (void)unused;
-    double mb = ((double)s->tt_buckets * TT_WAYS * s->tt_words * sizeof(uint64_t)) / 1048576.0;
-    double most = ((double)s->tt_max_buckets * TT_WAYS * s->tt_words * sizeof(uint64_t)) / 1048576.0;
+    double mb = (double)tt_bytes(s, s->tt_buckets) / 1048576.0;
+    double most = (double)tt_bytes(s, s->tt_max_buckets) / 1048576.0;
     double cache = ((double)(s->mv_mask + 1) * sizeof(MoveSlot) + (double)s->arena_cap * sizeof(Move) +
                     (double)(s->need_mask + 1) * sizeof(NeedSlot) + (double)(s->rd_mask + 1) * sizeof(ReadSlot) +
                     (double)(s->af_mask + 1) * sizeof(AfterSlot)) / 1048576.0;
     return Py_BuildValue("{sKsnsnsdsdsdsKsKsnsKsK}", "nodes", (unsigned long long)s->nodes, "table_entries",
-                         (Py_ssize_t)s->tt_used, "table_slots", (Py_ssize_t)(s->tt_buckets * TT_WAYS), "table_mb", mb,
+                         (Py_ssize_t)s->tt_used, "table_slots", (Py_ssize_t)(s->tt_buckets * s->tt_ways), "table_mb", mb,
                          "table_most_mb", most, "cache_mb", cache, "cache_clears", (unsigned long long)s->cache_clears,
                          "table_replaced", (unsigned long long)s->tt_replaced, "tricks", (Py_ssize_t)s->ntricks,
                          "table_probes", (unsigned long long)s->tt_probes, "table_hits", (unsigned long long)s->tt_hits);

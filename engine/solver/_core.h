@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <pthread.h>
 
 #define NR 15
 #define BJ 13
@@ -66,15 +67,23 @@ typedef struct {
  * the nodes it took, 1..63; 0: an empty slot); then the proof and disproof numbers of "the landlord
  * wins" (pn << 32 | dn). A proved answer is (0, INF): the landlord wins, or (INF, 0): it loses; the
  * proof-number search also keeps its estimates of positions not proved yet. Entries come in
- * buckets of TT_WAYS. */
-#define TT_WAYS 4
+ * buckets of TT_LINES cache lines, aligned, as many entries as fit beside one word (3 of 40 bytes
+ * in two lines in the three- and two-seat games, 2 of 48 in the four-seat): a probe reads two
+ * lines, where four entries of 40 bytes unaligned spanned three. The word says whether the bucket
+ * spilled into its neighbour at the table's bound (_table.h). */
+#ifndef TT_LINES
+#define TT_LINES 2
+#endif
+#define TT_STRIDE (TT_LINES * 8) /* words a bucket */
 #ifndef TT_GROW
 /* A full table grows to this many times its buckets. Each growth maps a new block, whose pages
  * the system zeroes when first written, and moves every answer over: growing eightfold makes
  * three steps of the way to 64 MiB, not eight (docs/solver-log.md: the system time it saves). */
 #define TT_GROW 8
 #endif
+#ifndef PREFETCH
 #define PREFETCH 8 /* children whose buckets a node asks for at once */
+#endif
 #ifndef FIRST_SLICE
 #define FIRST_SLICE 20 /* log2 of the alpha-beta's first slice of nodes in the portfolio (cuts 4) */
 #endif
@@ -96,7 +105,7 @@ typedef struct {
     int side[MAXSEATS], next[MAXSEATS];
     /* transposition table */
     uint64_t *tt;
-    size_t tt_buckets, tt_max_buckets, tt_words, tt_used;
+    size_t tt_buckets, tt_max_buckets, tt_words, tt_ways, tt_used;
     /* move cache: lists in one arena */
     MoveSlot *mv;
     size_t mv_mask, mv_used;

@@ -19,10 +19,11 @@ to the pure-Python search, which stays the reference.
 True
 
 Memory: the transposition table (``table_mb`` at most, 40 bytes an entry in the three-seat game,
-buckets of four; it starts small and grows as it fills, and at its bound a new answer replaces the
-one of its bucket that took fewest nodes to learn) and the caches of move lists, 手数 and readings
-(``cache_mb``, emptied when full) belong to one solver. Only proved answers and estimates are
-kept, so what is forgotten costs time, never truth.
+three to a bucket of two cache lines; it starts small and grows as it fills, and at its bound a
+new answer goes to the neighbour bucket or replaces the one of the two that took fewest nodes to
+learn) and the caches of move lists, 手数 and readings (``cache_mb``, emptied when full) belong to
+one solver; the process keeps the large blocks a solver frees (up to 160 MiB) for the next one.
+Only proved answers and estimates are kept, so what is forgotten costs time, never truth.
 """
 
 from __future__ import annotations
