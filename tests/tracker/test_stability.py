@@ -284,3 +284,26 @@ def test_a_lone_read_that_never_counted_settles_nothing():
     frames = hand_over() + [([card("Kc", 385, 82, conf=0.3)] if c == "1" else [], False) for c in "1001000100100"]
     out, _ = run(zone, frames)
     assert out == []
+
+
+def test_after_a_hand_over_the_zone_a_card_is_held_only_on_reads_since():
+    # Four seats orell: seat 3 swept its trio away; one card was read once more after the hand
+    # left, then never. Held on its reads from before the hand, it stayed counted while the
+    # others went (the referee took the others for picked up from the play). It leaves as soon
+    # as it is under 3 of 5, as a card never held would.
+    zone = ZoneTracker(seat=3, k=3, n=5, settle=0.5)
+    trio = [card("10d", 85, 196), card("10h", 121, 144), card("10s", 124, 131)]
+    zone_frames = [(trio, False)] * 8
+    for t, (seen, motion) in enumerate(zone_frames):
+        zone.update(t / 10, seen, motion=motion)
+    assert zone.stable == Counter({"10d": 1, "10h": 1, "10s": 1})
+    zone.update(0.8, [], motion=True)  # the hand sweeps the trio
+    zone.update(0.9, [trio[2]], motion=False)  # the 10♠ read once more, then nothing
+    for t in (1.0, 1.1, 1.2):
+        zone.update(t, [], motion=False)
+    assert zone.stable == Counter()  # 2 of 5 reads: gone, all three together
+    # a card read 3 times since the hand is held again while its read flickers
+    zone.update(1.3, [], motion=True)
+    for t, seen in zip((1.4, 1.5, 1.6, 1.7, 1.8, 1.9), ([trio[0]],) * 3 + ([],) * 3, strict=True):
+        zone.update(t, seen, motion=False)
+    assert zone.stable == Counter({"10d": 1})
