@@ -505,12 +505,18 @@ def test_a_card_read_fairly_surely_is_never_left_out_to_make_a_play_legal(store)
     assert kinds(out) == ["illegal_combination"]
 
 
-def test_a_refused_play_that_one_card_alone_keeps_from_a_combination_is_suggested_without_it(store):
-    # The five-seat film: seat 3's Q♥ Q♣ were never read; A♣ A♠ laid on them read with the Q♣'s
-    # corner (0.5 sure): no combination, but the pair of aces, and only it, beats the kings.
+def five_seats_dealt(store):
+    """A five-seat referee whose first hand is dealt, the marker (2♠) falling to seat 0."""
     ref = CameraReferee(store, store.create_match(tuple(f"P{i}" for i in range(5)), "five"))
     store.append(ref.match_id, 1, Deal(counts=(21,) * 5), source="referee")
     store.append(ref.match_id, 1, Marker(0, Card.parse("2s")), source="referee")
+    return ref
+
+
+def test_a_refused_play_that_one_card_alone_keeps_from_a_combination_is_suggested_without_it(store):
+    # The five-seat film: seat 3's Q♥ Q♣ were never read; A♣ A♠ laid on them read with the Q♣'s
+    # corner (0.5 sure): no combination, but the pair of aces, and only it, beats the kings.
+    ref = five_seats_dealt(store)
     ref.play(P(0, "4s 4d"))
     ref.play(P(1, "8s 8d"))
     ref.play(P(1, "Kh Kh"))
@@ -529,9 +535,7 @@ def test_a_refused_play_that_several_cards_could_be_left_out_of_is_no_suggestion
 def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(store):
     # The five-seat film: seat 3 leads Q♣ onto its own 7♠ of an earlier trick, read together (a
     # two-deck game, so a second 7♠ is no misread): the 7♠ it played is the card under.
-    ref = CameraReferee(store, store.create_match(tuple(f"P{i}" for i in range(5)), "five"))
-    store.append(ref.match_id, 1, Deal(counts=(21,) * 5), source="referee")
-    store.append(ref.match_id, 1, Marker(0, Card.parse("2s")), source="referee")
+    ref = five_seats_dealt(store)
     ref.play(P(0, "4s"))
     ref.play(P(1, "5d"))
     ref.play(P(3, "7s"))
