@@ -202,7 +202,7 @@ def section_analyse(args: argparse.Namespace) -> None:
     print(f"  peak memory of this process: {peak:.0f} MiB")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--sizes", default="8,12,16", help="cards a seat for section 1 ('' to skip)")
     parser.add_argument("--positions", type=int, default=4, help="positions per size")
@@ -217,7 +217,9 @@ def main() -> int:
     parser.add_argument("--analyse", type=int, default=0, help="full hands for section 4 (0 to skip)")
     parser.add_argument("--analyse-seconds", type=float, default=60.0, help="the site's budget a hand")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.same_nodes < 0:
+        parser.error(f"--same-nodes must be 0 or more, got {args.same_nodes}")
     if not available():
         print(f"bench.solver: {why_not()}", file=sys.stderr)
         return 2

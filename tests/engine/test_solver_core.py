@@ -293,3 +293,11 @@ def test_without_the_core_the_pure_python_search_answers(monkeypatch):
     assert isinstance(solver, Solver) and solver.solve(p).landlord_wins is True
     with pytest.raises(RuntimeError):
         make_solver(p.rules, p.landlord, core="compiled")
+
+
+def test_the_solver_bench_refuses_a_negative_node_bound(capsys):
+    from bench.solver import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--sizes", "", "--full", "0", "--check", "0", "--same-nodes", "-5"])
+    assert stop.value.code == 2 and "--same-nodes must be 0 or more" in capsys.readouterr().err
