@@ -235,8 +235,16 @@ class CardDetector:
 
     # -- stage 1 -------------------------------------------------------------------------
     def input_size(self, height: int, width: int) -> tuple[int, int]:
-        """The finder's (h, w) input for an image of this size: its own shape (``rect``) or the square."""
-        return rect_size(height, width, self.imgsz) if self.rect else self.imgsz
+        """The finder's (h, w) input for an image of this size: its own shape (``rect``) or the
+        square; an image smaller than the input enlarged at most ``enlarge_max`` times (the
+        settings', with ``rect``)."""
+        if not self.rect:
+            return self.imgsz
+        most = self.settings.enlarge_max
+        if most is not None and max(height, width) * most < max(self.imgsz):
+            side = math.ceil(max(height, width) * most / 32 - 1e-9) * 32
+            return rect_size(height, width, min(side, max(self.imgsz)))
+        return rect_size(height, width, self.imgsz)
 
     def find(self, image: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Index boxes (image pixels), finder scores and finder classes above ``floor`` (None: the

@@ -3,7 +3,8 @@
 Two presets: :data:`PHOTO`, what ``ddz-table detect`` reads a single photo with, and
 :data:`TRACKER`, what the live tracker runs (the same, plus the joker floors: the tracker
 keeps a card only once it is read in several frames, so it can afford weaker joker reads;
-and no smaller views of close-ups, which a mounted camera never gives).
+and no smaller views of close-ups, which a mounted camera never gives; zone crops read at
+their own pixels).
 A variant is ``PHOTO.replace(conf=0.3)``; :class:`vision.detector.CardDetector` takes one
 as ``settings``.
 
@@ -14,7 +15,7 @@ module constants here beside the settings.
 >>> PHOTO.replace(conf=0.3).conf, PHOTO.conf
 (0.3, 0.17)
 >>> TRACKER.differences(PHOTO)
-{'smaller': False, 'joker_floor': 0.05, 'joker_pair_floor': 0.02}
+{'enlarge_max': 1.0, 'smaller': False, 'joker_floor': 0.05, 'joker_pair_floor': 0.02}
 """
 
 from __future__ import annotations
@@ -55,6 +56,13 @@ class DetectorSettings:
     #: A crop whose best card is at least this sure at the first turn keeps that read; only the
     #: others are read at the remaining turns (1.0: all are): half the cost, the same cards read.
     sure: float = 0.8
+    #: The first look enlarges an image smaller than the finder's input at most this many times
+    #: (None: until it fills the input). A table reader's zone crops are cut at the scale the
+    #: finder reads best (indices of 20-30 px); filling the input doubles them to 40-60 px, where
+    #: some designs' indices are not found at all (plastic's queens: finder 0.03 at twice their
+    #: size, 0.7-0.8 at their own), and nothing sure is left to ask for a second look at.
+    #: Needs a finder with a free input size.
+    enlarge_max: float | None = None
     #: Look a second time at the scale the finder reads best when the first look's indices are
     #: too small or too large (needs a finder with a free input size).
     zoom: bool = True
@@ -160,6 +168,8 @@ class DetectorSettings:
                              f"{self.top_k}, {self.reader_pad}, {self.finder_floor}")
         if not 0 < self.zoom_below < self.zoom_target < self.zoom_above or self.zoom_up < 1 or self.zoom_gain < 1:
             raise ValueError("zoom needs 0 < zoom_below < zoom_target < zoom_above and zoom_up, zoom_gain >= 1")
+        if self.enlarge_max is not None and self.enlarge_max < 1:
+            raise ValueError(f"enlarge_max must be at least 1 (or None), got {self.enlarge_max}")
         if not 0 <= self.profile_weight <= 1 or self.profile_temperature <= 0:
             raise ValueError("profile_weight must be in [0, 1] and profile_temperature positive, got "
                              f"{self.profile_weight}, {self.profile_temperature}")
@@ -186,4 +196,6 @@ PHOTO = DetectorSettings()
 #: lies still, so a one-frame false joker does not settle, and weak joker reads are kept. A
 #: mounted camera gives indices of the size it was set up for, never a close-up: no smaller
 #: views, which an empty zone (no sure index) would otherwise take on every frame it is read.
-TRACKER = PHOTO.replace(joker_floor=0.05, joker_pair_floor=0.02, smaller=False)
+#: Its zone crops are read at their own pixels (``enlarge_max``): they are cut at the scale the
+#: finder reads best, and a look at a third of the pixels is cheaper too.
+TRACKER = PHOTO.replace(joker_floor=0.05, joker_pair_floor=0.02, smaller=False, enlarge_max=1.0)
