@@ -13,7 +13,7 @@ from sim.synth import decks, scene
 from sim.training.evaluate import match
 from vision.cards import CARD_INDEX
 from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
-from vision.settings import PHOTO
+from vision.settings import PHOTO, TRACKER
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +180,37 @@ def test_a_camera_frame_with_small_indices_reads_more_cards_enlarged(detector):
     two = detector.detect(image)
     assert _read_right(two, corners) > _read_right(one, corners)
     assert _read_right(two, corners) >= 0.6 * len(corners)
+
+
+def test_enlarge_max_keeps_a_small_image_near_its_own_pixels():
+    """The tracker's zone crops (a 315 x 334 px seat zone at 2.5 px/mm) go in at their own
+    size, padded to 32, not doubled to fill the input; larger images are scaled as before."""
+    own = CardDetector(DEFAULT_FINDER, DEFAULT_READER, settings=TRACKER)
+    full = CardDetector(DEFAULT_FINDER, DEFAULT_READER)
+    assert full.input_size(315, 334) == (608, 640)
+    assert own.input_size(315, 334) == (352, 352)  # 334 px padded up to 352
+    assert CardDetector(DEFAULT_FINDER, DEFAULT_READER, settings=TRACKER.replace(enlarge_max=1.5)
+                        ).input_size(315, 334) == (512, 512)
+    for shape in ((720, 1280), (640, 640), (500, 700)):  # as large as the input, or nearly: unchanged
+        assert own.input_size(*shape) == full.input_size(*shape)
+    with pytest.raises(ValueError, match="enlarge_max"):
+        TRACKER.replace(enlarge_max=0.5)
+
+
+def test_a_zone_sized_table_is_read_at_its_own_pixels_as_well_as_enlarged():
+    """Small tables of the held-out decks at the zone crop's index size: reading them at their
+    own pixels (one look, a quarter of the pixels) finds at least as many cards right as
+    filling the input does."""
+    own = CardDetector(DEFAULT_FINDER, DEFAULT_READER, settings=TRACKER)
+    full = CardDetector(DEFAULT_FINDER, DEFAULT_READER, settings=TRACKER.replace(enlarge_max=None))
+    right_own = right_full = total = 0
+    for i, deck in enumerate(decks.HELD_OUT_DECKS):
+        image, corners = scene.render_scene(np.random.default_rng(i), [deck], imgsz=320, n_cards=4,
+                                            index_px=24.0, hands_p=0.0, clutter_p=0.0)
+        corners = [c for c in corners if c["visible"] >= 0.7]
+        right_own += _read_right(own.detect(image), corners)
+        right_full += _read_right(full.detect(image), corners)
+        total += len(corners)
+    assert total >= 20
+    assert right_own >= right_full
+    assert right_own >= 0.8 * total
