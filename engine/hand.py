@@ -415,7 +415,11 @@ class Hand:
             self.announced.add(event.seat)
         elif isinstance(event, Shown):
             self.shown[event.seat] = event.cards
-            if self.hidden is None and self.marker in event.cards and event.seat != self.landlord:
+            copies = sum(1 for c in event.cards if c == self.marker) if self.marker is not None else 0
+            # The twin among another seat's cards names the hidden landlord; the open landlord
+            # showing a copy beside one he played, or both, held them both and played alone.
+            alone = event.seat == self.landlord and copies + self.marker_copies >= 2
+            if self.hidden is None and copies and (event.seat != self.landlord or alone):
                 self.hidden, self.hidden_shown = event.seat, "end"
                 TeamPlay(self).whitewash()
         elif isinstance(event, Concede):

@@ -278,6 +278,24 @@ def test_a_camera_referee_settles_once_the_hidden_landlord_is_named():
     assert settle(hand).points == (2, -3, 2, -3, 2)
 
 
+def test_the_open_landlord_showing_both_copies_of_the_marker_played_alone():
+    """After a hand the camera never saw the twin played, the open landlord's cards shown hold
+    both copies of the marker (or one beside the one he played): he was alone (1 vs 4), and the
+    hand settles without waiting for the dealt hands."""
+    for played, shown in (("9s", "7h 7h Ks"), ("7h", "7h Ks")):
+        hand = Hand.from_events(SHORT, [Deal(counts=(3,) * 5), Marker(1, Card.parse("7h"))])
+        play_out(hand, [(1, played), (2, "Qs"), (3, "-"), (4, "-"), (0, "-"), (1, "-"), (2, "Qh Qd")])
+        assert hand.finished and settle(hand).outcome == "hidden_unknown"
+        hand.apply(Shown(1, C(shown)))
+        assert (hand.hidden, hand.hidden_shown) == (1, "end")
+        s = settle(hand)
+        assert s.outcome == "farmers_won" and s.points == (1, -4, 1, 1, 1)
+    hand = Hand.from_events(SHORT, [Deal(counts=(3,) * 5), Marker(1, Card.parse("7h"))])
+    play_out(hand, [(1, "9s"), (2, "Qs"), (3, "-"), (4, "-"), (0, "-"), (1, "-"), (2, "Qh Qd")])
+    hand.apply(Shown(1, C("7h Ks")))  # one copy shown, none played: it may be the marker itself
+    assert hand.hidden is None and settle(hand).outcome == "hidden_unknown"
+
+
 def test_a_reveal_after_the_hand_names_the_hidden_landlord_without_doubling():
     hand = Hand.from_events(SHORT, [Deal(counts=(3,) * 5), Marker(1, Card.parse("7h"))])
     play_out(hand, [(1, "9s 9h 9d 10s 10h 10d")])  # the open landlord goes out at once
