@@ -133,6 +133,12 @@ class _Slot:
     def present(self, k: int) -> bool:
         return self.held or self.counted(k)
 
+    @property
+    def presence(self) -> float:
+        """The share of the last ``n`` frames it was read in: a mark on a card's face read as an
+        index now and then (3 frames of 5) is less sure to be a card than one read in all."""
+        return sum(v is not None for v in self.votes) / max(1, len(self.votes))
+
     def counted(self, k: int) -> bool:
         """Seen in at least ``k`` of the last ``n`` frames."""
         return sum(v is not None for v in self.votes) >= k
@@ -419,7 +425,7 @@ class ZoneTracker:
         cards, confs, alts = [], [], []
         for slot in sorted(slots, key=lambda s: s.place):
             cards.append(slot.card)
-            confs.append(round(slot.seen.confidence * slot.share(slot.card), 4))
+            confs.append(round(slot.seen.confidence * slot.share(slot.card) * slot.presence, 4))
             alts.append(_alternatives(slot))
         extra = tuple((slot.card, _alternatives(slot)) for slot in sorted(doubles, key=lambda s: s.place))
         return Settled(self.seat, tuple(cards), time, tuple(confs), tuple(alts), doubles=extra)

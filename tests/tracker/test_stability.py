@@ -307,3 +307,19 @@ def test_after_a_hand_over_the_zone_a_card_is_held_only_on_reads_since():
     for t, seen in zip((1.4, 1.5, 1.6, 1.7, 1.8, 1.9), ([trio[0]],) * 3 + ([],) * 3, strict=True):
         zone.update(t, seen, motion=False)
     assert zone.stable == Counter({"10d": 1})
+
+
+def test_a_card_read_now_and_then_settles_less_sure_than_one_read_in_every_frame():
+    """A club pip on a queen's face read as a 7♠ in 3 frames of 5 settles beside the queen, at
+    its read's confidence times that share: under the referee's phantom bar (0.3), so that the
+    play refused as read (Q♣ 7♠) is tried without it."""
+    zone = ZoneTracker(seat=3, k=3, n=5)
+    frames = hand_over()
+    for i in range(20):
+        seen = [card("Qc", 20, conf=0.65)] + ([card("7s", 32, conf=0.36)] if i % 5 in (0, 2, 4) else [])
+        frames.append((seen, False))
+    out, _ = run(zone, frames)
+    settled = out[0][1]
+    assert settled.cards == ("Qc", "7s")
+    assert settled.confidences[0] == pytest.approx(0.65)
+    assert settled.confidences[1] <= 0.36 * 0.6 + 1e-6 < 0.3
