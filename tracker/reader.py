@@ -91,6 +91,10 @@ ON_THE_MARK = 0.25
 #: An index read this near (mm) the edge of a zone's crop lies astride it: the zone is read again
 #: past its edges (``ReaderConfig.margin_mm``).
 EDGE_MM = 2.0
+#: Reads under the detector's threshold down to this score are kept aside as faint: no card,
+#: but a hint the referee may add to a play the rules refuse as read (an index half under the
+#: next card of a pair chain reads at 0.1-0.15 where the cards on top read at 0.8).
+FAINT_READ = 0.08
 
 
 @dataclass(frozen=True)
@@ -249,6 +253,7 @@ class _Zone:
     looked_at: np.ndarray | None = None  # small grey crop when the second look last ran
     jokers: tuple[Seen, ...] = ()  # the jokers it read there
     read_wide: bool = False  # the last read reached past the zone on every side (cards shown)
+    faint: tuple[Seen, ...] = ()  # reads under the threshold in the last read (FAINT_READ)
 
 
 class TableReader:
@@ -338,6 +343,12 @@ class TableReader:
             return None
         return tracker.stable
 
+    def faint(self, name: str) -> tuple[tuple[str, float], ...]:
+        """The faint reads (:data:`FAINT_READ`) of zone ``name``'s last read, ``(card, score)``,
+        surest first: hints of cards half hidden, for the referee, never cards."""
+        zone = next(z for z in self._zones if z.name == name)
+        return tuple((c.card, c.confidence) for c in sorted(zone.faint, key=lambda c: -c.confidence))
+
     # ------------------------------------------------------------------ one frame
     def read(self, frame: Frame) -> Observation:
         """Read one frame: calibration, the pile's entries, then each zone (module docstring)."""
@@ -396,7 +407,7 @@ class TableReader:
                 or showing != zone.read_wide):
             view = self.calibration.crop(frame.image, zone.name, c.px_per_mm)
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
-            seen, unfamiliar, sure, edge = self._cards(view, zone.tokens)
+            seen, unfamiliar, sure, edge, faint = self._cards(view, zone.tokens)
             margin = self.calibration.margins(zone.name, c.margin_mm) if edge else (0.0, 0.0, 0.0, 0.0)
             if showing:
                 margin = _across_rows(self.calibration, zone.name, c.show_margin_mm, margin)
@@ -406,11 +417,12 @@ class TableReader:
                 # is read again past its edges
                 wide = self.calibration.crop(frame.image, zone.name, c.px_per_mm, margin)
                 tokens = tuple(find_tokens(wide.image)) if zone.watches else ()
-                seen, _, sure, _ = self._cards(wide, tokens, count=False)
+                seen, _, sure, _, faint = self._cards(wide, tokens, count=False)
                 sure = sure - np.array(margin[:2]) * view.px_per_mm  # in the zone's own crop (the look's)
                 view = _within(wide, margin)
             seen = self._second_look(zone, view, small, sure, seen)
             zone.seen, zone.read_at, detected = tuple(seen), small, True
+            zone.faint = tuple(faint)
         laid = []
         for seat, watch in zone.watches.items():
             lying = [t.token for t in zone.tokens if zone.seat is not None or self._facing(t) == seat]
@@ -425,15 +437,27 @@ class TableReader:
         return self._cards(view, tokens)[0]
 
     def _cards(self, view: ZoneView, tokens: tuple[FoundToken, ...] | list[FoundToken], count: bool = True
-               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, bool]:
+               ) -> tuple[list[Seen], Unfamiliar | None, np.ndarray, bool, list[Seen]]:
         """The cards read in ``view``, the unfamiliar-deck hint (``count``: these reads count
         towards it), the centres (crop pixels) of the indices read at least :data:`LOOK_COVERED`
-        sure, and whether an index read lies within :data:`EDGE_MM` of the crop's edge."""
+        sure, whether an index read lies within :data:`EDGE_MM` of the crop's edge, and the
+        faint reads (:data:`FAINT_READ`; a detector without ``detect_faint`` has none)."""
+        detect_faint = getattr(self.detector, "detect_faint", None)
         with self.lock:
-            dets = self.detector.detect(view.image)
+            if detect_faint is not None:
+                dets, weak = detect_faint(view.image, FAINT_READ)
+            else:
+                dets, weak = self.detector.detect(view.image), None
         dets = dets[~self._on_label(view, dets)]
         if tokens and len(dets):
             dets = dets[~on_tokens(dets.boxes, list(tokens))]  # a marker's squares read as an index
+        faint: list[Seen] = []
+        if weak is not None and len(weak):
+            weak = weak[~self._on_label(view, weak)]
+            if tokens and len(weak):
+                weak = weak[~on_tokens(weak.boxes, list(tokens))]
+            for card, score, center in zip(weak.cards, weak.scores, view.to_table(weak.centers) if len(weak) else []):
+                faint.append(Seen(card, float(score), (), (float(center[0]), float(center[1]))))
         unfamiliar = self._count_unsure(dets) if count else None
         # The detector groups the corners itself: vision.detector.CardDetector reads a paired
         # card whose index suit is unsure from its face too.
@@ -451,7 +475,7 @@ class TableReader:
         e = EDGE_MM * view.px_per_mm
         b = dets.boxes
         edge = bool(len(dets)) and bool(((b[:, 0] <= e) | (b[:, 1] <= e) | (b[:, 2] >= w - e) | (b[:, 3] >= h - e)).any())
-        return seen, unfamiliar, sure, edge
+        return seen, unfamiliar, sure, edge, faint
 
     def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
                      seen: list[Seen]) -> list[Seen]:

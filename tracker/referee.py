@@ -205,6 +205,9 @@ class PlayCandidate:
     #: The zone held no other card when these settled (the reader's ``lying``): one card alone
     #: after a five-seat hand is not more of the cards the seat showed, which lay beside it.
     alone: bool = False
+    #: Reads in the zone under the detector's threshold, ``(card, score)`` (the reader's
+    #: ``faint``): no cards, but one of them may be added to a play the rules refuse as read.
+    faint: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", tuple(self.cards))
@@ -213,6 +216,9 @@ class PlayCandidate:
         if any(not isinstance(d, (tuple, list)) or len(d) != 2 or not isinstance(d[0], str) for d in self.doubles):
             raise ValueError(f"each double must be (card, alternatives), not {self.doubles!r}")
         object.__setattr__(self, "doubles", tuple((card, tuple(alts)) for card, alts in self.doubles))
+        if any(not isinstance(f, (tuple, list)) or len(f) != 2 or not isinstance(f[0], str) for f in self.faint):
+            raise ValueError(f"each faint read must be (card, score), not {self.faint!r}")
+        object.__setattr__(self, "faint", tuple((card, float(score)) for card, score in self.faint))
         if not isinstance(self.seat, int) or self.seat < 0:
             raise ValueError(f"seat must be a non-negative integer, not {self.seat!r}")
         if not self.cards:
@@ -822,6 +828,8 @@ class CameraReferee:
         if not options:
             options = self._joker_read_once(candidate, cards)
         if not options and violation.kind == "illegal_combination":
+            options = self._with_faint(candidate, cards)
+        if not options and violation.kind == "illegal_combination":
             options = self._one_card_under(candidate, cards)
         if not options:
             return None
@@ -871,6 +879,29 @@ class CameraReferee:
             more = tuple(cards) + (joker,)
             if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
                 options.append((0.4, more))
+        return options
+
+    def _with_faint(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """Plays the rules accept with one of the zone's faint reads added: a card laid half
+        under the next one of a pair chain or a trio shows a sliver of its index, read under the
+        threshold (the messy films' J♥ under the J♣ of 9 9 10 10 J J, at 0.12). The faint read
+        that makes the play whole is the likelier story than a card read that is no card, so it
+        is tried before one is left out (:meth:`_one_card_under`)."""
+        hand = self.hand
+        assert hand is not None
+        options: list[tuple[float, tuple[Card, ...]]] = []
+        tried: set[Card] = set()
+        for text, score in candidate.faint:
+            try:
+                card = parse_cards(text)[0]
+            except ValueError:
+                continue
+            if card in tried or cards.count(card) >= hand.rules.decks:
+                continue
+            tried.add(card)
+            more = tuple(cards + [card])
+            if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
+                options.append((score, more))
         return options
 
     def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:

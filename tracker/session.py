@@ -249,7 +249,8 @@ class TableSession:
         held = self.takebacks.before_play(self.referee, settled.candidate())
         self._release()
         picked = self._pick_before_play(settled.time)
-        stored = self.referee.play(replace(settled.candidate(), alone=self._alone(zone, settled)))
+        stored = self.referee.play(replace(settled.candidate(), alone=self._alone(zone, settled),
+                                           faint=self.reader.faint(zone)))
         if not any(isinstance(r, Play) for r in stored) and (
                 not stored or any(isinstance(r, (Marker, Reveal)) for r in stored)):
             self.reader.replace_played(zone, Counter(settled.cards), Counter())

@@ -393,6 +393,21 @@ class CardDetector:
 
     def detect(self, image: np.ndarray, conf: float | None = None) -> Detections:
         """All corner indices of one BGR image with their cards, above ``conf``."""
+        dets, keep = self._read_all(image, conf)
+        return self._without_nested(dets[keep])
+
+    def detect_faint(self, image: np.ndarray, faint: float) -> tuple[Detections, Detections]:
+        """What :meth:`detect` finds, and the reads it leaves out that still score at least
+        ``faint``: an index half under the next card of a play (its finder score or its read
+        pulled down by what covers it) is no card, but a hint of one that the referee may add
+        to a play the rules refuse as read. The finder's floor is ``faint`` at most."""
+        dets, keep = self._read_all(image, None, faint)
+        return self._without_nested(dets[keep]), dets[~keep & (dets.scores >= faint)]
+
+    def _read_all(self, image: np.ndarray, conf: float | None, faint: float | None = None
+                  ) -> tuple[Detections, np.ndarray]:
+        """Every box the finder scores at the floor ``conf`` (the settings' when None), the
+        joker floors and ``faint`` call for, with its read, and which of them :meth:`detect` keeps."""
         s = self.settings
         conf = s.conf if conf is None else conf
         image = check_image(image)
@@ -401,13 +416,13 @@ class CardDetector:
         # (or at a joker floor, for the reader to find the jokers among them).
         single, pair = (f if self.reader is not None and f is not None and f < conf else None
                         for f in (s.joker_floor, s.joker_pair_floor))
-        floor = min(f for f in (conf, single, pair) if f is not None)
+        floor = min(f for f in (conf, single, pair, faint) if f is not None)
         boxes, finder_scores, classes = self.find(image, floor if floor > 0 else 1e-3)
         if self._finder_cards is not None:  # a single-stage finder: no reader
             cards = self._finder_cards[classes]
             dets = Detections(boxes, finder_scores, cards, finder_scores,
                               np.full((len(boxes), 0), -1), np.zeros((len(boxes), 0)))
-            return self._without_nested(dets[dets.scores >= conf])
+            return dets, dets.scores >= conf
         probs = raw = self.read(image, boxes)
         if self.profile is not None:
             probs = self.profile.blend(probs, s.profile_weight, s.profile_temperature)
@@ -435,7 +450,7 @@ class CardDetector:
         if pair is not None:
             weak = joker & ~keep & (sure >= s.joker_pair_sure) & (finder_scores >= pair)
             keep |= weak & joker_pairs(dets, keep | weak)
-        return self._without_nested(dets[keep])
+        return dets, keep
 
     def group(self, image: np.ndarray, detections: Detections, decks: int = 1, span: float | None = None) -> Grouping:
         """The cards ``detections`` (of ``image``) show: :func:`vision.grouping.group_corners`,

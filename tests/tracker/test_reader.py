@@ -277,3 +277,29 @@ def test_after_the_hand_seat_zones_are_read_past_the_edges_across_their_rows():
     assert seat0() == [plain]
     with pytest.raises(ValueError, match="show_margin_mm"):
         ReaderConfig(show_margin_mm=-1)
+
+
+class FaintReads(CornerDetector):
+    """Reads a 9s surely and, under the threshold, a Jh beside it and a 5c further off."""
+
+    def detect(self, image):
+        return self.detect_faint(image, 0.08)[0]
+
+    def detect_faint(self, image, faint):
+        h, w = image.shape[:2]
+        sure = Detections([[w / 2 - 9, h / 2 - 22, w / 2 + 9, h / 2 + 22]], [0.9], [CARD_IDS.index("9s")])
+        weak = Detections([[w / 2 + 20, h / 2 - 22, w / 2 + 38, h / 2 + 22], [2.0, 2.0, 40.0, 60.0]],
+                          [0.12, 0.11], [CARD_IDS.index("Jh"), CARD_IDS.index("5c")])
+        return sure, weak[weak.scores >= faint]
+
+
+def test_reads_under_the_threshold_are_kept_aside_as_faint_never_as_cards():
+    reader = TableReader(calibration(), FaintReads())
+    seen = [reader.read(Frame(laid([]), t / 10, 0)) for t in range(12)]
+    assert {c.card for z in seen[-1].zones for c in z.seen} == {"9s"}
+    # hints for the referee, surest first
+    assert reader.faint("seat0") == (("Jh", pytest.approx(0.12)), ("5c", pytest.approx(0.11)))
+    # a detector without detect_faint gives none
+    plain = TableReader(calibration(), MiddleReads())
+    plain.read(Frame(laid([]), 0.0, 0))
+    assert plain.faint("seat0") == ()

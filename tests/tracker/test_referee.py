@@ -532,6 +532,23 @@ def test_a_refused_play_that_several_cards_could_be_left_out_of_is_no_suggestion
     assert kinds(out)[-1] == "illegal_combination" and not ref.hand.plays
 
 
+def test_a_refused_play_that_a_faint_read_makes_whole_is_suggested_with_it(store):
+    # The messy film: 9♠ 9♥ 10♠ 10♦ J♣ J♥ laid overlapping, the J♥'s index half under the J♣'s
+    # card reads at 0.12, under the threshold: kept aside as faint, it completes the pair chain.
+    from dataclasses import replace
+
+    ref = referee(store)
+    seen = P(0, "9s 9h 10s 10d Jc", conf=(0.82, 0.8, 0.8, 0.79, 0.55), alts=((),) * 5)
+    out = ref.play(replace(seen, faint=(("3d", 0.122), ("Jh", 0.116))))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["10d", "10s", "9h", "9s", "Jc", "Jh"]
+    # a faint read that makes nothing whole is no suggestion, and none is made up
+    out = ref.play(replace(P(1, "Qs Qh Ks Kh Ac", conf=(0.8,) * 5, alts=((),) * 5), faint=(("5d", 0.1),)))
+    assert kinds(out)[-1] == "illegal_combination"
+    with pytest.raises(ValueError, match="faint"):
+        PlayCandidate(0, ("3s",), faint=("Jh",))
+
+
 def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(store):
     # The five-seat film: seat 3 leads Q♣ onto its own 7♠ of an earlier trick, read together (a
     # two-deck game, so a second 7♠ is no misread): the 7♠ it played is the card under.
