@@ -63,6 +63,7 @@ from tracker.pile import EntryWatcher
 from tracker.stability import Seen, Settled, ZoneTracker
 from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
 from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, ZoneView, zone_label
+from vision.cards import CARD_IDS
 from vision.detections import Detections
 from vision.joker_look import CARD_WIDTH_MM, JOKERS, cards_of
 from vision.protocol import Detector, LooksForJokers
@@ -344,10 +345,12 @@ class TableReader:
         return tracker.stable
 
     def faint(self, name: str) -> tuple[tuple[str, float], ...]:
-        """The faint reads (:data:`FAINT_READ`) of zone ``name``'s last read, ``(card, score)``,
-        surest first: hints of cards half hidden, for the referee, never cards."""
+        """The faint reads (:data:`FAINT_READ`) of zone ``name``'s last read and their other
+        reads, ``(card, score)``, surest first: hints of cards half hidden, for the referee,
+        never cards."""
         zone = next(z for z in self._zones if z.name == name)
-        return tuple((c.card, c.confidence) for c in sorted(zone.faint, key=lambda c: -c.confidence))
+        reads = [(c.card, c.confidence) for c in zone.faint] + [a for c in zone.faint for a in c.alternatives]
+        return tuple(sorted(reads, key=lambda r: -r[1]))
 
     # ------------------------------------------------------------------ one frame
     def read(self, frame: Frame) -> Observation:
@@ -456,8 +459,13 @@ class TableReader:
             weak = weak[~self._on_label(view, weak)]
             if tokens and len(weak):
                 weak = weak[~on_tokens(weak.boxes, list(tokens))]
-            for card, score, center in zip(weak.cards, weak.scores, view.to_table(weak.centers) if len(weak) else []):
-                faint.append(Seen(card, float(score), (), (float(center[0]), float(center[1]))))
+            centers = view.to_table(weak.centers) if len(weak) else []
+            for i, (card, score, center) in enumerate(zip(weak.cards, weak.scores, centers)):
+                # its other reads, scored as the read itself is (finder score x probability)
+                finder = float(weak.finder_scores[i])
+                others = tuple((CARD_IDS[a], finder * float(p)) for a, p in zip(weak.alt_ids[i], weak.alt_probs[i])
+                               if a >= 0 and p > 0)
+                faint.append(Seen(card, float(score), others, (float(center[0]), float(center[1]))))
         unfamiliar = self._count_unsure(dets) if count else None
         # The detector groups the corners itself: vision.detector.CardDetector reads a paired
         # card whose index suit is unsure from its face too.

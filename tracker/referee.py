@@ -886,7 +886,10 @@ class CameraReferee:
         under the next one of a pair chain or a trio shows a sliver of its index, read under the
         threshold (the messy films' J♥ under the J♣ of 9 9 10 10 J J, at 0.12). The faint read
         that makes the play whole is the likelier story than a card read that is no card, so it
-        is tried before one is left out (:meth:`_one_card_under`)."""
+        is tried before one is left out (:meth:`_one_card_under`). The faint reads come with
+        their other reads, and a sliver of an index reads no surer as one rank than another: when
+        cards of two ranks would each make the play whole (J♥ J♠ K♥ K♦ with a faint K♣ whose
+        next read is J♣), none is suggested; of one rank, the surest read's suit."""
         hand = self.hand
         assert hand is not None
         options: list[tuple[float, tuple[Card, ...]]] = []
@@ -902,7 +905,9 @@ class CameraReferee:
             more = tuple(cards + [card])
             if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
                 options.append((score, more))
-        return options
+        if len({more[-1].rank for _, more in options}) > 1:
+            return []
+        return options[:1]
 
     def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
         """The play the rules accept with one card left out, when the cards read make no

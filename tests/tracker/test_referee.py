@@ -549,6 +549,21 @@ def test_a_refused_play_that_a_faint_read_makes_whole_is_suggested_with_it(store
         PlayCandidate(0, ("3s",), faint=("Jh",))
 
 
+def test_a_faint_read_that_could_be_two_ranks_is_no_suggestion(store):
+    # The messy film: J♠ J♥ K♥ K♦ with the J♣ all but hidden between them: its sliver reads K♣
+    # at 0.12, J♣ next; a trio of kings or of jacks are both whole, so neither is guessed.
+    from dataclasses import replace
+
+    ref = referee(store)
+    seen = P(0, "Js Jh Kh Kd", conf=(0.68, 0.42, 0.67, 0.7), alts=((),) * 4)
+    out = ref.play(replace(seen, faint=(("Kc", 0.12), ("Ks", 0.08), ("Jc", 0.06))))
+    assert kinds(out)[-1] == "illegal_combination" and not ref.hand.plays
+    # of one rank only, the surest read's suit is suggested
+    out = ref.play(replace(seen, faint=(("Kc", 0.12), ("Ks", 0.08), ("4c", 0.06))))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["Jh", "Js", "Kc", "Kd", "Kh"]
+
+
 def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(store):
     # The five-seat film: seat 3 leads Q♣ onto its own 7♠ of an earlier trick, read together (a
     # two-deck game, so a second 7♠ is no misread): the 7♠ it played is the card under.
