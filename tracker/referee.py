@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.bidding import next_seat
-from engine.cards import Card, format_cards, parse_cards
+from engine.cards import BJ, Card, format_cards, parse_cards
 from engine.classify import classify
 from engine.events import (
     Bid,
@@ -830,6 +830,8 @@ class CameraReferee:
         if not options and violation.kind == "illegal_combination":
             options = self._with_faint(candidate, cards)
         if not options and violation.kind == "illegal_combination":
+            options = self._last_card_hidden(candidate, cards)
+        if not options and violation.kind == "illegal_combination":
             options = self._one_card_under(candidate, cards)
         if not options:
             return None
@@ -908,6 +910,23 @@ class CameraReferee:
         if len({more[-1].rank for _, more in options}) > 1:
             return []
         return options[:1]
+
+    def _last_card_hidden(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
+        """A seat holding one card more than it laid, whose cards make no combination as read but
+        one with a card of exactly one rank added, went out with that card hidden under the
+        next one (the three-seat film's 4-to-A straight, its K♠ wholly under the A♥, read as
+        4-Q and A). The card is stored by its rank alone: nothing showed its suit (the deck
+        audit counts it as whichever card of that rank is missing)."""
+        hand = self.hand
+        assert hand is not None
+        if hand.cards_left[candidate.seat] != len(cards) + 1:
+            return []
+        found: list[tuple[Card, ...]] = []
+        for rank in range(BJ):
+            more = tuple(cards + [Card(rank)])
+            if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
+                found.append(more)
+        return [(0.3, found[0])] if len(found) == 1 else []
 
     def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
         """The play the rules accept with one card left out, when the cards read make no

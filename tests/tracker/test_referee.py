@@ -564,6 +564,22 @@ def test_a_faint_read_that_could_be_two_ranks_is_no_suggestion(store):
     assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["Jh", "Js", "Kc", "Kd", "Kh"]
 
 
+def test_a_seat_going_out_with_one_card_hidden_is_suggested_its_rank(store):
+    # The three-seat film: the landlord goes out with a 4-to-A straight, the K♠ wholly under the
+    # A♥; read as 4-Q and A (10 cards, no combination) while the seat holds 11.
+    ref = referee(store)
+    store.append(ref.match_id, 1, Deal(counts=(8, 8, 8)), source="referee")  # the landlord takes 3 more
+    out = ref.play(P(0, "4c 5s 6h 7d 8d 9s 10h Jh Qs Ah", conf=(0.7,) * 10, alts=((),) * 10))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == sorted("4c 5s 6h 7d 8d 9s 10h Jh Qs Ah K".split())
+    assert ref.hand.finished  # the seat is out: the hand is over and scored
+    # a seat that keeps cards after it gets no made-up card: it may have laid them all but one
+    ref = referee(store)
+    store.append(ref.match_id, 2, Deal(counts=(17, 17, 17)), source="referee")
+    ref.play(P(0, "4c 5s 6h 7d 8d 9s 10h Jh Qs Ah", conf=(0.7,) * 10, alts=((),) * 10))
+    assert all(c.suit is not None for p in ref.hand.plays for c in p.cards)
+
+
 def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(store):
     # The five-seat film: seat 3 leads Q♣ onto its own 7♠ of an earlier trick, read together (a
     # two-deck game, so a second 7♠ is no misread): the 7♠ it played is the card under.
