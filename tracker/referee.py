@@ -912,21 +912,29 @@ class CameraReferee:
         return options[:1]
 
     def _last_card_hidden(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
-        """A seat holding one card more than it laid, whose cards make no combination as read but
-        one with a card of exactly one rank added, went out with that card hidden under the
-        next one (the three-seat film's 4-to-A straight, its K♠ wholly under the A♥, read as
-        4-Q and A). The card is stored by its rank alone: nothing showed its suit (the deck
-        audit counts it as whichever card of that rank is missing)."""
+        """Cards that make no combination as read, but one with a card of exactly one rank added,
+        when that rank lies inside the ranks read (a gap in a straight or a chain of pairs: the
+        three-seat film's 4-to-A straight, its K♠ wholly under the A♥, read as 4-Q and A) or the
+        seat holds one card more than it laid (it went out with the card hidden). The card is
+        stored by its rank alone, its suit never seen (the deck audit counts it as whichever card
+        of that rank is missing). Tried before a card read is left out (:meth:`_one_card_under`),
+        which would leave the A of that straight out and the seat a card too many."""
         hand = self.hand
         assert hand is not None
-        if hand.cards_left[candidate.seat] != len(cards) + 1:
+        ranks = [c.rank for c in cards if not c.is_joker]
+        going_out = hand.cards_left[candidate.seat] == len(cards) + 1
+        if not ranks and not going_out:
             return []
-        found: list[tuple[Card, ...]] = []
+        found: list[tuple[int, tuple[Card, ...]]] = []
         for rank in range(BJ):
             more = tuple(cards + [Card(rank)])
             if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
-                found.append(more)
-        return [(0.3, found[0])] if len(found) == 1 else []
+                found.append((rank, more))
+        if len(found) != 1:
+            return []
+        rank, more = found[0]
+        inside = bool(ranks) and min(ranks) < rank < max(ranks)
+        return [(0.3, more)] if inside or going_out else []
 
     def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
         """The play the rules accept with one card left out, when the cards read make no

@@ -573,10 +573,13 @@ def test_a_seat_going_out_with_one_card_hidden_is_suggested_its_rank(store):
     assert kinds(out)[-2:] == ["uncertain_read", "play"]
     assert sorted(str(c) for c in ref.hand.plays[-1].cards) == sorted("4c 5s 6h 7d 8d 9s 10h Jh Qs Ah K".split())
     assert ref.hand.finished  # the seat is out: the hand is over and scored
-    # a seat that keeps cards after it gets no made-up card: it may have laid them all but one
+    # a seat that keeps cards after it: the K lies inside the straight read, so the same
     ref = referee(store)
-    store.append(ref.match_id, 2, Deal(counts=(17, 17, 17)), source="referee")
     ref.play(P(0, "4c 5s 6h 7d 8d 9s 10h Jh Qs Ah", conf=(0.7,) * 10, alts=((),) * 10))
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == sorted("4c 5s 6h 7d 8d 9s 10h Jh Qs Ah K".split())
+    # a rank beyond the cards read is made up only for a seat going out: 5-to-9 pairs and a 10
+    ref = referee(store)
+    ref.play(P(0, "5s 5h 6s 6h 7s 7h 8s 8h 9s 9h 10s", conf=(0.7,) * 11, alts=((),) * 11))
     assert all(c.suit is not None for p in ref.hand.plays for c in p.cards)
 
 
