@@ -460,11 +460,11 @@ class TableReader:
             if tokens and len(weak):
                 weak = weak[~on_tokens(weak.boxes, list(tokens))]
             centers = view.to_table(weak.centers) if len(weak) else []
-            for i, (card, score, center) in enumerate(zip(weak.cards, weak.scores, centers)):
+            for i, (card, score, center) in enumerate(zip(weak.cards, weak.scores, centers, strict=True)):
                 # its other reads, scored as the read itself is (finder score x probability)
                 finder = float(weak.finder_scores[i])
-                others = tuple((CARD_IDS[a], finder * float(p)) for a, p in zip(weak.alt_ids[i], weak.alt_probs[i])
-                               if a >= 0 and p > 0)
+                pairs = zip(weak.alt_ids[i], weak.alt_probs[i], strict=True)
+                others = tuple((CARD_IDS[a], finder * float(p)) for a, p in pairs if a >= 0 and p > 0)
                 faint.append(Seen(card, float(score), others, (float(center[0]), float(center[1]))))
         unfamiliar = self._count_unsure(dets) if count else None
         # The detector groups the corners itself: vision.detector.CardDetector reads a paired
