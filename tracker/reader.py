@@ -459,7 +459,7 @@ class TableReader:
             weak = weak[~self._on_label(view, weak)]
             if tokens and len(weak):
                 weak = weak[~on_tokens(weak.boxes, list(tokens))]
-            centers = view.to_table(weak.centers) if len(weak) else []
+            centers = view.to_table(weak.centers) if len(weak) else np.zeros((0, 2))
             for i, (card, score, center) in enumerate(zip(weak.cards, weak.scores, centers, strict=True)):
                 # its other reads, scored as the read itself is (finder score x probability)
                 finder = float(weak.finder_scores[i])
