@@ -25,6 +25,10 @@ class FinderMissesJokers(CardDetector):
         found = super().detect(image, conf)
         return found[~np.isin(found.class_ids, JOKER_IDS)]
 
+    def detect_faint(self, image: np.ndarray, faint: float) -> tuple[Detections, Detections]:
+        found, weak = super().detect_faint(image, faint)
+        return found[~np.isin(found.class_ids, JOKER_IDS)], weak[~np.isin(weak.class_ids, JOKER_IDS)]
+
 
 @pytest.fixture(scope="module")
 def blind() -> FinderMissesJokers:

@@ -13,15 +13,16 @@ from vision.detector import DEFAULT_FINDER, DEFAULT_READER, CardDetector
 from vision.settings import PHOTO, TRACKER, DetectorSettings
 
 
-def test_the_tracker_differs_from_a_photo_only_in_its_joker_floors_and_no_close_ups():
+def test_the_tracker_differs_from_a_photo_only_in_its_joker_floors_no_close_ups_and_own_pixels():
     changed = {f.name for f in dataclasses.fields(DetectorSettings)
                if getattr(PHOTO, f.name) != getattr(TRACKER, f.name)}
-    assert changed == {"joker_floor", "joker_pair_floor", "smaller"}
+    assert changed == {"joker_floor", "joker_pair_floor", "smaller", "enlarge_max"}
     assert PHOTO.smaller and not TRACKER.smaller  # a mounted camera gives no close-ups
+    assert PHOTO.enlarge_max is None and TRACKER.enlarge_max == 1.0  # zone crops at their own pixels
     assert PHOTO.joker_floor is None and PHOTO.joker_pair_floor is None
     # the floors lie under the photo threshold, the pair floor under the single one
     assert 0 < TRACKER.joker_pair_floor < TRACKER.joker_floor < PHOTO.conf
-    assert TRACKER.differences(PHOTO) == {"joker_floor": TRACKER.joker_floor,
+    assert TRACKER.differences(PHOTO) == {"joker_floor": TRACKER.joker_floor, "enlarge_max": 1.0,
                                           "joker_pair_floor": TRACKER.joker_pair_floor, "smaller": False}
     assert PHOTO == DetectorSettings() and PHOTO.differences(DetectorSettings()) == {}
 
