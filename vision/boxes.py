@@ -38,13 +38,17 @@ class Letterbox:
         return np.asarray(boxes, np.float32) * self.ratio + [self.pad_x, self.pad_y, self.pad_x, self.pad_y]
 
 
-def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
-    """Resize keeping the aspect ratio and pad to ``size`` (square int or (h, w)), centred."""
+def letterbox(image: np.ndarray, size: int | tuple[int, int], most: float | None = None
+              ) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to ``size`` (square int or (h, w)), centred;
+    ``most``: enlarge at most this many times (a small image then lies in a wider border)."""
     if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
         raise ValueError(f"expected an HxWx3 BGR image, got shape {image.shape}")
     out_h, out_w = (size, size) if isinstance(size, int) else size
     h, w = image.shape[:2]
     ratio = min(out_h / h, out_w / w)
+    if most is not None:
+        ratio = min(ratio, max(most, 1e-6))
     new_w, new_h = max(1, round(w * ratio)), max(1, round(h * ratio))
     if (new_w, new_h) != (w, h):
         interp = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR

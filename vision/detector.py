@@ -351,7 +351,10 @@ class CardDetector:
         return rect_size(h, w, side) if self.rect else (side, side)
 
     def _find_at(self, image: np.ndarray, size: tuple[int, int], floor: float) -> Found:
-        padded, fit = letterbox(image, size)
+        # A finder of one input size (an NCNN export) takes a small image at most
+        # ``enlarge_max`` times enlarged, in a wider border (:meth:`input_size` does it by
+        # the input's size for a finder that takes any).
+        padded, fit = letterbox(image, size, None if self.rect else self.settings.enlarge_max)
         raw = self.finder(to_blob(padded))
         boxes, scores, classes = decode_yolo(raw, floor)
         keep = nms(boxes, scores, self.settings.iou, classes if self._finder_cards is not None else None)

@@ -61,7 +61,8 @@ class DetectorSettings:
     #: finder reads best (indices of 20-30 px); filling the input doubles them to 40-60 px, where
     #: some designs' indices are not found at all (plastic's queens: finder 0.03 at twice their
     #: size, 0.7-0.8 at their own), and nothing sure is left to ask for a second look at.
-    #: Needs a finder with a free input size.
+    #: A finder of one input size (an NCNN export) gets the image at most this many times
+    #: enlarged, in a wider border.
     enlarge_max: float | None = None
     #: Look a second time at the scale the finder reads best when the first look's indices are
     #: too small or too large (needs a finder with a free input size).

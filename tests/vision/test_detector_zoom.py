@@ -214,3 +214,40 @@ def test_a_zone_sized_table_is_read_at_its_own_pixels_as_well_as_enlarged():
     assert total >= 20
     assert right_own >= right_full
     assert right_own >= 0.8 * total
+
+
+def test_a_finder_of_one_input_size_takes_a_small_image_at_its_own_pixels_in_a_wider_border():
+    """The box's NCNN finder takes only 640 x 640: a zone crop goes in unenlarged, centred in
+    the border, and reads as the free-size finder reads it."""
+    from vision.boxes import PAD_VALUE
+
+    fixed = CardDetector(backend="ncnn", settings=TRACKER)
+    filled = CardDetector(backend="ncnn", settings=TRACKER.replace(enlarge_max=None))
+    assert not fixed.rect and fixed.imgsz == (640, 640)
+    seen = []
+    finder = fixed.finder
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(finder, name)
+
+        def __call__(self, blob):
+            seen.append(blob)
+            return finder(blob)
+
+    fixed.finder = Spy()
+    image = np.full((315, 334, 3), 200, np.uint8)
+    fixed.detect(image)
+    content = (np.abs(seen[0][0].transpose(1, 2, 0) * 255 - PAD_VALUE) > 1).any(axis=2)
+    rows, cols = np.flatnonzero(content.any(axis=1)), np.flatnonzero(content.any(axis=0))
+    assert seen[0].shape[2:] == (640, 640)
+    assert (rows[-1] - rows[0] + 1, cols[-1] - cols[0] + 1) == (315, 334)  # its own pixels
+    fixed.finder = finder
+    right_fixed = right_filled = 0
+    for i, deck in enumerate(decks.HELD_OUT_DECKS):
+        image, corners = scene.render_scene(np.random.default_rng(i), [deck], imgsz=320, n_cards=4,
+                                            index_px=24.0, hands_p=0.0, clutter_p=0.0)
+        corners = [c for c in corners if c["visible"] >= 0.7]
+        right_fixed += _read_right(fixed.detect(image), corners)
+        right_filled += _read_right(filled.detect(image), corners)
+    assert right_fixed >= right_filled
