@@ -162,6 +162,12 @@ ALERTS: dict[str, AlertKind] = {
         "核对看错的牌或混进来的别副牌",
         "deck audit: missing {missing}, seen too often {extra} (the cards played and shown should hold every "
         "card {decks} time(s)): look for a dropped card, a misread or a card from another deck", "doubt"),
+    "not_shown": AlertKind(
+        "没有亮牌", "cards not shown",
+        "{player} 没有亮牌（记录上还剩 {left} 张），这一局没能查牌；如果 {player} 其实已经出完了，"
+        "记录里有一手读少了：请核对这一局",
+        "{player} did not show their cards ({left} left on record), so the hand was not audited; if "
+        "{player} had in fact gone out, a play was read short: check this hand", "doubt"),
     "shown_completed": AlertKind(
         "亮牌按查牌补全", "cards shown completed from the deck",
         "{player} 亮出的牌读到 {cards}，比手里的牌少；整副牌只缺 {missing}，已补进 {player} 的亮牌：请核对",

@@ -318,13 +318,32 @@ class CameraReferee:
 
     # ------------------------------------------------------------------ inputs
     def new_hand(self, time: float | None = None) -> list[Record]:
-        """Deal the next hand (counts only: a camera does not see the hands)."""
+        """Deal the next hand (counts only: a camera does not see the hands); a ``not_shown``
+        alert first on the hand before for each loser on record who showed no card while
+        others did (:meth:`_unshown`)."""
         self.refresh()
+        out = self._unshown(time)
         self.pending.new_deal()
         rules = self.state.info.rules
         deal = Deal(counts=(rules.hand_size,) * rules.players, first_bidder=self.state.match.next_first_bidder(),
                     time=time)
-        return [self._append(deal, self.state.next_hand_number)]
+        return out + [self._append(deal, self.state.next_hand_number)]
+
+    def _unshown(self, time: float | None) -> list[Record]:
+        """At a table where the losers show their cards after the hand, a seat that holds cards
+        on record but showed none once another seat has: either it did not show (the hand goes
+        unaudited) or it had gone out and a play of it was read short (a pair read as a single,
+        a legal play) and the hand ended on record on another seat's card shown. Every event
+        may fit that story, so this is the one sign of it."""
+        hand = self.hand
+        if hand is None or hand.phase != "finished" or not hand.shown:
+            return []
+        out: list[Record] = []
+        for seat in losers(hand):
+            if seat not in hand.shown and hand.cards_left[seat] > 0:
+                out.append(self._append(Alert("not_shown", seat=seat, time=time,
+                                              data={"left": hand.cards_left[seat]})))
+        return out
 
     def kitty(self, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
         """The kitty was read face up in the kitty zone. At a table whose kitty is never shown

@@ -151,8 +151,9 @@ def test_the_next_hands_first_play_is_not_taken_as_cards_shown(store):
 def test_without_a_deal_a_play_that_does_not_fit_the_cards_left_starts_the_next_hand(store):
     ref, hands, _ = play_out(store)
     show(ref, 1, hands[1])
-    # seat 1 has shown all its cards: one more card is the next hand's lead
-    assert kinds(ref.play(PlayCandidate(1, ("3s",), time=300.0))) == ["deal", "landlord", "play"]
+    # seat 1 has shown all its cards: one more card is the next hand's lead (and seat 2, a
+    # loser who showed nothing, is alerted on the hand before)
+    assert kinds(ref.play(PlayCandidate(1, ("3s",), time=300.0))) == ["not_shown", "deal", "landlord", "play"]
     assert ref.state.hand_number == 2
     first = ref.state.hand_of(1)
     assert set(first.shown) == {1}  # seat 2 never showed: no audit, no starting hands
@@ -289,3 +290,21 @@ def test_a_joker_missing_where_the_seat_played_a_joker_is_left_to_the_audit(stor
     out = show(ref, 0, rest, t=200.0)  # 17 cards shown, 18 on record
     assert "shown_completed" not in kinds(out) and kinds(out)[-1] == "deck_audit"
     assert out[-1].fields["missing"] == "BJ"
+
+
+def test_a_loser_who_showed_nothing_while_another_did_is_alerted_when_the_next_hand_is_dealt(store):
+    """A pair read as a single leaves its seat a card on record after it went out; the hand then
+    ends on record on another seat's card shown, and every event fits that story: the loser on
+    record who never shows is the sign. At a table that shows nothing, no alert."""
+    ref, hands, _ = play_out(store)
+    ref.shown(2, text(hands[2]), time=80.0)
+    out = ref.new_hand(time=90.0)
+    assert kinds(out) == ["not_shown", "deal"]
+    alert = out[0]
+    assert alert.seat == 1 and dict(alert.data)["left"] == 17
+    assert [e.hand for e in store.events(ref.match_id) if isinstance(e.event, Alert)] == [1]  # on the hand before
+    # a table whose seats show nothing: nothing to say
+    other = EventStore(":memory:")
+    quiet, _, _ = play_out(other)
+    assert kinds(quiet.new_hand(time=90.0)) == ["deal"]
+    other.close()
