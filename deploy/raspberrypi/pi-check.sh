@@ -421,6 +421,19 @@ if todo compare; then
     done_step compare
 fi
 
+# alternative PATH: a link dpkg's alternatives made for a package install.sh added (gcc's cc,
+# c89, c99 and cpp, with their manual pages): /etc/alternatives/NAME pointing at one of its
+# files, or a link to such a NAME. dpkg -L does not list them.
+alternative() {
+    local target
+    target=$(readlink "$ROOT$1") || return 1
+    if [[ $1 == /etc/alternatives/* ]]; then
+        grep -qxF "$target" "$WORK/package-files.txt"
+    else
+        [[ $target == /etc/alternatives/* ]] && alternative "$target"
+    fi
+}
+
 # ---------------------------------------------------------------- 13. uninstall, and the root as found
 if todo uninstall; then
     say "uninstall: sudo deploy/raspberrypi/uninstall.sh, then the root against its list before install"
@@ -441,6 +454,7 @@ if todo uninstall; then
         kept='^/(var/lib/ddz-table|etc/ddz-table)(/|$)'
         comm -23 "$WORK/files-new.txt" "$WORK/package-files.txt" | grep -v -E "$kept" \
             | grep -v -E '^/var/lib/dpkg/|^/etc/ld\.so\.cache$|^/etc/(passwd|group|shadow|gshadow)-$' \
+            | while read -r p; do alternative "$p" || printf '%s\n' "$p"; done \
             >"$WORK/files-unexplained.txt" || true  # dpkg's records; the kept user's account backups
         kept_n=$(grep -c -E "$kept" "$WORK/files-new.txt" || true)
         pkg_n=$(comm -12 "$WORK/files-new.txt" "$WORK/package-files.txt" | wc -l)
