@@ -451,21 +451,17 @@ class TableReader:
                 dets, weak = detect_faint(view.image, FAINT_READ)
             else:
                 dets, weak = self.detector.detect(view.image), None
-        dets = dets[~self._on_label(view, dets)]
-        if tokens and len(dets):
-            dets = dets[~on_tokens(dets.boxes, list(tokens))]  # a marker's squares read as an index
+        dets = self._off_marks(view, dets, tokens)
         faint: list[Seen] = []
         if weak is not None and len(weak):
-            weak = weak[~self._on_label(view, weak)]
-            if tokens and len(weak):
-                weak = weak[~on_tokens(weak.boxes, list(tokens))]
+            weak = self._off_marks(view, weak, tokens)
             centers = view.to_table(weak.centers) if len(weak) else np.zeros((0, 2))
-            for i, (card, score, center) in enumerate(zip(weak.cards, weak.scores, centers, strict=True)):
+            for i, (name, score, center) in enumerate(zip(weak.cards, weak.scores, centers, strict=True)):
                 # its other reads, scored as the read itself is (finder score x probability)
                 finder = float(weak.finder_scores[i])
                 pairs = zip(weak.alt_ids[i], weak.alt_probs[i], strict=True)
                 others = tuple((CARD_IDS[a], finder * float(p)) for a, p in pairs if a >= 0 and p > 0)
-                faint.append(Seen(card, float(score), others, (float(center[0]), float(center[1]))))
+                faint.append(Seen(name, float(score), others, (float(center[0]), float(center[1]))))
         unfamiliar = self._count_unsure(dets) if count else None
         # The detector groups the corners itself: vision.detector.CardDetector reads a paired
         # card whose index suit is unsure from its face too.
@@ -484,6 +480,15 @@ class TableReader:
         b = dets.boxes
         edge = bool(len(dets)) and bool(((b[:, 0] <= e) | (b[:, 1] <= e) | (b[:, 2] >= w - e) | (b[:, 3] >= h - e)).any())
         return seen, unfamiliar, sure, edge, faint
+
+    def _off_marks(self, view: ZoneView, dets: Detections,
+                   tokens: tuple[FoundToken, ...] | list[FoundToken]) -> Detections:
+        """``dets`` less the reads of the zone's printed name and of ``tokens``' markers (a
+        marker's squares read as an index)."""
+        dets = dets[~self._on_label(view, dets)]
+        if tokens and len(dets):
+            dets = dets[~on_tokens(dets.boxes, list(tokens))]
+        return dets
 
     def _second_look(self, zone: _Zone, view: ZoneView, small: np.ndarray, sure: np.ndarray,
                      seen: list[Seen]) -> list[Seen]:

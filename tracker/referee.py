@@ -838,20 +838,14 @@ class CameraReferee:
                     merged = tuple(cards[:i] + cards[i + 1:])
                     if merged and hand.check(Play(candidate.seat, merged, time=candidate.time)) is None:
                         options.append((prob, merged))
-        if not options:
-            options = self._with_double(candidate, cards)
-        if not options:
-            options = self._without_phantom(candidate, cards)
-        if not options:
-            options = self._joker_read_twice(candidate, cards)
-        if not options:
-            options = self._joker_read_once(candidate, cards)
-        if not options and violation.kind == "illegal_combination":
-            options = self._with_faint(candidate, cards)
-        if not options and violation.kind == "illegal_combination":
-            options = self._last_card_hidden(candidate, cards)
-        if not options and violation.kind == "illegal_combination":
-            options = self._one_card_under(candidate, cards)
+        repairs = [self._with_double, self._without_phantom, self._joker_read_twice, self._joker_read_once]
+        if violation.kind == "illegal_combination":
+            # cards no combination as read: a faint read added, a hidden card's rank, a card left out
+            repairs += [self._with_faint, self._last_card_hidden, self._one_card_under]
+        for repair in repairs:  # in turn, until one gives a play the rules accept
+            if options:
+                break
+            options = repair(candidate, cards)
         if not options:
             return None
         options.sort(key=lambda o: -o[0])
