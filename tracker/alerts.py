@@ -173,6 +173,13 @@ ALERTS: dict[str, AlertKind] = {
         "{player} 亮出的牌读到 {cards}，比手里的牌少；整副牌只缺 {missing}，已补进 {player} 的亮牌：请核对",
         "{player}: cards shown read as {cards}, fewer than held; the deck lacks only {missing}, added to "
         "{player}'s cards shown: please check", "doubt"),
+    "rocket_completed": AlertKind(
+        "王炸按查牌补全", "rocket completed from the deck",
+        "{player} 出的 {cards} 其实是王炸 {suggestion}：亮牌后整副牌只缺另一张王，它压在读到的那张下面；"
+        "已按王炸改正记录（倍数随之翻倍）：请核对",
+        "{player}'s {cards} was the rocket {suggestion}: once the cards were shown the deck lacked only the "
+        "other joker, lying under the one read; the record now has the rocket (and its doubling): please check",
+        "doubt"),
     "taken_back": AlertKind(
         "收回了牌", "cards taken back",
         "{player} 放下 {laid} 后又收回了 {taken}，这一手按留下的 {cards} 记：请核对",

@@ -53,7 +53,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -65,6 +65,7 @@ from tracker.tokens import FoundToken, Token, TokenWatch, find_tokens, on_tokens
 from tracker.zones import CROP_PX_PER_MM, LABEL_INSIDE, LABEL_SURE, Calibration, ZoneView, zone_label
 from vision.cards import CARD_IDS
 from vision.detections import Detections
+from vision.grouping import CardInstance
 from vision.joker_look import CARD_WIDTH_MM, JOKERS, cards_of
 from vision.protocol import Detector, LooksForJokers
 from vision.sources import Frame
@@ -96,6 +97,28 @@ EDGE_MM = 2.0
 #: but a hint the referee may add to a play the rules refuse as read (an index half under the
 #: next card of a pair chain reads at 0.1-0.15 where the cards on top read at 0.8).
 FAINT_READ = 0.08
+#: A card is printed the same turned half round: one joker's marks (its corners, the words along
+#: its edges, the emblem on its face) lie in pairs on either side of its middle, or on it. Reads of
+#: a joker that grouping made two cards are one card when they lie so about the middle of two of
+#: them: each mark's twin across that middle read within :data:`TWIN_MM` (box centres wander
+#: with a box's extent) or the mark on the middle (within :data:`MIDDLE_MM`), with two twins
+#: besides; or a mark on the middle and every mark within :data:`CARD_REACH_MM` of it (a twin
+#: not read), no two of them a fan's step apart (:data:`FAN_STEP_MM`). Plastic's red joker: its
+#: weak face emblem paired with one corner, its three other marks with each other. Two copies of
+#: a joker fanned (two decks) are one card moved along a row, not turned: their marks do not lie so.
+TWIN_MM = 8.0
+MIDDLE_MM = 6.0
+#: The twins are a card's opposite marks: at least this far apart (mm; a fan's step is 14-21).
+TWINS_APART_MM = 30.0
+#: How far a mark's centre lies from its card's middle at most (half a 63 x 88 mm card's diagonal,
+#: less the 4 mm a mark's centre lies in from the edge).
+CARD_REACH_MM = 50.0
+#: Two cards fanned lie this far apart along the row (mm; the simulator's fans step 14-21 mm, a
+#: tight fan 10), the same mark of each level across the row within this share of the step (a
+#: crooked fan, up to about 15 degrees) and of one size within this ratio on each side.
+FAN_STEP_MM = (10.0, 25.0)
+FAN_LEVEL = 0.3
+FAN_SIZE_RATIO = 1.4
 
 
 @dataclass(frozen=True)
@@ -471,7 +494,7 @@ class TableReader:
         if len(self._spans) >= SPANS_NEEDED:
             self.span = float(np.median(self._spans))
         seen = []
-        for card in grouping.cards:
+        for card in _one_joker_a_card(view, dets, grouping.cards):
             center = view.to_table(np.array([card.center]))[0]
             seen.append(Seen(card.card, card.confidence, card.alternatives, (float(center[0]), float(center[1]))))
         sure = dets.centers[dets.scores >= LOOK_COVERED] if len(dets) else np.zeros((0, 2))
@@ -594,6 +617,58 @@ def _across_rows(calibration: Calibration, zone: str, most_mm: float,
 def seat_of(zone: str) -> int | None:
     """The seat a zone belongs to (``seat1`` -> 1); None for the kitty and the centre pile."""
     return int(zone[4:]) if zone.startswith("seat") else None
+
+
+def _one_joker_a_card(view: ZoneView, dets: Detections, cards: list[CardInstance]) -> list[CardInstance]:
+    """``cards`` with the reads of a joker grouped into several cards made one card when their
+    marks lie as one card's do (:data:`TWIN_MM`): the surest of them, holding every mark."""
+    out = list(cards)
+    for joker in JOKERS:
+        same = [c for c in out if c.card == joker]
+        if len(same) < 2:
+            continue
+        marks = sorted(i for c in same for i in c.corners)
+        if not _one_card(view.to_table(dets.centers[marks]), view.boxes_to_table(dets.boxes[marks])):
+            continue
+        best = max(same, key=lambda c: c.confidence)
+        out = [c for c in out if c.card != joker] + [replace(best, corners=tuple(marks))]
+    return out
+
+
+def _one_card(points: np.ndarray, boxes: np.ndarray) -> bool:
+    """Whether marks at ``points`` (table mm; their ``boxes``) lie as one card's about the middle
+    of some two of them (:data:`TWIN_MM`)."""
+    n = len(points)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if np.hypot(*(points[i] - points[j])) < TWINS_APART_MM:
+                continue
+            middle = (points[i] + points[j]) / 2
+            mirrored = 2 * middle - points  # each mark turned half round about the middle
+            apart = np.linalg.norm(mirrored[:, None, :] - points[None, :, :], axis=2)
+            np.fill_diagonal(apart, np.inf)
+            from_middle = np.linalg.norm(points - middle, axis=1)
+            on_middle = from_middle <= MIDDLE_MM
+            twinned = (apart <= TWIN_MM).any(axis=1)
+            if (on_middle | twinned).all() and (twinned.sum() >= 4 or (twinned.sum() >= 2 and on_middle.any())):
+                return True
+            if on_middle.any() and (from_middle <= CARD_REACH_MM).all() and not _fanned(points, boxes):
+                return True
+    return False
+
+
+def _fanned(points: np.ndarray, boxes: np.ndarray) -> bool:
+    """Whether two marks (table mm: centres, boxes) are the same mark on two cards fanned
+    (:data:`FAN_STEP_MM`)."""
+    sizes = boxes[:, 2:] - boxes[:, :2]
+    lo, hi = FAN_STEP_MM
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            along, across = sorted(np.abs(points[i] - points[j]), reverse=True)
+            ratio = np.maximum(sizes[i], sizes[j]) / np.maximum(np.minimum(sizes[i], sizes[j]), 1e-6)
+            if lo <= along <= hi and across <= FAN_LEVEL * along + 1.0 and bool((ratio <= FAN_SIZE_RATIO).all()):
+                return True
+    return False
 
 
 def _near(a: Seen, b: Seen, mm: float) -> bool:

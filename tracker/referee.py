@@ -122,8 +122,35 @@ def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
     seat = short[0][0]
     if any(c.is_joker for c in audit.missing) and any(
             all(c.is_joker for c in play.cards) for play in hand.plays if play.seat == seat):
-        return None  # a joker it played may have been a rocket read short: the audit alert says so
+        return None  # a joker it played may have been a rocket read short (rocket_completion)
     return seat, tuple(audit.missing)
+
+
+def rocket_completion(hand: Hand | None) -> Correction | None:
+    """Everyone having shown, one seat alone one card short and the deck lacking exactly one
+    joker, where that seat played the other joker alone once: that play was its rocket, the
+    joker it lacks lying under the one read (tigullio's black joker fanned under the red shows a
+    corner of its star, read weakly as a diamond). The :class:`Correction` that makes it the
+    rocket when the rules accept it, else ``None``. Preferred to a joker hidden among the cards
+    shown (:func:`shown_completion` leaves that case): two jokers laid as one play overlap,
+    cards shown lie spread, and the second look for jokers reads those zones."""
+    audit = None if hand is None else deck_audit(hand)
+    if hand is None or audit is None or audit.ok or audit.extra or audit.set_aside or len(audit.missing) != 1:
+        return None
+    missing = audit.missing[0]
+    short = [s for s in losers(hand) if hand.cards_left[s] - len(hand.shown.get(s, ())) > 0]
+    if not missing.is_joker or len(short) != 1 or hand.cards_left[short[0]] - len(hand.shown.get(short[0], ())) != 1:
+        return None
+    seat = short[0]
+    found = [i for i, e in enumerate(hand.events) if isinstance(e, Play) and e.seat == seat
+             and len(e.cards) == 1 and e.cards[0].is_joker and e.cards[0] != missing]
+    if len(found) != 1:
+        return None
+    play = hand.events[found[0]]
+    assert isinstance(play, Play)
+    fix = Correction("replace", found[0], Play(seat, tuple(sorted((*play.cards, missing))), time=play.time),
+                     reason=f"camera: {missing} under {play.cards[0]}, the deck lacking it", time=play.time)
+    return fix if hand.check(fix) is None else None
 
 
 def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
@@ -641,6 +668,16 @@ class CameraReferee:
                                               data={"missing": format_cards(missing)})))
                 if self.accept_suggestions:
                     out += self._store_or_alert(Shown(seat, held + missing, time=shown.time), None)
+            rocket = rocket_completion(self.hand) if completion is None else None
+            if rocket is not None:
+                assert self.hand is not None and isinstance(rocket.event, Play)
+                was = self.hand.events[rocket.target]
+                assert isinstance(was, Play)
+                out.append(self._append(Alert("rocket_completed", seat=was.seat, cards=format_cards(was.cards),
+                                              suggestion=format_cards(rocket.event.cards), time=shown.time,
+                                              event_index=rocket.target)))
+                if self.accept_suggestions:
+                    out.append(self._append(rocket))
             alert = audit_alert(self.hand, shown.time)
             if alert is not None:
                 out.append(self._append(alert))

@@ -259,12 +259,15 @@ def test_a_card_read_twice_among_the_cards_shown_counts_once_unless_the_seat_hol
     assert kinds(show(ref, 2, hands[2])) == ["shown"] and ref.hand.shown[2].count(pair) == 2
 
 
-def test_a_joker_missing_where_the_seat_played_a_joker_is_left_to_the_audit(store):
+@pytest.mark.parametrize("accept", [True, False])
+def test_a_joker_missing_where_the_seat_played_the_other_alone_completes_its_rocket(store, accept):
     # The landlord's rocket is read as the red joker alone; it loses and shows the rest, and the
-    # deck lacks the black joker: a rocket read short is as likely as a card hidden in the show,
-    # so the audit alert stands and nothing is added.
+    # deck lacks the black joker: its rocket was read short. The play becomes the rocket (an alert
+    # says so) and the hand's multiplier doubles; a referee who takes no suggestion gets the alert
+    # and the audit's.
     rules = get_rules("classic")
-    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
+                        accept_suggestions=accept)
     hands, kitty = deal(rules, seed=4)
     landlord = sorted(hands[0] + kitty)
     for joker in map(Card.parse, ("RJ", "BJ")):  # the landlord holds both jokers
@@ -287,9 +290,17 @@ def test_a_joker_missing_where_the_seat_played_a_joker_is_left_to_the_audit(stor
     assert ref.hand.finished and ref.hand.out_seat == 1
     rest = [c for c in landlord if c not in (Card.parse("RJ"), Card.parse("BJ"), lowest)]
     show(ref, 2, hands[2], t=199.0)
+    before = ref.hand.multiplier
     out = show(ref, 0, rest, t=200.0)  # 17 cards shown, 18 on record
-    assert "shown_completed" not in kinds(out) and kinds(out)[-1] == "deck_audit"
-    assert out[-1].fields["missing"] == "BJ"
+    assert "shown_completed" not in kinds(out)
+    if not accept:
+        assert kinds(out) == ["shown", "rocket_completed", "deck_audit"] and out[-1].fields["missing"] == "BJ"
+        return
+    assert kinds(out) == ["shown", "rocket_completed", "correction"]
+    assert out[1].seat == 0 and out[1].cards == "RJ" and out[1].suggestion == "BJ RJ"
+    assert "王炸" in out[1].text("zh") and "rocket" in out[1].text("en")
+    assert deck_audit(ref.hand).ok and sorted([*starting_hands(ref.hand)[0], *kitty]) == hands[0]
+    assert ref.hand.multiplier == 2 * before
 
 
 def test_a_loser_who_showed_nothing_while_another_did_is_alerted_when_the_next_hand_is_dealt(store):

@@ -115,3 +115,50 @@ def test_a_lone_joker_with_two_decks_is_one_card(shipped, deck, angle):
     x, y = zone_centre("seat1")
     reader = TableReader(calibration(), shipped, decks=2)
     assert played(reader, [("RJ", (x, y), angle)], deck=deck) == [("seat1", ("RJ",))]
+
+
+def _joker_reads(marks: list[tuple[float, float, float]], groups: list[list[int]], card: str = "RJ"):
+    """A zone view at 2.5 px/mm, detections of ``card`` at ``marks`` (mm: x, y, box side) and
+    the cards grouping made of them (``groups``: which marks each card holds)."""
+    from tracker.zones import ZoneView
+    from vision.cards import CARD_IDS
+    from vision.grouping import CardInstance
+
+    view = ZoneView("seat1", (100.0, 50.0), 2.5, np.zeros((400, 400, 3), np.uint8))
+    boxes = [[(x - s / 2) * 2.5, (y - s / 2) * 2.5, (x + s / 2) * 2.5, (y + s / 2) * 2.5] for x, y, s in marks]
+    dets = Detections(boxes, [0.2] * len(marks), [CARD_IDS.index(card)] * len(marks))
+    cards = [CardInstance(card, tuple(g), tuple(np.mean([marks[i][:2] for i in g], axis=0) * 2.5), 0.2 + 0.01 * k)
+             for k, g in enumerate(groups)]
+    return view, dets, cards
+
+
+def test_one_jokers_marks_grouped_as_two_cards_are_one_card():
+    from tracker.reader import _one_joker_a_card
+
+    # plastic's red joker upright: four corner emblems and the face's, grouped wrongly in two
+    marks = [(39, 38, 11), (83, 38, 11), (33, 109, 12), (84, 108, 11), (60, 74, 12)]
+    view, dets, cards = _joker_reads(marks, [[0, 4], [1, 2, 3]])
+    one = _one_joker_a_card(view, dets, cards)
+    assert [c.card for c in one] == ["RJ"] and sorted(one[0].corners) == [0, 1, 2, 3, 4]
+    # its black joker: two opposite corners paired, the face's emblem read alone on the middle
+    view, dets, cards = _joker_reads([(40, 30, 11), (90, 100, 11), (66, 66, 11)], [[0, 1], [2]], "BJ")
+    assert [c.card for c in _one_joker_a_card(view, dets, cards)] == ["BJ"]
+    # one twin unread: the face's emblem on the middle, every mark within the card's reach
+    view, dets, cards = _joker_reads([(40, 30, 11), (84, 30, 11), (90, 100, 11), (63, 66, 12)], [[0, 3], [1, 2]])
+    assert [c.card for c in _one_joker_a_card(view, dets, cards)] == ["RJ"]
+
+
+def test_two_jokers_fanned_stay_two_cards():
+    from tracker.reader import _one_joker_a_card
+
+    # two copies fanned 12 mm apart: the first's top corner beside the second's, level, one size;
+    # the second's far corner and face emblem read too (within one card's reach of its middle)
+    marks = [(46, 30, 11), (58, 30, 11), (103, 100, 11), (81, 65, 12)]
+    view, dets, cards = _joker_reads(marks, [[0], [1, 2, 3]])
+    assert [c.card for c in _one_joker_a_card(view, dets, cards)] == ["RJ", "RJ"]
+    # sideways, three marks that no middle turns into each other
+    view, dets, cards = _joker_reads([(60, 90, 12), (130, 46, 12), (111, 67, 12)], [[0, 1], [2]])
+    assert [c.card for c in _one_joker_a_card(view, dets, cards)] == ["RJ", "RJ"]
+    # two marks only: one of each card may lie as near as one card's two
+    view, dets, cards = _joker_reads([(40, 30, 11), (90, 100, 11)], [[0], [1]])
+    assert len(_one_joker_a_card(view, dets, cards)) == 2
