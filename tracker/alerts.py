@@ -180,6 +180,11 @@ ALERTS: dict[str, AlertKind] = {
         "{player}'s {cards} was the rocket {suggestion}: once the cards were shown the deck lacked only the "
         "other joker, lying under the one read; the record now has the rocket (and its doubling): please check",
         "doubt"),
+    "suit_completed": AlertKind(
+        "按查牌补上花色", "suit completed from the deck",
+        "{player} 出的 {cards} 里有一张只记了点数；亮牌后整副牌只缺这个点数的一张，已改为 {suggestion}：请核对",
+        "{player}'s {cards} held a card stored by its rank alone; once the cards were shown the deck lacked "
+        "one card of that rank only: now {suggestion}; please check", "notice"),
     "taken_back": AlertKind(
         "收回了牌", "cards taken back",
         "{player} 放下 {laid} 后又收回了 {taken}，这一手按留下的 {cards} 记：请核对",

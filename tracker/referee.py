@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.bidding import next_seat
-from engine.cards import BJ, Card, format_cards, parse_cards
+from engine.cards import BJ, Card, format_cards, full_deck, parse_cards
 from engine.classify import classify
 from engine.events import (
     Bid,
@@ -49,7 +49,7 @@ from engine.events import (
     Shown,
 )
 from engine.hand import Hand
-from engine.showdown import deck_audit, losers
+from engine.showdown import deck_audit, everyone_shown, losers
 from engine.violations import Violation
 from tracker.records import Alert, Record
 from tracker.state import TableState
@@ -151,6 +151,36 @@ def rocket_completion(hand: Hand | None) -> Correction | None:
     fix = Correction("replace", found[0], Play(seat, tuple(sorted((*play.cards, missing))), time=play.time),
                      reason=f"camera: {missing} under {play.cards[0]}, the deck lacking it", time=play.time)
     return fix if hand.check(fix) is None else None
+
+
+def suit_completion(hand: Hand | None) -> list[Correction]:
+    """Everyone having shown, the plays holding a card stored by its rank alone (a card hidden
+    inside a straight, :meth:`CameraReferee._last_card_hidden`) with its suit: the one card of
+    that rank the deck lacks, when exactly one is lacking and one card of that rank was stored
+    without a suit. A :class:`Correction` for each such play the rules accept."""
+    if hand is None or not everyone_shown(hand) or hand.rules.out_of_play:
+        return []
+    seen = [c for p in hand.plays for c in p.cards] + [c for cards in hand.shown.values() for c in cards]
+    if hand.picked is not None:
+        seen += list((Counter(hand.kitty or ()) - Counter(hand.picked)).elements())
+    missing = Counter(full_deck(hand.rules.decks)) - Counter(c for c in seen if c.suit is not None or c.is_joker)
+    bare = Counter(c.rank for c in seen if c.suit is None and not c.is_joker)
+    fixes: list[Correction] = []
+    for i, event in enumerate(hand.events):
+        if not isinstance(event, Play) or not any(c.suit is None and not c.is_joker for c in event.cards):
+            continue
+        cards = []
+        for c in event.cards:
+            lacking = [m for m in missing.elements() if m.rank == c.rank]
+            whole = c.suit is not None or c.is_joker or bare[c.rank] != 1 or len(lacking) != 1
+            cards.append(c if whole else lacking[0])
+        if cards != list(event.cards):
+            fix = Correction("replace", i, Play(event.seat, tuple(sorted(cards)), time=event.time),
+                             reason="camera: the suit of a card read by its rank alone, the deck lacking it",
+                             time=event.time)
+            if hand.check(fix) is None:
+                fixes.append(fix)
+    return fixes
 
 
 def audit_alert(hand: Hand | None, time: float | None = None) -> Alert | None:
@@ -678,6 +708,15 @@ class CameraReferee:
                                               event_index=rocket.target)))
                 if self.accept_suggestions:
                     out.append(self._append(rocket))
+            for fix in suit_completion(self.hand) if self.accept_suggestions else []:
+                assert self.hand is not None and isinstance(fix.event, Play)
+                was = self.hand.events[fix.target]
+                assert isinstance(was, Play)
+                if self.hand.check(fix) is None:
+                    out.append(self._append(Alert("suit_completed", seat=was.seat, cards=format_cards(was.cards),
+                                                  suggestion=format_cards(fix.event.cards), time=shown.time,
+                                                  event_index=fix.target)))
+                    out.append(self._append(fix))
             alert = audit_alert(self.hand, shown.time)
             if alert is not None:
                 out.append(self._append(alert))

@@ -319,3 +319,34 @@ def test_a_loser_who_showed_nothing_while_another_did_is_alerted_when_the_next_h
     quiet, _, _ = play_out(other)
     assert kinds(quiet.new_hand(time=90.0)) == ["deal"]
     other.close()
+
+
+@pytest.mark.parametrize("bare", [1, 2])
+def test_a_card_stored_by_its_rank_alone_gets_its_suit_from_the_audit(store, bare):
+    """A card hidden inside a straight is stored by its rank alone ("K"); once everyone has shown,
+    the deck lacks one card of that rank: the play is corrected to it (a notice says so). Two
+    cards of one rank stored without a suit: which suit was whose is not known, nothing changes."""
+    rules = get_rules("classic")
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    hands, kitty = deal(rules, seed=5)
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    lead = sorted(hands[0] + kitty)
+    rank = next(c.rank for c in lead if not c.is_joker and sum(d.rank == c.rank for d in lead) >= bare)
+    hidden = [c for c in lead if c.rank == rank][:bare]
+    for i, card in enumerate(lead):
+        read = str(card)[:-1] if card in hidden else str(card)  # "K" for K♠: its suit never seen
+        assert kinds(ref.play(PlayCandidate(0, (read,), time=2.0 + i)))[-1] == "play"
+    bare_cards = lambda: sum(c.suit is None and not c.is_joker for p in ref.hand.plays for c in p.cards)  # noqa: E731
+    assert ref.hand.finished and bare_cards() == bare
+    show(ref, 1, hands[1])
+    out = show(ref, 2, hands[2])
+    if bare == 2:
+        assert kinds(out) == ["shown"] and bare_cards() == 2
+        return
+    assert kinds(out) == ["shown", "suit_completed", "correction"]
+    assert out[1].seat == 0 and out[1].suggestion == str(hidden[0])
+    assert cards_text([hidden[0]]) in out[1].text("en") and cards_text([hidden[0]]) in out[1].text("zh")
+    assert bare_cards() == 0
+    assert sorted([*starting_hands(ref.hand)[0], *kitty]) == lead and deck_audit(ref.hand).ok
