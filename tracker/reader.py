@@ -113,6 +113,9 @@ TWINS_APART_MM = 30.0
 #: How far a mark's centre lies from its card's middle at most (half a 63 x 88 mm card's diagonal,
 #: less the 4 mm a mark's centre lies in from the edge).
 CARD_REACH_MM = 50.0
+#: Two lone marks of one joker are one card when the one is read at most this share as surely as
+#: the other (a second joker's marks read about as surely as the first's).
+WEAK_MARK = 0.5
 #: Two cards fanned lie this far apart along the row (mm; the simulator's fans step 14-21 mm, a
 #: tight fan 10), the same mark of each level across the row within this share of the step (a
 #: crooked fan, up to about 15 degrees) and of one size within this ratio on each side.
@@ -628,7 +631,8 @@ def _one_joker_a_card(view: ZoneView, dets: Detections, cards: list[CardInstance
         if len(same) < 2:
             continue
         marks = sorted(i for c in same for i in c.corners)
-        if not _one_card(view.to_table(dets.centers[marks]), view.boxes_to_table(dets.boxes[marks])):
+        points, boxes = view.to_table(dets.centers[marks]), view.boxes_to_table(dets.boxes[marks])
+        if not (_one_card(points, boxes) if len(marks) > 2 else _weak_second_mark(points, boxes, dets.scores[marks])):
             continue
         best = max(same, key=lambda c: c.confidence)
         out = [c for c in out if c.card != joker] + [replace(best, corners=tuple(marks))]
@@ -655,6 +659,16 @@ def _one_card(points: np.ndarray, boxes: np.ndarray) -> bool:
             if on_middle.any() and (from_middle <= CARD_REACH_MM).all() and not _fanned(points, boxes):
                 return True
     return False
+
+
+def _weak_second_mark(points: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> bool:
+    """Whether two lone marks of one joker are one card's: as far apart as a card's opposite
+    marks (:data:`TWINS_APART_MM` to twice :data:`CARD_REACH_MM`; the same mark of two jokers
+    fanned lies a fan's step apart), the one read at most :data:`WEAK_MARK` as surely as the other
+    (plastic's black joker: a corner at 0.3, the far corner at 0.06-0.13, left unpaired)."""
+    apart = float(np.hypot(*(points[0] - points[1])))
+    weak = float(scores.min()) <= WEAK_MARK * float(scores.max())
+    return TWINS_APART_MM <= apart <= 2 * CARD_REACH_MM and weak and not _fanned(points, boxes)
 
 
 def _fanned(points: np.ndarray, boxes: np.ndarray) -> bool:

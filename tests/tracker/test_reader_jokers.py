@@ -162,3 +162,18 @@ def test_two_jokers_fanned_stay_two_cards():
     # two marks only: one of each card may lie as near as one card's two
     view, dets, cards = _joker_reads([(40, 30, 11), (90, 100, 11)], [[0], [1]])
     assert len(_one_joker_a_card(view, dets, cards)) == 2
+
+
+def test_two_lone_marks_of_a_joker_are_one_card_when_far_apart_and_one_weak():
+    from tracker.reader import _one_joker_a_card
+
+    def read(marks, scores):
+        view, dets, cards = _joker_reads(marks, [[0], [1]], "BJ")
+        dets = Detections(dets.boxes, scores, dets.class_ids)
+        return [c.card for c in _one_joker_a_card(view, dets, cards)]
+
+    # plastic's black joker: one corner at 0.3, its far corner 79 mm off at 0.07, unpaired
+    assert read([(140, 60, 12), (107, 132, 12)], [0.3, 0.07]) == ["BJ"]
+    assert read([(140, 60, 12), (107, 132, 12)], [0.3, 0.25]) == ["BJ", "BJ"]  # read alike: two cards
+    assert read([(140, 60, 12), (158, 62, 14)], [0.3, 0.07]) == ["BJ", "BJ"]  # a fan's step apart
+    assert read([(40, 30, 12), (160, 130, 12)], [0.3, 0.07]) == ["BJ", "BJ"]  # farther than one card
