@@ -481,6 +481,8 @@ class CameraReferee:
         short = tuple(sorted(parse_cards(" ".join(before))))
         late = tuple((Counter(whole) - Counter(short)).elements())
         if hand is not None and hand.finished and tuple(sorted(hand.shown.get(candidate.seat, ()))) == short:
+            if len(short) >= hand.cards_left[candidate.seat] and not self._sure_late(candidate, len(before)):
+                return []  # its cards shown were whole: a late read under the phantom bar is no more of them
             return self._store_shown(Shown(candidate.seat, whole, time=candidate.time))  # the whole of it shown
         if self.pending.refused == (candidate.seat, short, self.state.last_seq):
             return self.play(candidate)  # the short read was refused and nothing came after: read it whole
@@ -497,6 +499,12 @@ class CameraReferee:
         alert = Alert("late_card", seat=candidate.seat, cards=format_cards(whole), time=candidate.time,
                       data={"late": extra, "before": format_cards(short)})
         return [self._append(alert)]
+
+    def _sure_late(self, candidate: PlayCandidate, before: int) -> bool:
+        """Whether a card that settled late (after the first ``before`` of ``candidate``) was read
+        at least as surely as the phantom bar (cards typed in, with no confidences, are)."""
+        late = candidate.confidences[before:]
+        return not candidate.confidences or any(c >= self.bars.phantom for c in late)
 
     def kitty_pick(self, cards: tuple[str, ...] | list[str], time: float | None = None) -> list[Record]:
         """斗帝主: the 帝主 took ``cards`` of the kitty shown (what the kitty zone lost, the
