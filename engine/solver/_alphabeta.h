@@ -161,7 +161,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         return -1;
     }
     uint64_t first = s->nodes, hands[MAXSEATS];
-    memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(hands, given, s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;
     if (renumber && (!lead_only || !tid) && canon(s, hands, &tid, by)) return -1;
     uint64_t key = 0;
@@ -236,7 +236,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     }
     if (!result) {
         uint64_t child[MAXSEATS];
-        memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+        copy_hands(child, hands, s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
         if (s->use_table && (!renumber || lead_only)) { /* the children's table buckets, fetched together: one wait, not one each */
             uint64_t others = key - hand_key(h, turn);

@@ -84,7 +84,7 @@ static int root(Search *s, uint64_t *hands, int turn, uint32_t tid, int by, Move
     int partner = tid && s->side[by] == s->side[turn];
     uint32_t n = l.n, pass_at = tid ? (partner ? 0 : l.ordinary) : UINT32_MAX;
     uint64_t child[MAXSEATS];
-    memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(child, hands, s->players);
     /* the root's list is copied: the search below may empty the cache */
     Move *mv = malloc((n ? n : 1) * sizeof(Move));
     if (!mv) {
@@ -133,7 +133,7 @@ static int root(Search *s, uint64_t *hands, int turn, uint32_t tid, int by, Move
 static void search_free_tables(Search *s) {
     free(s->cv);
     s->cv = NULL;
-    if (s->tt) big_free(s->tt, tt_bytes(s, s->tt_buckets));
+    if (s->tt) tt_free(s, s->tt, s->tt_buckets, s->tt_lo, s->tt_hi);
     if (s->mv) big_free(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot));
     if (s->arena) big_free(s->arena, s->arena_cap * sizeof(Move));
     if (s->need) big_free(s->need, (s->need_mask + 1) * sizeof(NeedSlot));
@@ -231,7 +231,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     size_t need_n = pow2_at_least((size_t)(cache * 0.15 / sizeof(NeedSlot))) / 2;
     size_t rd_n = pow2_at_least((size_t)(cache * 0.05 / sizeof(ReadSlot))) / 2;
     size_t af_n = pow2_at_least((size_t)(cache * 0.1 / sizeof(AfterSlot))) / 2;
-    s->tt = tt_alloc(s->tt_buckets);
+    tt_new_generation(s);
+    s->tt = tt_alloc(s, s->tt_buckets);
     s->mv = big_alloc(mv_n * sizeof(MoveSlot), 1);
     s->mv_mask = mv_n - 1;
     s->arena = big_alloc(arena * sizeof(Move), 0); /* written before it is read */
@@ -519,6 +520,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     else bad = 1;
     if (!bad && PyModule_AddObject(m, "RULES", rules) == 0) rules = NULL;
     else bad = 1;
+    if (!bad && PyModule_AddIntConstant(m, "GENERATIONS", GEN_SPAN)) bad = 1;
     Py_INCREF(&SearchType);
     if (!bad && PyModule_AddObject(m, "Search", (PyObject *)&SearchType) == 0) {
         return m;

@@ -5,6 +5,8 @@ from collections.abc import Mapping, Sequence
 TYPES: tuple[str, ...]
 #: The engine.rules.RuleSet options the core reads.
 RULES: tuple[str, ...]
+#: Solvers made before a table generation comes round again (a kept table block is emptied then).
+GENERATIONS: int
 
 Reading = tuple[int, int, int]  # (type index, main, length)
 CoreMove = tuple[int, int, int, int]  # (type index, main, length, rank counts as an integer)
