@@ -11,7 +11,17 @@
 
 /* ------------------------------------------------------------------ the search */
 
+/* The table and the random-access caches onto huge pages, once (_table.h: HUGE_AFTER). */
+static void go_huge(Search *s) {
+    s->huge = 1;
+    to_huge(s->tt, tt_bytes(s, s->tt_buckets), 1);
+    to_huge(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot), 1);
+    to_huge(s->need, (s->need_mask + 1) * sizeof(NeedSlot), 1);
+    to_huge(s->af, (s->af_mask + 1) * sizeof(AfterSlot), 1);
+}
+
 static int budget_out(Search *s) {
+    if (!s->huge && s->nodes >= s->huge_at) go_huge(s);
     if (*(volatile int *)&s->stop) return 1;
     if (s->slice_end && s->nodes >= s->slice_end) {
         s->slice_hit = 1;

@@ -181,12 +181,12 @@ static int read_rules(PyObject *rules, Rules *R) {
 }
 
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
-    static char *names[] = {"rules", "landlord", "next", "table_mb", "cache_mb", "table", "cuts", NULL};
+    static char *names[] = {"rules", "landlord", "next", "table_mb", "cache_mb", "table", "cuts", "huge_after", NULL};
     PyObject *rules, *next;
-    int landlord, table = 1, cuts = 0;
+    int landlord, table = 1, cuts = 0, huge_after = HUGE_AFTER;
     double table_mb = 64, cache_mb = 32;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|ddpi", names, &rules, &landlord, &next, &table_mb, &cache_mb,
-                                     &table, &cuts))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|ddpii", names, &rules, &landlord, &next, &table_mb, &cache_mb,
+                                     &table, &cuts, &huge_after))
         return -1;
     if (s->busy) {
         PyErr_SetString(PyExc_RuntimeError, "the search is running");
@@ -218,6 +218,11 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->landlord = landlord;
     s->use_table = table;
     s->cuts = cuts;
+    if (huge_after < 0 || huge_after > 62) {
+        PyErr_SetString(PyExc_ValueError, "huge_after: 0 to 62 (log2 of the nodes)");
+        return -1;
+    }
+    s->huge_at = (uint64_t)1 << huge_after;
     if (table_mb < 1) table_mb = 1;
     if (cache_mb < 2) cache_mb = 2;
     s->tt_words = (size_t)s->players + 2;
@@ -457,11 +462,12 @@ static PyObject *Search_stats(Search *s, PyObject *unused) {
     double cache = ((double)(s->mv_mask + 1) * sizeof(MoveSlot) + (double)s->arena_cap * sizeof(Move) +
                     (double)(s->need_mask + 1) * sizeof(NeedSlot) + (double)(s->rd_mask + 1) * sizeof(ReadSlot) +
                     (double)(s->af_mask + 1) * sizeof(AfterSlot)) / 1048576.0;
-    return Py_BuildValue("{sKsnsnsdsdsdsKsKsnsKsK}", "nodes", (unsigned long long)s->nodes, "table_entries",
+    return Py_BuildValue("{sKsnsnsdsdsdsKsKsnsKsKsi}", "nodes", (unsigned long long)s->nodes, "table_entries",
                          (Py_ssize_t)s->tt_used, "table_slots", (Py_ssize_t)(s->tt_buckets * s->tt_ways), "table_mb", mb,
                          "table_most_mb", most, "cache_mb", cache, "cache_clears", (unsigned long long)s->cache_clears,
                          "table_replaced", (unsigned long long)s->tt_replaced, "tricks", (Py_ssize_t)s->ntricks,
-                         "table_probes", (unsigned long long)s->tt_probes, "table_hits", (unsigned long long)s->tt_hits);
+                         "table_probes", (unsigned long long)s->tt_probes, "table_hits", (unsigned long long)s->tt_hits,
+                         "huge_pages", s->huge);
 }
 
 static PyMethodDef Search_methods[] = {

@@ -109,6 +109,8 @@ typedef struct {
     size_t tt_buckets, tt_max_buckets, tt_words, tt_ways, tt_used;
     uint64_t tt_born, tt_lo, tt_hi; /* the table's generation clock; the block's users' (_table.h) */
     uint64_t tt_gen;                /* the generation in the tags, from tt_born */
+    int huge;                       /* the table and caches are on huge pages (_table.h) */
+    uint64_t huge_at;               /* ... from this many nodes on */
     /* move cache: lists in one arena */
     MoveSlot *mv;
     size_t mv_mask, mv_used;

@@ -176,20 +176,46 @@ static int pool_keep(void *p, size_t bytes, uint64_t lo, uint64_t hi, uint64_t k
     return 1;
 }
 
-/* A fresh mapping (zero when first touched), on huge pages where the system gives them. */
-static void *big_map(size_t bytes) {
+/* Huge pages (2 MiB) for the table and the caches, which are read at random a few times a node:
+ * with them a node's TLB misses go, a long search's nodes cost a tenth less (docs/solver-log.md).
+ * But a huge page costs far more to touch first than its 512 small ones where memory is lent by a
+ * hypervisor (the development machine: 6-8 ms of system time a MiB against 0.3-0.4), 0.4-0.6 s for
+ * a 64 MiB table, more than a short search takes. So a solver's blocks start on small pages and
+ * go onto huge ones (MADV_COLLAPSE: moved now; a kernel without it does so in the background)
+ * once it has searched 2^HUGE_AFTER nodes (``huge_after``), where a search has shown it is a long
+ * one (a solver
+ * taking a kept block that is on huge pages already keeps it so). */
+#ifndef HUGE_AFTER
+#define HUGE_AFTER 24
+#endif
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25 /* Linux 6.1; older C headers lack the name, older kernels refuse it (harmless) */
+#endif
+
+/* Puts a block onto huge pages: those it has now (``touched``) and those touched later. */
+static void to_huge(void *p, size_t bytes, int touched) {
+    if (!p || bytes < BIG) return;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#ifdef MADV_COLLAPSE
+    if (touched) madvise(p, bytes, MADV_COLLAPSE);
+#endif
+#else
+    (void)touched;
+#endif
+}
+
+/* A fresh mapping (zero when first touched); on huge pages when ``huge``. */
+static void *big_map(size_t bytes, int huge) {
     void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(t, bytes, MADV_HUGEPAGE);
-#endif
+    if (huge) to_huge(t, bytes, 0);
     return t;
 }
 
 /* Memory for ``bytes``, zeroed when ``zero`` (else its content is anything). A large block is a
  * kept one, or mapped (its pages are zero when first touched, so what a search never reaches
- * costs nothing) and on huge pages where the system gives them: the table and the caches are
- * read at random, a few times a node, and fewer TLB misses pay. */
+ * costs nothing), on small pages (above). */
 static void *big_alloc(size_t bytes, int zero) {
     if (bytes < BIG) { /* aligned to a cache line: the table's buckets are laid out on them */
         size_t rounded = (bytes + 63) & ~(size_t)63;
@@ -203,7 +229,7 @@ static void *big_alloc(size_t bytes, int zero) {
         if (zero) memset(t, 0, bytes);
         return t;
     }
-    return big_map(bytes);
+    return big_map(bytes, 0);
 }
 
 /* Frees what big_alloc gave; a large block is kept for big_alloc to give again. */
@@ -239,8 +265,9 @@ static uint64_t *tt_alloc(Search *s, size_t buckets) {
             memset(t, 0, bytes);
             lo = hi = s->tt_born;
         }
+        if (s->huge) to_huge(t, bytes, 1);
     } else
-        t = big_map(bytes);
+        t = big_map(bytes, s->huge);
     if (t) {
         s->tt_lo = lo;
         s->tt_hi = hi;
