@@ -109,9 +109,10 @@ static int tt_get_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32
 /* Large blocks freed by one solver and kept for the next (the table's and the caches'). A
  * block the system maps anew is zeroed by the kernel, page by page, on its first write: on the
  * development machine (a virtual one) that was a quarter to a third of a search's CPU time where
- * each position has a fresh solver. A kept block is zeroed here, only where it has to be, and its
- * pages are already there. Shared by every solver of the process, under a lock: searches run
- * without the GIL, in several threads. At most POOL_BLOCKS blocks and POOL_MB MiB are kept. */
+ * each position has a fresh solver. A kept block's pages are already there; a cache's is zeroed
+ * here, a table's only where its generations require it (above). Shared by every solver of the
+ * process, under a lock: searches run without the GIL, in several threads. At most POOL_BLOCKS
+ * blocks and POOL_MB MiB are kept. */
 #ifndef POOL_BLOCKS
 #define POOL_BLOCKS 16
 #endif
@@ -183,8 +184,7 @@ static int pool_keep(void *p, size_t bytes, uint64_t lo, uint64_t hi, uint64_t k
  * a 64 MiB table, more than a short search takes. So a solver's blocks start on small pages and
  * go onto huge ones (MADV_COLLAPSE: moved now; a kernel without it does so in the background)
  * once it has searched 2^HUGE_AFTER nodes (``huge_after``), where a search has shown it is a long
- * one (a solver
- * taking a kept block that is on huge pages already keeps it so). */
+ * one. A kept block already on huge pages stays on them, whoever takes it. */
 #ifndef HUGE_AFTER
 #define HUGE_AFTER 24
 #endif
