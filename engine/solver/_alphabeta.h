@@ -11,7 +11,17 @@
 
 /* ------------------------------------------------------------------ the search */
 
+/* The table and the random-access caches onto huge pages, once (_table.h: HUGE_AFTER). */
+static void go_huge(Search *s) {
+    s->huge = 1;
+    to_huge(s->tt, tt_bytes(s, s->tt_buckets), 1);
+    to_huge(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot), 1);
+    to_huge(s->need, (s->need_mask + 1) * sizeof(NeedSlot), 1);
+    to_huge(s->af, (s->af_mask + 1) * sizeof(AfterSlot), 1);
+}
+
 static int budget_out(Search *s) {
+    if (!s->huge && s->nodes >= s->huge_at) go_huge(s);
     if (*(volatile int *)&s->stop) return 1;
     if (s->slice_end && s->nodes >= s->slice_end) {
         s->slice_hit = 1;
@@ -161,7 +171,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         return -1;
     }
     uint64_t first = s->nodes, hands[MAXSEATS];
-    memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(hands, given, s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;
     if (renumber && (!lead_only || !tid) && canon(s, hands, &tid, by)) return -1;
     uint64_t key = 0;
@@ -236,7 +246,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     }
     if (!result) {
         uint64_t child[MAXSEATS];
-        memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+        copy_hands(child, hands, s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
         if (s->use_table && (!renumber || lead_only)) { /* the children's table buckets, fetched together: one wait, not one each */
             uint64_t others = key - hand_key(h, turn);

@@ -84,7 +84,7 @@ static int root(Search *s, uint64_t *hands, int turn, uint32_t tid, int by, Move
     int partner = tid && s->side[by] == s->side[turn];
     uint32_t n = l.n, pass_at = tid ? (partner ? 0 : l.ordinary) : UINT32_MAX;
     uint64_t child[MAXSEATS];
-    memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(child, hands, s->players);
     /* the root's list is copied: the search below may empty the cache */
     Move *mv = malloc((n ? n : 1) * sizeof(Move));
     if (!mv) {
@@ -133,7 +133,7 @@ static int root(Search *s, uint64_t *hands, int turn, uint32_t tid, int by, Move
 static void search_free_tables(Search *s) {
     free(s->cv);
     s->cv = NULL;
-    if (s->tt) big_free(s->tt, tt_bytes(s, s->tt_buckets));
+    if (s->tt) tt_free(s, s->tt, s->tt_buckets, s->tt_lo, s->tt_hi);
     if (s->mv) big_free(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot));
     if (s->arena) big_free(s->arena, s->arena_cap * sizeof(Move));
     if (s->need) big_free(s->need, (s->need_mask + 1) * sizeof(NeedSlot));
@@ -181,12 +181,12 @@ static int read_rules(PyObject *rules, Rules *R) {
 }
 
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
-    static char *names[] = {"rules", "landlord", "next", "table_mb", "cache_mb", "table", "cuts", NULL};
+    static char *names[] = {"rules", "landlord", "next", "table_mb", "cache_mb", "table", "cuts", "huge_after", NULL};
     PyObject *rules, *next;
-    int landlord, table = 1, cuts = 0;
+    int landlord, table = 1, cuts = 0, huge_after = HUGE_AFTER;
     double table_mb = 64, cache_mb = 32;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|ddpi", names, &rules, &landlord, &next, &table_mb, &cache_mb,
-                                     &table, &cuts))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|ddpii", names, &rules, &landlord, &next, &table_mb, &cache_mb,
+                                     &table, &cuts, &huge_after))
         return -1;
     if (s->busy) {
         PyErr_SetString(PyExc_RuntimeError, "the search is running");
@@ -218,6 +218,11 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->landlord = landlord;
     s->use_table = table;
     s->cuts = cuts;
+    if (huge_after < 0 || huge_after > 62) {
+        PyErr_SetString(PyExc_ValueError, "huge_after: 0 to 62 (log2 of the nodes)");
+        return -1;
+    }
+    s->huge_at = (uint64_t)1 << huge_after;
     if (table_mb < 1) table_mb = 1;
     if (cache_mb < 2) cache_mb = 2;
     s->tt_words = (size_t)s->players + 2;
@@ -231,7 +236,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     size_t need_n = pow2_at_least((size_t)(cache * 0.15 / sizeof(NeedSlot))) / 2;
     size_t rd_n = pow2_at_least((size_t)(cache * 0.05 / sizeof(ReadSlot))) / 2;
     size_t af_n = pow2_at_least((size_t)(cache * 0.1 / sizeof(AfterSlot))) / 2;
-    s->tt = tt_alloc(s->tt_buckets);
+    tt_new_generation(s);
+    s->tt = tt_alloc(s, s->tt_buckets);
     s->mv = big_alloc(mv_n * sizeof(MoveSlot), 1);
     s->mv_mask = mv_n - 1;
     s->arena = big_alloc(arena * sizeof(Move), 0); /* written before it is read */
@@ -456,11 +462,12 @@ static PyObject *Search_stats(Search *s, PyObject *unused) {
     double cache = ((double)(s->mv_mask + 1) * sizeof(MoveSlot) + (double)s->arena_cap * sizeof(Move) +
                     (double)(s->need_mask + 1) * sizeof(NeedSlot) + (double)(s->rd_mask + 1) * sizeof(ReadSlot) +
                     (double)(s->af_mask + 1) * sizeof(AfterSlot)) / 1048576.0;
-    return Py_BuildValue("{sKsnsnsdsdsdsKsKsnsKsK}", "nodes", (unsigned long long)s->nodes, "table_entries",
+    return Py_BuildValue("{sKsnsnsdsdsdsKsKsnsKsKsi}", "nodes", (unsigned long long)s->nodes, "table_entries",
                          (Py_ssize_t)s->tt_used, "table_slots", (Py_ssize_t)(s->tt_buckets * s->tt_ways), "table_mb", mb,
                          "table_most_mb", most, "cache_mb", cache, "cache_clears", (unsigned long long)s->cache_clears,
                          "table_replaced", (unsigned long long)s->tt_replaced, "tricks", (Py_ssize_t)s->ntricks,
-                         "table_probes", (unsigned long long)s->tt_probes, "table_hits", (unsigned long long)s->tt_hits);
+                         "table_probes", (unsigned long long)s->tt_probes, "table_hits", (unsigned long long)s->tt_hits,
+                         "huge_pages", s->huge);
 }
 
 static PyMethodDef Search_methods[] = {
@@ -519,6 +526,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     else bad = 1;
     if (!bad && PyModule_AddObject(m, "RULES", rules) == 0) rules = NULL;
     else bad = 1;
+    if (!bad && PyModule_AddIntConstant(m, "GENERATIONS", GEN_SPAN)) bad = 1;
     Py_INCREF(&SearchType);
     if (!bad && PyModule_AddObject(m, "Search", (PyObject *)&SearchType) == 0) {
         return m;

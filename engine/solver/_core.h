@@ -63,8 +63,9 @@ typedef struct {
     uint8_t type, main, length, bomb;
 } Move;
 
-/* A table entry is players + 2 words: the hands; tid << 32 | turn << 16 | by << 8 | work (log2 of
- * the nodes it took, 1..63; 0: an empty slot); then the proof and disproof numbers of "the landlord
+/* A table entry is players + 2 words: the hands; tid << 32 | gen << 18 | turn << 16 | by << 8 | work
+ * (gen: the table's generation, _table.h; work: log2 of the nodes it took, 1..63; 0: an empty
+ * slot, as is a slot of another generation); then the proof and disproof numbers of "the landlord
  * wins" (pn << 32 | dn). A proved answer is (0, INF): the landlord wins, or (INF, 0): it loses; the
  * proof-number search also keeps its estimates of positions not proved yet. Entries come in
  * buckets of TT_LINES cache lines, aligned, as many entries as fit beside one word (3 of 40 bytes
@@ -106,6 +107,10 @@ typedef struct {
     /* transposition table */
     uint64_t *tt;
     size_t tt_buckets, tt_max_buckets, tt_words, tt_ways, tt_used;
+    uint64_t tt_born, tt_lo, tt_hi; /* the table's generation clock; the block's users' (_table.h) */
+    uint64_t tt_gen;                /* the generation in the tags, from tt_born */
+    int huge;                       /* the table and caches are on huge pages (_table.h) */
+    uint64_t huge_at;               /* ... from this many nodes on */
     /* move cache: lists in one arena */
     MoveSlot *mv;
     size_t mv_mask, mv_used;
@@ -155,6 +160,15 @@ static inline uint64_t mix64(uint64_t x) {
     x *= 0xc4ceb9fe1a85ec53ULL;
     x ^= x >> 33;
     return x;
+}
+
+/* A position's hands copied (2 to MAXSEATS words): written out, where memcpy of a length known
+ * only at run time is a call into the C library at every node. */
+static inline void copy_hands(uint64_t *to, const uint64_t *from, int players) {
+    to[0] = from[0];
+    to[1] = from[1];
+    if (players > 2) to[2] = from[2];
+    if (players > 3) to[3] = from[3];
 }
 
 static size_t pow2_at_least(size_t n) {

@@ -5,13 +5,15 @@ from collections.abc import Mapping, Sequence
 TYPES: tuple[str, ...]
 #: The engine.rules.RuleSet options the core reads.
 RULES: tuple[str, ...]
+#: Solvers made before a table generation comes round again (a kept table block is emptied then).
+GENERATIONS: int
 
 Reading = tuple[int, int, int]  # (type index, main, length)
 CoreMove = tuple[int, int, int, int]  # (type index, main, length, rank counts as an integer)
 
 class Search:
     def __init__(self, rules: Mapping[str, int], landlord: int, next: Sequence[int], table_mb: float = ...,
-                 cache_mb: float = ..., table: bool = ..., cuts: int = ...) -> None: ...
+                 cache_mb: float = ..., table: bool = ..., cuts: int = ..., huge_after: int = ...) -> None: ...
     def solve(self, hands: Sequence[int], turn: int, trick: Sequence[Reading], by: int | None = ...,
               seconds: float | None = ..., nodes: int | None = ...) -> tuple[bool | None, CoreMove | str | None, int]: ...
     def moves(self, hand: int, trick: Sequence[Reading]) -> tuple[list[CoreMove], int]: ...

@@ -84,7 +84,7 @@ static int settle(Search *s, const uint64_t *hands, int *turn, uint32_t *tid, in
 static int fill_child(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by, uint64_t pint,
                       uint32_t after, Child *c) {
     uint64_t child[MAXSEATS];
-    memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(child, hands, s->players);
     int nxt = s->next[turn], cturn = nxt, cby;
     uint32_t ctid;
     c->pint = pint;
@@ -105,7 +105,7 @@ static int fill_child(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
     }
     if (settle(s, child, &cturn, &ctid, &cby)) return -1;
     if ((s->cuts & 8) && (!(s->cuts & 16) || !ctid) && canon(s, child, &ctid, cby)) return -1;
-    memcpy(c->h, child, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(c->h, child, s->players);
     c->turn = (uint8_t)cturn;
     c->tid = ctid;
     c->by = (uint8_t)cby;
@@ -186,7 +186,7 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
          * of the child as it stands when the next seat can play, or else when the one after it
          * can (or leads again: the trick is the mover's). */
         uint64_t child[MAXSEATS];
-        memcpy(child, hands, sizeof(uint64_t) * (size_t)s->players);
+        copy_hands(child, hands, s->players);
         int nxt = s->next[turn];
         for (uint32_t i = 0; i < l.n; i++) {
             child[turn] = h - l.v[i].pint;
@@ -262,7 +262,7 @@ fail:
 /* Whether the landlord wins (1, 0; -1 out of budget or memory), by proof-number search. */
 static int landlord_wins(Search *s, const uint64_t *given, int turn, uint32_t tid, int by) {
     uint64_t hands[MAXSEATS];
-    memcpy(hands, given, sizeof(uint64_t) * (size_t)s->players);
+    copy_hands(hands, given, s->players);
     if (settle(s, hands, &turn, &tid, &by)) return -1;
     if ((s->cuts & 8) && (!(s->cuts & 16) || !tid) && canon(s, hands, &tid, by)) return -1;
     uint32_t pn, dn;

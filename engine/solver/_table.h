@@ -39,11 +39,26 @@ static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
     for (int i = 0; i < TT_LINES; i++) __builtin_prefetch(bucket + 8 * i);
 }
 
-static inline uint64_t tt_tag(uint32_t tid, int turn, int by) {
-    return (uint64_t)tid << 32 | (uint64_t)turn << 16 | (uint64_t)by << 8;
+/* Generations: a table's block taken again from the pool (below) is not zeroed. Its entries carry
+ * the generation of the solver that wrote them (14 bits of the tag), and an entry or a spill mark
+ * of another generation is an empty slot. A solver's generation comes from a clock counted once a
+ * solver (``tt_born``, 1, 2, ...; GEN_SPAN generations, then they come round again); a block keeps
+ * the clock of the first and last solvers that used it since it was last zeroed (``tt_lo``,
+ * ``tt_hi``), and is zeroed when the solver taking it could meet its own generation there. */
+#define GEN_SPAN 16383u
+#define GEN_SHIFT 18
+
+static inline uint64_t tt_tag(const Search *s, uint32_t tid, int turn, int by) {
+    return (uint64_t)tid << 32 | s->tt_gen << GEN_SHIFT | (uint64_t)turn << 16 | (uint64_t)by << 8;
 }
 
-#define TAG_MASK 0xffffffffffffff00ULL /* tid, turn, by: what identifies an entry beside the hands */
+#define TAG_MASK 0xffffffffffffff00ULL /* tid, gen, turn, by: what identifies an entry beside the hands */
+
+/* The work of a slot (log2 of its nodes), 0 where it is empty or of another generation. */
+static inline int tt_held(const Search *s, const uint64_t *e) {
+    uint64_t last = e[s->players];
+    return ((last >> GEN_SHIFT) & GEN_SPAN) == s->tt_gen ? (int)(last & 63) : 0;
+}
 
 static inline int tt_same(const Search *s, const uint64_t *e, const uint64_t *h, uint64_t tag) {
     uint64_t last = e[s->players];
@@ -53,9 +68,9 @@ static inline int tt_same(const Search *s, const uint64_t *e, const uint64_t *h,
     return 1;
 }
 
-/* The last word of a bucket is set once an answer of its was kept in its neighbour (bucket b ^ 1,
- * the other half of an aligned pair), where the bucket was full at the table's bound: a probe
- * reads the neighbour only then. */
+/* The last word of a bucket is set (to the generation) once an answer of its was kept in its
+ * neighbour (bucket b ^ 1, the other half of an aligned pair), where the bucket was full at the
+ * table's bound: a probe reads the neighbour only then. */
 #define TT_SPILL (TT_STRIDE - 1)
 
 static inline uint64_t *tt_neighbour(const Search *s, const uint64_t *b) {
@@ -63,7 +78,7 @@ static inline uint64_t *tt_neighbour(const Search *s, const uint64_t *b) {
 }
 
 static const uint64_t *tt_find_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by) {
-    uint64_t *b = tt_bucket_k(s, key, turn, tid, by), tag = tt_tag(tid, turn, by);
+    uint64_t *b = tt_bucket_k(s, key, turn, tid, by), tag = tt_tag(s, tid, turn, by);
     s->tt_probes++;
     for (int half = 0; half < 2; half++) {
         uint64_t *e = half ? tt_neighbour(s, b) : b;
@@ -72,7 +87,7 @@ static const uint64_t *tt_find_k(Search *s, uint64_t key, const uint64_t *h, int
                 s->tt_hits++;
                 return e;
             }
-        if (!b[TT_SPILL]) break;
+        if (b[TT_SPILL] != s->tt_gen) break;
     }
     return NULL;
 }
@@ -94,37 +109,44 @@ static int tt_get_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32
 /* Large blocks freed by one solver and kept for the next (the table's and the caches'). A
  * block the system maps anew is zeroed by the kernel, page by page, on its first write: on the
  * development machine (a virtual one) that was a quarter to a third of a search's CPU time where
- * each position has a fresh solver. A kept block is zeroed here, only where it has to be, and its
- * pages are already there. Shared by every solver of the process, under a lock: searches run
- * without the GIL, in several threads. At most POOL_BLOCKS blocks and POOL_MB MiB are kept. */
+ * each position has a fresh solver. A kept block's pages are already there; a cache's is zeroed
+ * here, a table's only where its generations require it (above). Shared by every solver of the
+ * process, under a lock: searches run without the GIL, in several threads. At most POOL_BLOCKS
+ * blocks and POOL_MB MiB are kept. */
 #ifndef POOL_BLOCKS
 #define POOL_BLOCKS 16
 #endif
 #ifndef POOL_MB
 #define POOL_MB 160 /* a whole solver's blocks at the default sizes (64 and 32 MiB) and its table's last growth */
 #endif
-static struct { void *p; size_t bytes; uint64_t when; } pool[POOL_BLOCKS];
+static struct { void *p; size_t bytes; uint64_t when, lo, hi, kind; } pool[POOL_BLOCKS];
 static size_t pool_bytes;
-static uint64_t pool_clock;
+static uint64_t pool_clock, gen_clock;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A kept block of exactly ``bytes``, or NULL. */
-static void *pool_take(size_t bytes) {
+/* A kept block of exactly ``bytes``, or NULL; with what it held (``kind``: the words of a table
+ * entry, 0 for anything else) and the generation clocks of its users (above). */
+static void *pool_take(size_t bytes, uint64_t *lo, uint64_t *hi, uint64_t *kind) {
     void *p = NULL;
+    int last = -1; /* the one kept last: the likeliest to be in the caches still */
     pthread_mutex_lock(&pool_lock);
-    for (int i = 0; i < POOL_BLOCKS && !p; i++)
-        if (pool[i].p && pool[i].bytes == bytes) {
-            p = pool[i].p;
-            pool[i].p = NULL;
-            pool_bytes -= bytes;
-        }
+    for (int i = 0; i < POOL_BLOCKS; i++)
+        if (pool[i].p && pool[i].bytes == bytes && (last < 0 || pool[i].when > pool[last].when)) last = i;
+    if (last >= 0) {
+        p = pool[last].p;
+        *lo = pool[last].lo;
+        *hi = pool[last].hi;
+        *kind = pool[last].kind;
+        pool[last].p = NULL;
+        pool_bytes -= bytes;
+    }
     pthread_mutex_unlock(&pool_lock);
     return p;
 }
 
 /* Keeps the block, giving the longest kept ones back to the system to make room; 0 when it is
  * larger than the pool (the caller gives it back). */
-static int pool_keep(void *p, size_t bytes) {
+static int pool_keep(void *p, size_t bytes, uint64_t lo, uint64_t hi, uint64_t kind) {
     if (bytes > (size_t)POOL_MB << 20) return 0;
     void *out[POOL_BLOCKS];
     size_t out_bytes[POOL_BLOCKS];
@@ -146,16 +168,54 @@ static int pool_keep(void *p, size_t bytes) {
     pool[slot].p = p;
     pool[slot].bytes = bytes;
     pool[slot].when = ++pool_clock;
+    pool[slot].lo = lo;
+    pool[slot].hi = hi;
+    pool[slot].kind = kind;
     pool_bytes += bytes;
     pthread_mutex_unlock(&pool_lock);
     for (int i = 0; i < nout; i++) munmap(out[i], out_bytes[i]);
     return 1;
 }
 
+/* Huge pages (2 MiB) for the table and the caches, which are read at random a few times a node:
+ * with them a node's TLB misses go, a long search's nodes cost a tenth less (docs/solver-log.md).
+ * But a huge page costs far more to touch first than its 512 small ones where memory is lent by a
+ * hypervisor (the development machine: 6-8 ms of system time a MiB against 0.3-0.4), 0.4-0.6 s for
+ * a 64 MiB table, more than a short search takes. So a solver's blocks start on small pages and
+ * go onto huge ones (MADV_COLLAPSE: moved now; a kernel without it does so in the background)
+ * once it has searched 2^HUGE_AFTER nodes (``huge_after``), where a search has shown it is a long
+ * one. A kept block already on huge pages stays on them, whoever takes it. */
+#ifndef HUGE_AFTER
+#define HUGE_AFTER 24
+#endif
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25 /* Linux 6.1; older C headers lack the name, older kernels refuse it (harmless) */
+#endif
+
+/* Puts a block onto huge pages: those it has now (``touched``) and those touched later. */
+static void to_huge(void *p, size_t bytes, int touched) {
+    if (!p || bytes < BIG) return;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#ifdef MADV_COLLAPSE
+    if (touched) madvise(p, bytes, MADV_COLLAPSE);
+#endif
+#else
+    (void)touched;
+#endif
+}
+
+/* A fresh mapping (zero when first touched); on huge pages when ``huge``. */
+static void *big_map(size_t bytes, int huge) {
+    void *t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (t == MAP_FAILED) return NULL;
+    if (huge) to_huge(t, bytes, 0);
+    return t;
+}
+
 /* Memory for ``bytes``, zeroed when ``zero`` (else its content is anything). A large block is a
  * kept one, or mapped (its pages are zero when first touched, so what a search never reaches
- * costs nothing) and on huge pages where the system gives them: the table and the caches are
- * read at random, a few times a node, and fewer TLB misses pay. */
+ * costs nothing), on small pages (above). */
 static void *big_alloc(size_t bytes, int zero) {
     if (bytes < BIG) { /* aligned to a cache line: the table's buckets are laid out on them */
         size_t rounded = (bytes + 63) & ~(size_t)63;
@@ -163,30 +223,64 @@ static void *big_alloc(size_t bytes, int zero) {
         if (p) memset(p, 0, rounded);
         return p;
     }
-    void *t = pool_take(bytes);
+    uint64_t lo, hi, kind;
+    void *t = pool_take(bytes, &lo, &hi, &kind);
     if (t) {
         if (zero) memset(t, 0, bytes);
         return t;
     }
-    t = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (t == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(t, bytes, MADV_HUGEPAGE);
-#endif
-    return t;
+    return big_map(bytes, 0);
 }
 
 /* Frees what big_alloc gave; a large block is kept for big_alloc to give again. */
 static void big_free(void *p, size_t bytes) {
     if (!p) return;
     if (bytes < BIG) free(p);
-    else if (!pool_keep(p, bytes)) munmap(p, bytes);
+    else if (!pool_keep(p, bytes, 0, 0, 0)) munmap(p, bytes);
 }
 
 static size_t tt_bytes(const Search *s, size_t buckets) { (void)s; return buckets * TT_STRIDE * sizeof(uint64_t); }
 
-static uint64_t *tt_alloc(size_t buckets) {
-    return big_alloc(buckets * TT_STRIDE * sizeof(uint64_t), 1);
+/* The solver's generation (once, when its tables are made). */
+static void tt_new_generation(Search *s) {
+    pthread_mutex_lock(&pool_lock);
+    s->tt_born = ++gen_clock;
+    pthread_mutex_unlock(&pool_lock);
+    s->tt_gen = s->tt_born % GEN_SPAN + 1;
+}
+
+/* A table block of ``buckets``, empty for this solver's generation: a kept one is zeroed only
+ * where it held something else than entries laid out as this solver's, or where a solver of the
+ * same generation may have used it (the clocks of its users span GEN_SPAN); sets tt_lo and tt_hi
+ * for it. */
+static uint64_t *tt_alloc(Search *s, size_t buckets) {
+    size_t bytes = buckets * TT_STRIDE * sizeof(uint64_t);
+    uint64_t lo = s->tt_born, hi = s->tt_born, kind = 0;
+    void *t = NULL;
+    if (bytes < BIG) t = big_alloc(bytes, 1);
+    else if ((t = pool_take(bytes, &lo, &hi, &kind)) != NULL) {
+        if (s->tt_born < lo) lo = s->tt_born;
+        if (s->tt_born > hi) hi = s->tt_born;
+        if (kind != s->tt_words || hi - lo >= GEN_SPAN) {
+            memset(t, 0, bytes);
+            lo = hi = s->tt_born;
+        }
+        if (s->huge) to_huge(t, bytes, 1);
+    } else
+        t = big_map(bytes, s->huge);
+    if (t) {
+        s->tt_lo = lo;
+        s->tt_hi = hi;
+    }
+    return t;
+}
+
+/* Frees a table block, kept with its entries' layout and the clocks of its users. */
+static void tt_free(const Search *s, uint64_t *t, size_t buckets, uint64_t lo, uint64_t hi) {
+    size_t bytes = buckets * TT_STRIDE * sizeof(uint64_t);
+    if (!t) return;
+    if (bytes < BIG) free(t);
+    else if (!pool_keep(t, bytes, lo, hi, s->tt_words)) munmap(t, bytes);
 }
 
 static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn,
@@ -196,24 +290,24 @@ static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uin
  * table stays as it is. */
 static void tt_grow(Search *s) {
     size_t buckets = s->tt_buckets * TT_GROW < s->tt_max_buckets ? s->tt_buckets * TT_GROW : s->tt_max_buckets;
-    uint64_t *old = s->tt, *t = tt_alloc(buckets);
+    uint64_t *old = s->tt, old_lo = s->tt_lo, old_hi = s->tt_hi, *t = tt_alloc(s, buckets);
     if (!t) {
         s->tt_max_buckets = s->tt_buckets;
         return;
     }
-    size_t n = s->tt_buckets * s->tt_ways, w = s->tt_words, ways = s->tt_ways, old_bytes = tt_bytes(s, s->tt_buckets);
+    size_t n = s->tt_buckets * s->tt_ways, w = s->tt_words, ways = s->tt_ways, old_buckets = s->tt_buckets;
     s->tt = t;
     s->tt_buckets = buckets;
     s->tt_used = 0;
     for (size_t i = 0; i < n; i++) {
         const uint64_t *e = old + (i / ways) * TT_STRIDE + (i % ways) * w, last = e[s->players];
-        if (!(last & 63)) continue;
+        if (!tt_held(s, e)) continue;
         uint64_t h[MAXSEATS];
-        memcpy(h, e, sizeof(uint64_t) * (size_t)s->players);
-        tt_store_k(s, hands_key(s, h), h, (int)((last >> 16) & 0xffff), (uint32_t)(last >> 32), (int)((last >> 8) & 0xff),
+        copy_hands(h, e, s->players);
+        tt_store_k(s, hands_key(s, h), h, (int)((last >> 16) & 3), (uint32_t)(last >> 32), (int)((last >> 8) & 0xff),
                  (uint32_t)(e[s->players + 1] >> 32), (uint32_t)e[s->players + 1], (uint64_t)1 << ((last & 63) - 1));
     }
-    big_free(old, old_bytes);
+    tt_free(s, old, old_buckets, old_lo, old_hi);
 }
 
 /* Keep what took ``cost`` nodes to learn: in its own slot, an empty one, or (the bucket full at the
@@ -221,12 +315,12 @@ static void tt_grow(Search *s) {
  * that took fewest nodes. */
 static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn,
                        uint32_t dn, uint64_t cost) {
-    uint64_t *b = tt_bucket_k(s, key, turn, tid, by), tag = tt_tag(tid, turn, by), *slot = NULL;
+    uint64_t *b = tt_bucket_k(s, key, turn, tid, by), tag = tt_tag(s, tid, turn, by), *slot = NULL;
     int work = 1, least = 64, spill = 0;
     for (uint64_t c = cost; c > 1 && work < 63; c >>= 1) work++;
     uint64_t *e = b;
     for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words) {
-        int held = (int)(e[s->players] & 63);
+        int held = tt_held(s, e);
         if (tt_same(s, e, h, tag)) {
             slot = e;
             least = -1;
@@ -237,7 +331,7 @@ static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uin
             slot = e;
         }
     }
-    if (least > 0 && b[TT_SPILL]) { /* kept in the neighbour before? */
+    if (least > 0 && b[TT_SPILL] == s->tt_gen) { /* kept in the neighbour before? */
         e = tt_neighbour(s, b);
         for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words)
             if (tt_same(s, e, h, tag)) {
@@ -254,7 +348,7 @@ static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uin
     if (least > 0) { /* full at the bound: the neighbour's empty slot, or the least of both */
         e = tt_neighbour(s, b);
         for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words) {
-            int held = (int)(e[s->players] & 63);
+            int held = tt_held(s, e);
             if (held < least) {
                 least = held;
                 slot = e;
@@ -262,7 +356,7 @@ static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uin
             }
         }
     }
-    if (spill) b[TT_SPILL] = 1;
+    if (spill) b[TT_SPILL] = s->tt_gen;
     if (least == 0) s->tt_used++;
     else if (least > 0) s->tt_replaced++;
     for (int i = 0; i < s->players; i++) slot[i] = h[i];

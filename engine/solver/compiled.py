@@ -2,8 +2,8 @@
 
 :class:`CompiledSolver` answers exactly what :class:`engine.solver.search.Solver` answers, the
 same verdict and, when the side to move wins, the same winning move (both try the moves at the
-root in the same order). Searching the same nodes it visits 11 to 17 times as many a second
-(``cuts=0``; the memory fetches of a node bound both); by default it also cuts positions won
+root in the same order). Searching the same nodes it visits about 20 times as many a second of
+CPU (``cuts=0``; the memory fetches of a node bound both); by default it also cuts positions won
 outright and runs a proof-number search beside the alpha-beta, which on many positions needs
 far fewer nodes (docs/analysis.md has the figures). The C core plays the rule sets the solver models
 (:func:`engine.solver.position.check_rules`); it is built with the package where a C compiler
@@ -101,11 +101,14 @@ class CompiledSolver:
     table between calls like :class:`engine.solver.search.Solver`.
 
     ``table=False`` is the plain alpha-beta without the table; ``cuts=0`` searches exactly the
-    nodes the pure-Python search visits (the benchmark's like-for-like speed).
+    nodes the pure-Python search visits (the benchmark's like-for-like speed). The table and
+    caches start on small pages and go onto huge ones once the solver has searched
+    2^``huge_after`` nodes (None: the core's 24; docs/analysis.md, Memory).
     """
 
     def __init__(self, rules: RuleSet | str = "classic", landlord: int = 0, *, table: bool = True,
-                 table_mb: float = TABLE_MB, cache_mb: float = CACHE_MB, cuts: int = CUTS) -> None:
+                 table_mb: float = TABLE_MB, cache_mb: float = CACHE_MB, cuts: int = CUTS,
+                 huge_after: int | None = None) -> None:
         if _core is None:
             raise RuntimeError(_MISSING or "the compiled core is not available")
         self.rules = check_rules(rules)
@@ -113,8 +116,9 @@ class CompiledSolver:
         self.landlord = landlord
         self.nodes = 0
         nexts = [next_seat(s, n, self.rules.seat_order) for s in range(n)]
+        pages = {} if huge_after is None else {"huge_after": huge_after}
         self._core = _core.Search(core_rules(self.rules), landlord, nexts, table_mb=table_mb, cache_mb=cache_mb,
-                                  table=table, cuts=cuts)
+                                  table=table, cuts=cuts, **pages)
 
     def solve(self, position: Position, seconds: float | None = None, nodes: int | None = None) -> Verdict:
         """Whether the landlord wins ``position`` (None if the budget runs out) and, when the
@@ -140,7 +144,8 @@ class CompiledSolver:
         self._core.stop()
 
     def stats(self) -> dict[str, int | float]:
-        """Nodes, table entries and slots, table and cache MiB, cache clears, replaced answers."""
+        """Nodes, table entries and slots, table and cache MiB, cache clears, replaced answers, and
+        whether the table and caches went onto huge pages (``huge_pages``)."""
         return self._core.stats()
 
 

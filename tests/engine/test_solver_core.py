@@ -270,6 +270,60 @@ def test_a_small_table_forgets_answers_but_never_changes_one():
         assert tight.stats()["table_mb"] <= 1
 
 
+def _kept_block_position() -> Position:
+    """A position whose search grows its table into a block the process keeps for the next solver
+    (2 MiB: larger than the first table, and kept, where caches of cache_mb=2 are not)."""
+    rng = random.Random(3)
+    for _ in range(3):
+        random_position(rng, 7)
+    return random_position(rng, 7)
+
+
+def test_a_table_block_kept_from_an_earlier_solver_lends_the_next_no_answer():
+    p = _kept_block_position()
+    first = CompiledSolver(p.rules, p.landlord, cuts=0, cache_mb=2)
+    fresh = first.solve(p)
+    assert first.stats()["table_mb"] >= 2
+    del first  # its table's block is kept, its answers in it
+    again = CompiledSolver(p.rules, p.landlord, cuts=0, cache_mb=2)
+    reused = again.solve(p)
+    assert again.stats()["table_mb"] >= 2
+    assert (reused.landlord_wins, reused.move, reused.nodes) == (fresh.landlord_wins, fresh.move, fresh.nodes)
+
+
+def test_a_kept_table_block_is_emptied_before_its_generation_comes_round_again():
+    p = _kept_block_position()
+    first = CompiledSolver(p.rules, p.landlord, cuts=0, cache_mb=2)
+    fresh = first.solve(p)
+    del first
+    for _ in range(compiled_module._core.GENERATIONS - 1):  # solvers whose tables stay small
+        CompiledSolver(p.rules, p.landlord, cache_mb=2)
+    same_generation = CompiledSolver(p.rules, p.landlord, cuts=0, cache_mb=2)
+    reused = same_generation.solve(p)
+    assert (reused.landlord_wins, reused.nodes) == (fresh.landlord_wins, fresh.nodes)
+
+
+def test_answers_stay_the_same_when_the_table_moves_onto_huge_pages_mid_search():
+    rng = random.Random(11)
+    moved = 0
+    for _ in range(150):
+        p = random_position(rng, rng.randint(3, 6))
+        expected = brute_force(p)
+        solver = CompiledSolver(p.rules, p.landlord, huge_after=6)  # from the 64th node on
+        assert solver.solve(p).landlord_wins == expected
+        moved += solver.stats()["huge_pages"]
+    assert moved  # the searches of 64 nodes and more went over
+
+
+def test_a_short_search_stays_on_small_pages():
+    p = Position.from_cards(["3 3 5", "4 9 10", "6 7 8"], landlord=0)
+    solver = CompiledSolver(p.rules, p.landlord)
+    solver.solve(p)
+    assert solver.stats()["huge_pages"] == 0
+    with pytest.raises(ValueError):
+        CompiledSolver(p.rules, p.landlord, huge_after=-1)
+
+
 def test_the_search_leaves_the_gil_and_stops_when_asked():
     p = random_position(random.Random(4), 25, "four")  # four hands of 25 cards: far beyond 30 s
     solver = CompiledSolver(p.rules, p.landlord)
