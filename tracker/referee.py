@@ -659,6 +659,8 @@ class CameraReferee:
         before = hand.shown.get(candidate.seat, ())
         if self._marker_after_showing(candidate, len(before), left):
             return None
+        if len(before) >= left and not self._sure_late(candidate, 0):
+            return []  # its cards shown were whole: a read under the phantom bar beside them is no more of them
         cards = beyond_the_plays(hand, candidate.seat, before + candidate.engine_cards())
         cards = twice_read(cards, left)
         fits = len(cards) <= left if before else abs(len(cards) - left) <= SHOWN_SLACK

@@ -354,7 +354,7 @@ def test_a_card_stored_by_its_rank_alone_gets_its_suit_from_the_audit(store, bar
 
 def test_a_card_read_late_under_the_phantom_bar_is_no_more_of_a_whole_show(store):
     """Four seats atlasnye: a seat shows its 13 cards, A♥ twice among them (two decks); a moment
-    later a 4♣ settles beside them at 0.04. Its cards shown were whole: the late read is no more of
+    later a 4♣ settles beside them at 0.04. Its cards shown were whole: that read is no more of
     them (with it, 14 cards for 13 held, one A♥ had gone as a card read twice)."""
     ref, hands, _ = play_out(store)
     show(ref, 1, hands[1])
@@ -363,5 +363,6 @@ def test_a_card_read_late_under_the_phantom_bar_is_no_more_of_a_whole_show(store
     assert kinds(ref.play(PlayCandidate(2, text(seat2), time=100.0, confidences=sure))) == ["shown"]
     stray = next(c for c in hands[1] if c not in seat2)
     late = PlayCandidate(2, (*text(seat2), str(stray)), time=105.0, confidences=(*sure, 0.04))
-    assert ref.late_cards(late, text(seat2)) == []
+    assert ref.late_cards(late, text(seat2)) == []  # settled with them, late
+    assert ref.play(PlayCandidate(2, (str(stray),), time=106.0, confidences=(0.04,))) == []  # or alone, after
     assert ref.hand.shown[2] == seat2 and deck_audit(ref.hand).ok
