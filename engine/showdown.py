@@ -80,24 +80,35 @@ def starting_hands(hand: Hand) -> list[tuple[Card, ...]] | None:
     return hands
 
 
+def seen_cards(hand: Hand) -> list[Card]:
+    """Every card the hand's record saw: played, shown, and (斗帝主) the kitty cards the landlord
+    left out of play."""
+    seen = [c for s in range(hand.players) for c in _held(hand, s)]
+    if hand.picked is not None:
+        seen += list((Counter(hand.kitty or ()) - Counter(hand.picked)).elements())
+    return seen
+
+
+def unseen_suited(hand: Hand, seen: list[Card]) -> Counter[Card]:
+    """The cards of the deck that no suited card (or joker) of ``seen`` is."""
+    return Counter(full_deck(hand.rules.decks)) - Counter(c for c in seen if c.suit is not None or c.is_joker)
+
+
 def deck_audit(hand: Hand) -> Audit | None:
     """The audit of the cards played and shown against the deck, once everyone has shown (else
     ``None``). A card written without its suit (``3``) stands for a missing card of its rank."""
     if not everyone_shown(hand):
         return None
-    seen = [c for s in range(hand.players) for c in _held(hand, s)]
+    seen = seen_cards(hand)
     set_aside = hand.rules.out_of_play
     deal = next((e for e in hand.events if isinstance(e, Deal)), None)
     if deal is not None:  # a short deal (a quick game) leaves the rest of the deck undealt
         set_aside += max(0, hand.rules.players * hand.rules.hand_size - sum(deal.counts))
-    if hand.picked is not None:  # 斗帝主: the kitty cards the landlord left are out of play
-        left = Counter(hand.kitty or ()) - Counter(hand.picked)
-        seen += list(left.elements())
-        if hand.kitty is None:
-            set_aside += hand.rules.kitty_size - len(hand.picked)
+    if hand.picked is not None and hand.kitty is None:  # 斗帝主: the kitty cards left are out of play
+        set_aside += hand.rules.kitty_size - len(hand.picked)
     deck = Counter(full_deck(hand.rules.decks))
     suited = Counter(c for c in seen if c.suit is not None or c.is_joker)
-    missing = deck - suited
+    missing = unseen_suited(hand, seen)
     extra = suited - deck
     for card in (c for c in seen if c.suit is None and not c.is_joker):
         stand_in = next((m for m in sorted(missing.elements()) if m.rank == card.rank), None)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.bidding import next_seat
-from engine.cards import BJ, Card, format_cards, full_deck, parse_cards
+from engine.cards import BJ, Card, format_cards, parse_cards
 from engine.classify import classify
 from engine.events import (
     Bid,
@@ -49,7 +49,7 @@ from engine.events import (
     Shown,
 )
 from engine.hand import Hand
-from engine.showdown import deck_audit, everyone_shown, losers
+from engine.showdown import deck_audit, everyone_shown, losers, seen_cards, unseen_suited
 from engine.violations import Violation
 from tracker.records import Alert, Record
 from tracker.state import TableState
@@ -115,8 +115,7 @@ def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
     audit = None if hand is None else deck_audit(hand)
     if hand is None or audit is None or audit.ok or audit.extra or audit.set_aside:
         return None
-    short = [(s, hand.cards_left[s] - len(hand.shown.get(s, ()))) for s in losers(hand)]
-    short = [(s, n) for s, n in short if n > 0]
+    short = _short_seats(hand)
     if len(short) != 1 or short[0][1] != len(audit.missing):
         return None
     seat = short[0][0]
@@ -124,6 +123,12 @@ def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
             all(c.is_joker for c in play.cards) for play in hand.plays if play.seat == seat):
         return None  # a joker it played may have been a rocket read short (rocket_completion)
     return seat, tuple(audit.missing)
+
+
+def _short_seats(hand: Hand) -> list[tuple[int, int]]:
+    """``(seat, n)`` for each loser that has shown ``n`` > 0 cards fewer than it holds on record."""
+    short = [(s, hand.cards_left[s] - len(hand.shown.get(s, ()))) for s in losers(hand)]
+    return [(s, n) for s, n in short if n > 0]
 
 
 def rocket_completion(hand: Hand | None) -> Correction | None:
@@ -138,10 +143,10 @@ def rocket_completion(hand: Hand | None) -> Correction | None:
     if hand is None or audit is None or audit.ok or audit.extra or audit.set_aside or len(audit.missing) != 1:
         return None
     missing = audit.missing[0]
-    short = [s for s in losers(hand) if hand.cards_left[s] - len(hand.shown.get(s, ())) > 0]
-    if not missing.is_joker or len(short) != 1 or hand.cards_left[short[0]] - len(hand.shown.get(short[0], ())) != 1:
+    short = _short_seats(hand)
+    if not missing.is_joker or [n for _, n in short] != [1]:
         return None
-    seat = short[0]
+    seat = short[0][0]
     found = [i for i, e in enumerate(hand.events) if isinstance(e, Play) and e.seat == seat
              and len(e.cards) == 1 and e.cards[0].is_joker and e.cards[0] != missing]
     if len(found) != 1:
@@ -160,10 +165,8 @@ def suit_completion(hand: Hand | None) -> list[Correction]:
     without a suit. A :class:`Correction` for each such play the rules accept."""
     if hand is None or not everyone_shown(hand) or hand.rules.out_of_play:
         return []
-    seen = [c for p in hand.plays for c in p.cards] + [c for cards in hand.shown.values() for c in cards]
-    if hand.picked is not None:
-        seen += list((Counter(hand.kitty or ()) - Counter(hand.picked)).elements())
-    missing = Counter(full_deck(hand.rules.decks)) - Counter(c for c in seen if c.suit is not None or c.is_joker)
+    seen = seen_cards(hand)
+    missing = unseen_suited(hand, seen)
     bare = Counter(c.rank for c in seen if c.suit is None and not c.is_joker)
     fixes: list[Correction] = []
     for i, event in enumerate(hand.events):
@@ -710,27 +713,25 @@ class CameraReferee:
                     out += self._store_or_alert(Shown(seat, held + missing, time=shown.time), None)
             rocket = rocket_completion(self.hand) if completion is None else None
             if rocket is not None:
-                assert self.hand is not None and isinstance(rocket.event, Play)
-                was = self.hand.events[rocket.target]
-                assert isinstance(was, Play)
-                out.append(self._append(Alert("rocket_completed", seat=was.seat, cards=format_cards(was.cards),
-                                              suggestion=format_cards(rocket.event.cards), time=shown.time,
-                                              event_index=rocket.target)))
-                if self.accept_suggestions:
-                    out.append(self._append(rocket))
+                out += self._completed("rocket_completed", rocket, shown.time, self.accept_suggestions)
             for fix in suit_completion(self.hand) if self.accept_suggestions else []:
-                assert self.hand is not None and isinstance(fix.event, Play)
-                was = self.hand.events[fix.target]
-                assert isinstance(was, Play)
-                if self.hand.check(fix) is None:
-                    out.append(self._append(Alert("suit_completed", seat=was.seat, cards=format_cards(was.cards),
-                                                  suggestion=format_cards(fix.event.cards), time=shown.time,
-                                                  event_index=fix.target)))
-                    out.append(self._append(fix))
+                assert self.hand is not None
+                if self.hand.check(fix) is None:  # an earlier fix may have changed the hand
+                    out += self._completed("suit_completed", fix, shown.time, True)
             alert = audit_alert(self.hand, shown.time)
             if alert is not None:
                 out.append(self._append(alert))
         return out
+
+    def _completed(self, kind: str, fix: Correction, time: float | None, store: bool) -> list[Record]:
+        """The alert ``kind`` naming the play ``fix`` replaces and what it becomes, and ``fix``
+        stored when ``store``."""
+        assert self.hand is not None and isinstance(fix.event, Play)
+        was = self.hand.events[fix.target]
+        assert isinstance(was, Play)
+        out = [self._append(Alert(kind, seat=was.seat, cards=format_cards(was.cards), time=time,
+                                  suggestion=format_cards(fix.event.cards), event_index=fix.target))]
+        return out + [self._append(fix)] if store else out
 
     def _abandon(self, reason: str, time: float | None, cards: str | None = None) -> list[Record]:
         """The hand on record never ended (its last play missed) and the table has dealt again:
