@@ -175,9 +175,9 @@ ALERTS: dict[str, AlertKind] = {
         "{player}'s cards shown: please check", "doubt"),
     "rocket_completed": AlertKind(
         "王炸按查牌补全", "rocket completed from the deck",
-        "{player} 出的 {cards} 其实是王炸 {suggestion}：亮牌后整副牌只缺另一张王，它压在读到的那张下面；"
+        "{player} 出的 {cards} 其实是王炸（{suggestion}）：亮牌后整副牌只缺另一张王，它压在读到的那张下面；"
         "已按王炸改正记录（倍数随之翻倍）：请核对",
-        "{player}'s {cards} was the rocket {suggestion}: once the cards were shown the deck lacked only the "
+        "{player}'s {cards} was a rocket ({suggestion}): once the cards were shown the deck lacked only the "
         "other joker, lying under the one read; the record now has the rocket (and its doubling): please check",
         "doubt"),
     "suit_completed": AlertKind(
