@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -713,25 +714,27 @@ class CameraReferee:
                     out += self._store_or_alert(Shown(seat, held + missing, time=shown.time), None)
             rocket = rocket_completion(self.hand) if completion is None else None
             if rocket is not None:
-                out += self._completed("rocket_completed", rocket, shown.time, self.accept_suggestions)
+                out.append(self._append(Alert("rocket_completed", time=shown.time, **self._fixed_play(rocket))))
+                if self.accept_suggestions:
+                    out.append(self._append(rocket))
             for fix in suit_completion(self.hand) if self.accept_suggestions else []:
                 assert self.hand is not None
                 if self.hand.check(fix) is None:  # an earlier fix may have changed the hand
-                    out += self._completed("suit_completed", fix, shown.time, True)
+                    out.append(self._append(Alert("suit_completed", time=shown.time, **self._fixed_play(fix))))
+                    out.append(self._append(fix))
             alert = audit_alert(self.hand, shown.time)
             if alert is not None:
                 out.append(self._append(alert))
         return out
 
-    def _completed(self, kind: str, fix: Correction, time: float | None, store: bool) -> list[Record]:
-        """The alert ``kind`` naming the play ``fix`` replaces and what it becomes, and ``fix``
-        stored when ``store``."""
+    def _fixed_play(self, fix: Correction) -> dict[str, Any]:
+        """An alert's fields for ``fix``, which replaces a play: its seat, the play as stored, what
+        it becomes, and where it stands."""
         assert self.hand is not None and isinstance(fix.event, Play)
         was = self.hand.events[fix.target]
         assert isinstance(was, Play)
-        out = [self._append(Alert(kind, seat=was.seat, cards=format_cards(was.cards), time=time,
-                                  suggestion=format_cards(fix.event.cards), event_index=fix.target))]
-        return out + [self._append(fix)] if store else out
+        return {"seat": was.seat, "cards": format_cards(was.cards), "suggestion": format_cards(fix.event.cards),
+                "event_index": fix.target}
 
     def _abandon(self, reason: str, time: float | None, cards: str | None = None) -> list[Record]:
         """The hand on record never ended (its last play missed) and the table has dealt again:
