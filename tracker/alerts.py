@@ -180,11 +180,17 @@ ALERTS: dict[str, AlertKind] = {
         "{player}'s {cards} was a rocket ({suggestion}): once the cards were shown the deck lacked only the "
         "other joker, lying under the one read; the record now has the rocket (and its doubling): please check",
         "doubt"),
+    "play_completed": AlertKind(
+        "按查牌补全出牌", "play completed from the deck",
+        "{player} 出的 {cards} 读少了牌：亮牌后整副牌缺的牌正好补成这一手（{suggestion}），"
+        "它们压在这一手的其他牌下面；已按此改正记录：请核对",
+        "{player}'s {cards} was read short: once the cards were shown, the cards the deck lacked make "
+        "it {suggestion}, lying under others of that play; the record now has it so: please check", "doubt"),
     "suit_completed": AlertKind(
-        "按查牌补上花色", "suit completed from the deck",
-        "{player} 出的 {cards} 里有一张只记了点数；亮牌后整副牌只缺这个点数的一张，已改为 {suggestion}：请核对",
-        "{player}'s {cards} held a card stored by its rank alone; once the cards were shown the deck lacked "
-        "one card of that rank only: now {suggestion}; please check", "notice"),
+        "按查牌补全只记点数的牌", "rank-only card named from the deck",
+        "{player} 出的 {cards} 里有一张只记了点数；亮牌后整副牌缺的牌里只有一张合得上，已改为 {suggestion}：请核对",
+        "{player}'s {cards} held a card stored by its rank alone; once the cards were shown, one card the "
+        "deck lacked fitted it: now {suggestion}; please check", "notice"),
     "taken_back": AlertKind(
         "收回了牌", "cards taken back",
         "{player} 放下 {laid} 后又收回了 {taken}，这一手按留下的 {cards} 记：请核对",

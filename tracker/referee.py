@@ -159,11 +159,99 @@ def rocket_completion(hand: Hand | None) -> Correction | None:
     return fix if hand.check(fix) is None else None
 
 
+#: The most cards the deck may lack for :func:`play_completion` to look for the plays they
+#: belong to (each way of sharing them out is a replay of the hand).
+PLAY_COMPLETION_MOST = 4
+
+
+def play_completion(hand: Hand | None) -> list[Correction]:
+    """Everyone having shown, one seat alone short of cards and the deck lacking exactly that
+    many (as :func:`shown_completion`): the cards it lacks added to that seat's plays, when
+    exactly one way of sharing every one of them out among its plays gives plays the rules
+    accept, the hand replaying as it went. Those cards lay under others of their play: a pair's
+    second card under the first, the fourth jack of 斗帝主's J-Q-K-A airplane under the ace
+    beside it (read 15 cards, one ace then left out as a card read twice). A card hidden among
+    the cards shown fits no play that way but by chance, and a share that fits is what such a
+    chance rarely makes unique. One :class:`Correction` (a replace) for each play that takes
+    cards; ``[]`` when no share or several fit."""
+    audit = None if hand is None else deck_audit(hand)
+    if hand is None or audit is None or audit.ok or audit.extra or audit.set_aside:
+        return []
+    short = _short_seats(hand)
+    missing = audit.missing
+    if len(short) != 1 or short[0][1] != len(missing) or not 0 < len(missing) <= PLAY_COMPLETION_MOST:
+        return []
+    seat = short[0][0]
+    plays = [i for i, e in enumerate(hand.events) if isinstance(e, Play) and e.seat == seat]
+    # What each play could take: every share of the lacking cards that makes it a play the
+    # rules accept where it stands (the rest of the hand as recorded).
+    takes: dict[int, list[tuple[Card, ...]]] = {}
+    for i in plays:
+        play = hand.events[i]
+        assert isinstance(play, Play)
+        for share in _shares(missing):
+            more = tuple(sorted((*play.cards, *share)))
+            if classify(more, hand.rules) and hand.check(_grown(i, play, more)) is None:
+                takes.setdefault(i, []).append(share)
+    found = [chosen for chosen in _share_out(sorted(takes.items()), Counter(missing))
+             if _fits_together(hand, chosen)]
+    if len(found) != 1:
+        return []
+    return [_grown(i, hand.events[i], tuple(sorted((*hand.events[i].cards, *share))))  # type: ignore[union-attr]
+            for i, share in found[0]]
+
+
+def _grown(index: int, play: Play, cards: tuple[Card, ...]) -> Correction:
+    return Correction("replace", index, Play(play.seat, cards, time=play.time),
+                      reason="camera: cards under others of this play, the deck lacking them", time=play.time)
+
+
+def _shares(cards: tuple[Card, ...]) -> list[tuple[Card, ...]]:
+    """Every non-empty sub-multiset of ``cards``, once each."""
+    out: set[tuple[Card, ...]] = set()
+    for mask in range(1, 1 << len(cards)):
+        out.add(tuple(sorted(c for k, c in enumerate(cards) if mask >> k & 1)))
+    return sorted(out)
+
+
+def _share_out(takes: list[tuple[int, list[tuple[Card, ...]]]], left: Counter[Card],
+               ) -> list[list[tuple[int, tuple[Card, ...]]]]:
+    """Every way of giving all of ``left`` to the plays of ``takes`` (a play gets one of its
+    shares or nothing)."""
+    if not +left:
+        return [[]]
+    if not takes:
+        return []
+    (index, shares), rest = takes[0], takes[1:]
+    out = _share_out(rest, left)
+    for share in shares:
+        need = Counter(share)
+        if all(left[c] >= n for c, n in need.items()):
+            out += [[(index, share), *more] for more in _share_out(rest, left - need)]
+    return out
+
+
+def _fits_together(hand: Hand, chosen: list[tuple[int, tuple[Card, ...]]]) -> bool:
+    """Whether the hand replays with every play of ``chosen`` grown by its share."""
+    trial = copy.deepcopy(hand)
+    for index, share in chosen:
+        play = trial.events[index]
+        assert isinstance(play, Play)
+        fix = _grown(index, play, tuple(sorted((*play.cards, *share))))
+        if trial.check(fix) is not None:
+            return False
+        trial.apply(fix)
+    return True
+
+
 def suit_completion(hand: Hand | None) -> list[Correction]:
     """Everyone having shown, the plays holding a card stored by its rank alone (a card hidden
-    inside a straight, :meth:`CameraReferee._last_card_hidden`) with its suit: the one card of
-    that rank the deck lacks, when exactly one is lacking and one card of that rank was stored
-    without a suit. A :class:`Correction` for each such play the rules accept."""
+    under others of its play, :meth:`CameraReferee._last_card_hidden`) with the card it was: the
+    one card of that rank the deck lacks, when exactly one is lacking and one card of that rank
+    was stored without a suit; or, when the deck lacks none of that rank (its rank was a guess
+    between two: J J K K read, a trio of jacks or of kings), the one card the deck lacks that
+    makes the play one the rules accept in its place. A :class:`Correction` for each such play
+    the rules accept."""
     if hand is None or not everyone_shown(hand) or hand.rules.out_of_play:
         return []
     seen = seen_cards(hand)
@@ -173,14 +261,24 @@ def suit_completion(hand: Hand | None) -> list[Correction]:
     for i, event in enumerate(hand.events):
         if not isinstance(event, Play) or not any(c.suit is None and not c.is_joker for c in event.cards):
             continue
-        cards = []
-        for c in event.cards:
+        cards = list(event.cards)
+        for k, c in enumerate(cards):
+            if c.suit is not None or c.is_joker:
+                continue
             lacking = [m for m in missing.elements() if m.rank == c.rank]
-            whole = c.suit is not None or c.is_joker or bare[c.rank] != 1 or len(lacking) != 1
-            cards.append(c if whole else lacking[0])
+            if lacking:
+                if bare[c.rank] == 1 and len(lacking) == 1:
+                    cards[k] = lacking[0]
+                continue
+            fits = {m for m in missing if not m.is_joker and hand.check(Correction(
+                "replace", i, Play(event.seat, tuple(cards[:k] + [m] + cards[k + 1:]), time=event.time))) is None}
+            if len(fits) == 1:
+                cards[k] = fits.pop()
+                missing[cards[k]] -= 1
+                missing += Counter()  # drop the zero count
         if cards != list(event.cards):
             fix = Correction("replace", i, Play(event.seat, tuple(sorted(cards)), time=event.time),
-                             reason="camera: the suit of a card read by its rank alone, the deck lacking it",
+                             reason="camera: a card read by its rank alone, the deck lacking it",
                              time=event.time)
             if hand.check(fix) is None:
                 fixes.append(fix)
@@ -702,7 +800,13 @@ class CameraReferee:
     def _store_shown(self, shown: Shown) -> list[Record]:
         out = self._store_or_alert(shown, format_cards(shown.cards))
         if out and out[-1] is shown:
-            completion = shown_completion(self.hand)
+            grown = [] if rocket_completion(self.hand) is not None else play_completion(self.hand)
+            for fix in grown:
+                assert self.hand is not None
+                out.append(self._append(Alert("play_completed", time=shown.time, **self._fixed_play(fix))))
+                if self.accept_suggestions:
+                    out.append(self._append(fix))
+            completion = None if grown else shown_completion(self.hand)
             if completion is not None:
                 seat, missing = completion
                 assert self.hand is not None
@@ -1015,29 +1119,53 @@ class CameraReferee:
         return options[:1]
 
     def _last_card_hidden(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
-        """Cards that make no combination as read, but one with a card of exactly one rank added,
-        when that rank lies inside the ranks read (a gap in a straight or a chain of pairs: the
-        three-seat film's 4-to-A straight, its K♠ wholly under the A♥, read as 4-Q and A) or the
-        seat holds one card more than it laid (it went out with the card hidden). The card is
-        stored by its rank alone, its suit never seen (the deck audit counts it as whichever card
-        of that rank is missing). Tried before a card read is left out (:meth:`_one_card_under`),
-        which would leave the A of that straight out and the seat a card too many."""
+        """Cards that make no combination as read, but one with a card or two added that lay
+        wholly under the others, each stored by its rank alone, its suit never seen (the deck
+        audit counts it as whichever card of that rank is missing, and :func:`suit_completion`
+        names it once everyone has shown). Tried before a card read is left out
+        (:meth:`_one_card_under`), which would leave the A of that straight out and the seat a
+        card too many. Added when:
+
+        - exactly one rank makes the cards whole and it lies inside the ranks read (a gap in a
+          straight or a chain of pairs: the three-seat film's 4-to-A straight, its K♠ wholly
+          under the A♥, read as 4-Q and A) or the seat holds one card more than it laid (it went
+          out with the card hidden);
+        - a rank read twice already makes them whole: the third of a trio, laid overlapping
+          with the other two (the messy film's 2♠ 2♥ 8♥, the 2♣ under the 2♥). Where two such
+          ranks would (J♠ J♥ K♥ K♦, a trio of jacks or of kings), the one with more copies not
+          yet seen this hand, the lower on a tie, with the ``uncertain_read`` alert, for the
+          audit to settle once everyone has shown (:func:`suit_completion`). Not when a card
+          read is one the seat laid earlier in the hand (two decks): that card lay under the
+          play, and :meth:`_one_card_under` leaves it out;
+        - no one card does, but exactly one pair of ranks inside the ranks read does: a straight
+          with two cards wholly under their neighbours (the messy film's 3-to-8 read 3 5 6 8)."""
         hand = self.hand
         assert hand is not None
         ranks = [c.rank for c in cards if not c.is_joker]
         going_out = hand.cards_left[candidate.seat] == len(cards) + 1
         if not ranks and not going_out:
             return []
-        found: list[tuple[int, tuple[Card, ...]]] = []
-        for rank in range(BJ):
-            more = tuple(cards + [Card(rank)])
-            if hand.check(Play(candidate.seat, more, time=candidate.time)) is None:
-                found.append((rank, more))
-        if len(found) != 1:
+
+        def whole(*added: int) -> tuple[Card, ...] | None:
+            more = tuple(cards + [Card(r) for r in added])
+            return more if hand.check(Play(candidate.seat, more, time=candidate.time)) is None else None
+
+        found = {rank: more for rank in range(BJ) if (more := whole(rank)) is not None}
+        inside = [r for r in range(min(ranks, default=0) + 1, max(ranks, default=0))]
+        if len(found) == 1 and (going_out or next(iter(found)) in inside):
+            return [(0.3, next(iter(found.values())))]
+        before = {c for play in hand.plays if play.seat == candidate.seat for c in play.cards}
+        twice = [r for r in found if ranks.count(r) >= 2]
+        if twice and not before.intersection(cards):
+            seen = Counter(c.rank for play in hand.plays for c in play.cards)
+            seen.update(c.rank for c in hand.kitty or ())
+            seen.update(ranks)
+            rank = min(twice, key=lambda r: (seen[r], r))  # the most copies unseen, the lower rank
+            return [(0.3, found[rank])]
+        if found or len(ranks) < 3:
             return []
-        rank, more = found[0]
-        inside = bool(ranks) and min(ranks) < rank < max(ranks)
-        return [(0.3, more)] if inside or going_out else []
+        two = [more for k, a in enumerate(inside) for b in inside[k:] if (more := whole(a, b)) is not None]
+        return [(0.3, two[0])] if len(two) == 1 else []
 
     def _one_card_under(self, candidate: PlayCandidate, cards: list[Card]) -> list[tuple[float, tuple[Card, ...]]]:
         """The play the rules accept with one card left out, when the cards read make no

@@ -366,3 +366,85 @@ def test_a_card_read_late_under_the_phantom_bar_is_no_more_of_a_whole_show(store
     assert ref.late_cards(late, text(seat2)) == []  # settled with them, late
     assert ref.play(PlayCandidate(2, (str(stray),), time=106.0, confidences=(0.04,))) == []  # or alone, after
     assert ref.hand.shown[2] == seat2 and deck_audit(ref.hand).ok
+
+
+def _pair_read_as_one(store, accept=True):
+    """Seat 1 leads 9♣ 9♦, read as the 9♣ alone (legal as a single lead); the landlord answers
+    with the rocket (legal against either) and goes out. Returns the referee and the deal."""
+    rules = get_rules("classic")
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
+                        accept_suggestions=accept)
+    deck = full_deck(1)
+    fixed = {0: parse_cards("3s BJ RJ"), 1: parse_cards("4h 9c 9d")}
+    rest = [c for c in deck if c not in fixed[0] + fixed[1]]
+    random.Random(7).shuffle(rest)
+    hands = [sorted(fixed[0] + rest[:17]), sorted(fixed[1] + rest[17:31]), sorted(rest[31:48])]
+    kitty = sorted(rest[48:])
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    landlord = sorted(hands[0] + kitty)
+    t = iter(range(2, 200))
+    steps = [(0, "3s"), (1, "4h"), (1, "9c"), (0, "BJ RJ")]  # the passes between are inferred
+    steps += [(0, str(c)) for c in landlord if str(c) not in ("3s", "BJ", "RJ")]
+    for seat, cards in steps:
+        assert kinds(ref.play(PlayCandidate(seat, tuple(cards.split()), time=float(next(t)))))[-1] == "play"
+    assert ref.hand.finished and ref.hand.out_seat == 0
+    return ref, hands, kitty
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_cards_the_deck_lacks_that_make_a_short_seats_play_whole_go_to_that_play(store, accept):
+    """Seat 1's pair was read as one card and it shows the rest: it is a card short and the
+    deck lacks the 9♦. Of its plays, only the 9♣ takes it (a pair the rocket still beats): the
+    play is corrected to the pair with an alert, not the card added to its cards shown."""
+    ref, hands, kitty = _pair_read_as_one(store, accept)
+    show(ref, 2, hands[2])
+    out = show(ref, 1, [c for c in hands[1] if str(c) not in ("4h", "9c", "9d")], t=150.0)
+    if not accept:
+        assert kinds(out) == ["shown", "play_completed", "deck_audit"] and out[-1].fields["missing"] == "9d"
+        return
+    assert kinds(out) == ["shown", "play_completed", "correction"]
+    alert = out[1]
+    assert alert.seat == 1 and alert.cards == "9c" and sorted(alert.suggestion.split()) == ["9c", "9d"]
+    assert "9♦" in alert.text("zh") and "read short" in alert.text("en")
+    assert sorted(str(c) for c in ref.hand.plays[2].cards) == ["9c", "9d"] and deck_audit(ref.hand).ok
+    assert [list(h) for h in starting_hands(ref.hand)][1:] == hands[1:]
+
+
+def test_a_card_the_deck_lacks_that_fits_no_play_of_the_short_seat_is_among_its_cards_shown(store):
+    """The same hand, but seat 1 shows all but one card it still holds: no play of its takes
+    that card and stays legal (the 4♥ and 9♣ were singles the next play had to follow), so it
+    is added to its cards shown as before."""
+    ref, hands, kitty = _pair_read_as_one(store)
+    held = [c for c in hands[1] if str(c) not in ("4h", "9c")]  # 9d shown, so the play read right
+    unseen = next(c for c in held if c.rank not in (Card.parse("4h").rank, Card.parse("9c").rank))
+    show(ref, 2, hands[2])
+    out = show(ref, 1, [c for c in held if c != unseen], t=150.0)
+    assert kinds(out) == ["shown", "shown_completed", "shown"] and out[1].fields["missing"] == str(unseen)
+
+
+def test_a_trio_guessed_of_the_wrong_rank_takes_the_card_the_deck_lacks(store):
+    """K♣ K♦ K♥ J♠ J♥ read K♣ K♦ J♠ J♥: a trio of kings or of jacks, as many of each unseen, so
+    stored with a jack by its rank alone. Once everyone has shown, the deck lacks the K♥ and no
+    jack: the K♥ is the one card that makes the play whole, and the play takes it."""
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    fixed = parse_cards("Kc Kd Kh Js Jh")
+    rest = [c for c in full_deck(1) if c not in fixed]
+    random.Random(11).shuffle(rest)
+    hands = [sorted(fixed + rest[:12]), sorted(rest[12:29]), sorted(rest[29:46])]
+    kitty = sorted(rest[46:])
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    out = ref.play(PlayCandidate(0, ("Kc", "Kd", "Js", "Jh"), time=2.0, confidences=(0.8,) * 4,
+                                 alternatives=((),) * 4))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"] and "J" in [str(c) for c in ref.hand.plays[0].cards]
+    for i, card in enumerate(c for c in sorted(hands[0] + kitty) if c not in fixed):
+        assert kinds(ref.play(PlayCandidate(0, (str(card),), time=3.0 + i)))[-1] == "play"
+    assert ref.hand.finished
+    show(ref, 1, hands[1])
+    out = show(ref, 2, hands[2])
+    assert kinds(out) == ["shown", "suit_completed", "correction"]
+    assert out[1].suggestion.split() == format_cards(sorted(fixed)).split()
+    assert "K♥" in out[1].text("zh") and deck_audit(ref.hand).ok

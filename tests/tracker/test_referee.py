@@ -549,15 +549,19 @@ def test_a_refused_play_that_a_faint_read_makes_whole_is_suggested_with_it(store
         PlayCandidate(0, ("3s",), faint=("Jh",))
 
 
-def test_a_faint_read_that_could_be_two_ranks_is_no_suggestion(store):
+def test_a_faint_read_that_could_be_two_ranks_is_no_suggestion_of_its_own(store):
     # The messy film: J♠ J♥ K♥ K♦ with the J♣ all but hidden between them: its sliver reads K♣
-    # at 0.12, J♣ next; a trio of kings or of jacks are both whole, so neither is guessed.
+    # at 0.12, J♣ next; a trio of kings or of jacks are both whole, so no faint read is taken.
+    # A card under the others of a rank read twice is: as many jacks as kings are unseen, so
+    # the lower, by its rank alone, for the audit to settle once everyone has shown.
     from dataclasses import replace
 
     ref = referee(store)
     seen = P(0, "Js Jh Kh Kd", conf=(0.68, 0.42, 0.67, 0.7), alts=((),) * 4)
     out = ref.play(replace(seen, faint=(("Kc", 0.12), ("Ks", 0.08), ("Jc", 0.06))))
-    assert kinds(out)[-1] == "illegal_combination" and not ref.hand.plays
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["J", "Jh", "Js", "Kd", "Kh"]
+    ref = referee(store)
     # of one rank only, the surest read's suit is suggested
     out = ref.play(replace(seen, faint=(("Kc", 0.12), ("Ks", 0.08), ("4c", 0.06))))
     assert kinds(out)[-2:] == ["uncertain_read", "play"]
@@ -581,6 +585,44 @@ def test_a_seat_going_out_with_one_card_hidden_is_suggested_its_rank(store):
     ref = referee(store)
     ref.play(P(0, "5s 5h 6s 6h 7s 7h 8s 8h 9s 9h 10s", conf=(0.7,) * 11, alts=((),) * 11))
     assert all(c.suit is not None for p in ref.hand.plays for c in p.cards)
+
+
+def test_the_third_of_a_trio_hidden_under_the_other_two_is_added_by_its_rank(store):
+    # The messy film: 2♣ 2♥ 2♠ 8♥ laid overlapping, the 2♣ wholly under the 2♥: read 2♥ 2♠ 8♥.
+    # Leaving the 8♥ out would make a pair too; a rank read twice that makes the play whole is
+    # the likelier story (three of a kind are laid overlapping).
+    ref = referee(store)
+    out = ref.play(P(0, "2h 2s 8h", conf=(0.8,) * 3, alts=((),) * 3))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["2", "2h", "2s", "8h"]
+    # following a pair, only the pair beats it: the card read with it lay under it
+    ref = referee(store)
+    ref.play(P(0, "Ks Kh"))
+    out = ref.play(P(1, "Ac As 7d", conf=(0.8,) * 3, alts=((),) * 3))
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["Ac", "As"]
+
+
+def test_cards_the_seat_laid_before_are_never_taken_for_a_trio_with_a_card_hidden(store):
+    # Two decks: seat 0 leads 5♠ 5♥, everyone passes, and it leads 9♣ 9♦ onto them, read with
+    # them. A hidden third nine (9 9 9 5 5) or five (9 9 5 5 5) would each make the play whole,
+    # but the fives are the seat's own cards lying there: no trio is made up.
+    ref = referee(store, "four", tuple(f"P{i}" for i in range(4)))
+    ref.play(P(0, "5s 5h"))
+    out = ref.play(P(0, "9c 9d 5s 5h", conf=(0.8,) * 4, alts=((),) * 4))
+    assert kinds(out)[-1] == "illegal_combination" and len(ref.hand.plays) == 1
+
+
+def test_two_cards_hidden_inside_a_straight_are_added_by_their_ranks(store):
+    # The messy film: 3♦ 4♥ 5♥ 6♥ 7♣ 8♠ laid crooked, the 4♥ and 7♣ wholly under their
+    # neighbours: read 3 5 6 8. Only a 4 and a 7 make it whole.
+    ref = referee(store)
+    out = ref.play(P(0, "3d 5h 6h 8s", conf=(0.8,) * 4, alts=((),) * 4))
+    assert kinds(out)[-2:] == ["uncertain_read", "play"]
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["3d", "4", "5h", "6h", "7", "8s"]
+    # cards no pair of ranks inside them completes: no guess
+    ref = referee(store)
+    out = ref.play(P(0, "3d 6h 9s", conf=(0.8,) * 3, alts=((),) * 3))
+    assert kinds(out)[-1] == "illegal_combination"
 
 
 def test_two_cards_that_make_no_play_lose_the_one_the_seat_laid_there_before(store):
