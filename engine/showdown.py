@@ -99,7 +99,11 @@ def deck_audit(hand: Hand) -> Audit | None:
     ``None``). A card written without its suit (``3``) stands for a missing card of its rank."""
     if not everyone_shown(hand):
         return None
-    seen = seen_cards(hand)
+    return tally(hand, seen_cards(hand))
+
+
+def tally(hand: Hand, seen: list[Card]) -> Audit:
+    """``seen`` (cards of ``hand``'s deal) against the deck, as :func:`deck_audit` counts them."""
     set_aside = hand.rules.out_of_play
     deal = next((e for e in hand.events if isinstance(e, Deal)), None)
     if deal is not None:  # a short deal (a quick game) leaves the rest of the deck undealt

@@ -50,7 +50,7 @@ from engine.events import (
     Shown,
 )
 from engine.hand import Hand
-from engine.showdown import deck_audit, everyone_shown, losers, seen_cards, unseen_suited
+from engine.showdown import deck_audit, everyone_shown, losers, seen_cards, tally, unseen_suited
 from engine.violations import Violation
 from tracker.records import Alert, Record
 from tracker.state import TableState
@@ -179,9 +179,17 @@ def play_completion(hand: Hand | None) -> list[Correction]:
         return []
     short = _short_seats(hand)
     missing = audit.missing
-    if len(short) != 1 or short[0][1] != len(missing) or not 0 < len(missing) <= PLAY_COMPLETION_MOST:
+    if len(short) != 1 or short[0][1] != len(missing):
         return []
-    seat = short[0][0]
+    return grown_plays(hand, short[0][0], missing)
+
+
+def grown_plays(hand: Hand, seat: int, missing: tuple[Card, ...]) -> list[Correction]:
+    """The replaces that give every card of ``missing`` to ``seat``'s plays, when exactly one
+    way of sharing them out gives plays the rules accept, the hand replaying as it went; else
+    ``[]``."""
+    if not 0 < len(missing) <= PLAY_COMPLETION_MOST:
+        return []
     plays = [i for i, e in enumerate(hand.events) if isinstance(e, Play) and e.seat == seat]
     # What each play could take: every share of the lacking cards that makes it a play the
     # rules accept where it stands (the rest of the hand as recorded).
@@ -402,6 +410,11 @@ class Pending:
     #: A play held back by a ``missed_play`` alert: it, its hand's number and the store's last
     #: seq after the alert. The next play read ends the hold (after one last try).
     held: tuple[PlayCandidate, int, int] | None = None
+    #: Cards refused as plays, each a seat's whole hand on record, laid by the seats other than
+    #: the one that played last, with no play stored since: ``((hand number, that seat), {seat:
+    #: (cards, table time)})``. Once every such seat has laid its hand, they are its cards shown
+    #: and the last seat went out with cards unread (``CameraReferee._went_out_unseen``).
+    whole_lays: tuple[tuple[int, int], dict[int, tuple[tuple[Card, ...], float | None]]] | None = None
     #: Bids read from tokens while the hand on record was still in play (refused then): the
     #: next deal's, when the camera missed the play that ended that hand. Replayed into the
     #: new hand once a new kitty shows the table dealt again; a play stored meanwhile drops them.
@@ -562,6 +575,9 @@ class CameraReferee:
         suggestion = self._suggest(candidate, violation)
         text = format_cards(play.cards)
         if suggestion is None:
+            ended = self._went_out_unseen(candidate, play.cards)
+            if ended is not None:
+                return out + ended
             missed = self._missed_play(candidate, violation, text)
             out.append(self._append(missed or Alert.of(violation, text, candidate.time)))
             self.pending.refused = (candidate.seat, tuple(sorted(play.cards)), self.state.last_seq)
@@ -573,6 +589,53 @@ class CameraReferee:
         out.append(self._append(alert))
         if self.accept_suggestions:
             out.append(self._append(fixed))
+        return out
+
+    def _went_out_unseen(self, candidate: PlayCandidate, cards: tuple[Card, ...]) -> list[Record] | None:
+        """The hand's end that the record missed (docs/camera-table.md, "A seat that went out
+        unseen"): the seat that played last went out, but a card or two of its plays lay wholly
+        under others (a pair read as one card is a legal play), so it holds cards on record. The
+        sign: every other seat holding cards lays exactly as many as it holds, each refused as a
+        play. Then the deck lacks as many cards as the last seat holds on record, and exactly one
+        way of giving them to its plays fits (:func:`grown_plays`): its plays are completed
+        (a ``play_completed`` alert each), the passes inferred after its last play dropped, and
+        the cards laid stored as cards shown. ``None`` until then, or when nothing fits."""
+        hand = self.hand
+        if hand is None or hand.phase != "play" or not hand.plays or not self.accept_suggestions:
+            return None
+        last, seat = hand.plays[-1].seat, candidate.seat
+        if seat == last or not 0 <= seat < hand.players or len(cards) != hand.cards_left[seat]:
+            return None
+        key = (self.state.hand_number, last)
+        if self.pending.whole_lays is None or self.pending.whole_lays[0] != key:
+            self.pending.whole_lays = (key, {})
+        lays = self.pending.whole_lays[1]
+        lays[seat] = (cards, candidate.time)
+        if set(lays) != {s for s, n in enumerate(hand.cards_left) if s != last and n > 0}:
+            return None
+        audit = tally(hand, seen_cards(hand) + [c for laid, _ in lays.values() for c in laid])
+        if audit.extra or audit.set_aside or len(audit.missing) != hand.cards_left[last]:
+            return None
+        after = max(i for i, e in enumerate(hand.events) if isinstance(e, Play))
+        drops = [Correction("delete", i, reason="camera: a pass inferred after the hand had ended", time=candidate.time)
+                 for i in range(len(hand.events) - 1, after, -1)]
+        trial = copy.deepcopy(hand)
+        for drop in drops:
+            if trial.check(drop) is not None:
+                return None
+            trial.apply(drop)
+        grows = grown_plays(trial, last, audit.missing)
+        for fix in grows:
+            trial.apply(fix)
+        if not grows or not trial.finished:
+            return None
+        out = [self._append(drop) for drop in drops]
+        for fix in grows:
+            out.append(self._append(Alert("play_completed", time=candidate.time, **self._fixed_play(fix))))
+            out.append(self._append(fix))
+        self.pending.whole_lays = None
+        for shower, (laid, time) in sorted(lays.items()):
+            out += self._store_shown(Shown(shower, laid, time=time))
         return out
 
     def late_cards(self, candidate: PlayCandidate, before: tuple[str, ...]) -> list[Record]:
@@ -933,6 +996,7 @@ class CameraReferee:
         self.refresh()
         if isinstance(record, Play):
             self.pending.early_bids = []  # the hand went on: bids laid before this were stray tokens
+            self.pending.whole_lays = None
         return record
 
     def _store_or_alert(self, event: Event, cards: str | None) -> list[Record]:

@@ -448,3 +448,60 @@ def test_a_trio_guessed_of_the_wrong_rank_takes_the_card_the_deck_lacks(store):
     assert kinds(out) == ["shown", "suit_completed", "correction"]
     assert out[1].suggestion.split() == format_cards(sorted(fixed)).split()
     assert "K♥" in out[1].text("zh") and deck_audit(ref.hand).ok
+
+
+def _goes_out_with_a_pair_read_as_one(store, accept=True):
+    """Seat 1 takes the lead, leads its cards one by one and goes out with 9♣ 9♦, read as the
+    9♣ alone: on record it still holds a card. Returns the referee and the deal."""
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
+                        accept_suggestions=accept)
+    fixed = {0: parse_cards("3s"), 1: parse_cards("4h 9c 9d")}
+    rest = [c for c in full_deck(1) if c not in fixed[0] + fixed[1]]
+    random.Random(5).shuffle(rest)
+    hands = [sorted(fixed[0] + rest[:16]), sorted(fixed[1] + rest[16:30]), sorted(rest[30:47])]
+    kitty = sorted(rest[47:])
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    steps = [(0, "3s"), (1, "4h")] + [(1, str(c)) for c in hands[1] if str(c) not in ("4h", "9c", "9d")]
+    for i, (seat, card) in enumerate(steps + [(1, "9c")]):  # the passes between are inferred
+        assert kinds(ref.play(PlayCandidate(seat, (card,), time=2.0 + i)))[-1] == "play"
+    assert not ref.hand.finished and ref.hand.cards_left[1] == 1
+    return ref, hands, kitty
+
+
+def test_a_seat_that_went_out_with_a_card_unread_is_seen_out_when_the_others_lay_their_hands(store):
+    """Both other seats then lay exactly the cards each holds, each refused as a play: the hand
+    had ended. The deck lacks the one card seat 1 holds on record, and only its 9♣ takes it:
+    the play becomes the pair, the hand ends, and the cards laid are the cards shown."""
+    ref, hands, kitty = _goes_out_with_a_pair_read_as_one(store)
+    landlord = sorted(c for c in hands[0] + kitty if str(c) != "3s")
+    first = ref.play(PlayCandidate(2, text(hands[2]), time=80.0))
+    assert "shown" not in kinds(first) and not ref.hand.finished  # one seat's lay alone says nothing yet
+    out = ref.play(PlayCandidate(0, text(landlord), time=81.0))
+    # seat 2 passing is inferred first, then dropped: the hand had ended
+    assert kinds(out) == ["pass", "correction", "play_completed", "correction", "shown", "shown"]
+    out = out[1:]
+    assert out[1].seat == 1 and out[1].cards == "9c" and sorted(out[1].suggestion.split()) == ["9c", "9d"]
+    assert ref.hand.finished and ref.hand.out_seat == 1 and deck_audit(ref.hand).ok
+    assert sorted(str(c) for c in ref.hand.plays[-1].cards) == ["9c", "9d"]
+    assert [list(h) for h in starting_hands(ref.hand)][1:] == hands[1:]
+    assert ref.hand.result().landlord_won is False
+
+
+def test_seats_laying_their_hands_end_nothing_when_no_play_of_the_last_seat_fits(store):
+    """The same, but one of the cards laid is misread as the 4♥ seat 1 played: the deck then
+    lacks two cards and holds the 4♥ twice, and nothing is guessed; nor for a referee who takes
+    no suggestion."""
+    ref, hands, kitty = _goes_out_with_a_pair_read_as_one(store)
+    landlord = sorted(c for c in hands[0] + kitty if str(c) != "3s")
+    misread = hands[2][1:] + [Card.parse("4h")]
+    ref.play(PlayCandidate(2, text(misread), time=80.0))
+    out = ref.play(PlayCandidate(0, text(landlord), time=81.0))
+    assert "play_completed" not in kinds(out) and not ref.hand.finished
+    other_store = EventStore(":memory:")
+    ref, hands, kitty = _goes_out_with_a_pair_read_as_one(other_store, accept=False)
+    ref.play(PlayCandidate(2, text(hands[2]), time=80.0))
+    out = ref.play(PlayCandidate(0, text(sorted(c for c in hands[0] + kitty if str(c) != "3s")), time=81.0))
+    assert "play_completed" not in kinds(out) and not ref.hand.finished
+    other_store.close()
