@@ -97,6 +97,9 @@ EDGE_MM = 2.0
 #: but a hint the referee may add to a play the rules refuse as read (an index half under the
 #: next card of a pair chain reads at 0.1-0.15 where the cards on top read at 0.8).
 FAINT_READ = 0.08
+#: At a table that never shows its kitty, how far (mm) a seat's crop of cards shown may reach into
+#: the kitty zone (:func:`_into_the_kitty_zone`).
+KITTY_FREE_MM = 50.0
 #: A card is printed the same turned half round: one joker's marks (its corners, the words along
 #: its edges, the emblem on its face) lie in pairs on either side of its middle, or on it. Reads of
 #: a joker that grouping made two cards are one card when they lie so about the middle of two of
@@ -311,6 +314,9 @@ class TableReader:
         #: The hand is over: seats lay the cards they hold, rows that spread past their zones
         #: (``ReaderConfig.show_margin_mm``). The session sets it.
         self.showing = False
+        #: The table never shows its kitty (four and five seats): while seats show their cards the
+        #: kitty zone is empty, and a seat's rows may be read into it. The session sets it.
+        self.kitty_free = False
         self.restart(players, decks)
 
     # ------------------------------------------------------------------ zones
@@ -438,7 +444,9 @@ class TableReader:
             zone.tokens = tuple(find_tokens(view.image)) if zone.watches else ()
             seen, unfamiliar, sure, edge, faint = self._cards(view, zone.tokens)
             margin = self.calibration.margins(zone.name, c.margin_mm) if edge else (0.0, 0.0, 0.0, 0.0)
-            if showing:
+            if showing and self.kitty_free:
+                margin = _into_the_kitty_zone(self.calibration, zone.name, c.show_margin_mm, margin)
+            elif showing:
                 margin = _across_rows(self.calibration, zone.name, c.show_margin_mm, margin)
             zone.read_wide = showing
             if any(margin):
@@ -615,6 +623,34 @@ def _across_rows(calibration: Calibration, zone: str, most_mm: float,
         return left, max(top, room[1] * grow), right, max(bottom, room[3] * grow)
     grow = min(room[0] + room[2], height - width) / max(room[0] + room[2], 1e-9)
     return max(left, room[0] * grow), top, max(right, room[2] * grow), bottom
+
+
+def _into_the_kitty_zone(calibration: Calibration, zone: str, most_mm: float,
+                         margin: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """``margin`` grown, for cards shown at a table whose kitty zone is empty then, up to
+    ``most_mm`` past every edge of the zone and up to :data:`KITTY_FREE_MM` into the kitty zone
+    (halfway to the other zones, not past the mat). Read at its own pixels the wider crop keeps the
+    zone's scale: a five-seat top seat's 21 cards lie in six rows 223 mm deep from a zone 126 mm
+    deep, their last rows' indices (turned to face the player) 13-41 mm past its edge."""
+    room = calibration.margins(zone, most_mm)
+    free = calibration.margins(zone, KITTY_FREE_MM, free=("kitty",)) if "kitty" in calibration.zones else room
+    kitty = _toward(calibration, zone, "kitty")
+    return tuple(max(m, f if side == kitty else r)  # type: ignore[return-value]
+                 for side, (m, r, f) in enumerate(zip(margin, room, free, strict=True)))
+
+
+def _toward(calibration: Calibration, zone: str, other: str) -> int | None:
+    """Which edge of ``zone`` (0 left, 1 top, 2 right, 3 bottom) faces zone ``other``, if any lies
+    beyond one edge across the zone's extent; else ``None``."""
+    if other not in calibration.zones:
+        return None
+    (x1, y1), (x2, y2) = calibration.zones[zone].min(axis=0), calibration.zones[zone].max(axis=0)
+    (a1, b1), (a2, b2) = calibration.zones[other].min(axis=0), calibration.zones[other].max(axis=0)
+    if b1 < y2 and b2 > y1:
+        return 0 if a2 <= x1 else 2 if a1 >= x2 else None
+    if a1 < x2 and a2 > x1:
+        return 1 if b2 <= y1 else 3 if b1 >= y2 else None
+    return None
 
 
 def seat_of(zone: str) -> int | None:

@@ -174,6 +174,8 @@ class TableSession:
         state = self.referee.refresh()
         key = (state.hand_number, state.hand is not None and state.hand.finished)
         self.reader.showing = key[1]
+        rules = state.info.rules
+        self.reader.kitty_free = not (rules.kitty_shown or rules.kitty_choice)
         if key != self._hand_key:
             self._hand_key = key
             self.hand_number = state.hand_number

@@ -271,15 +271,16 @@ class Calibration:
         m = self.homography @ np.diag([1 / px_per_mm, 1 / px_per_mm, 1.0])
         return cv2.warpPerspective(frame, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
 
-    def margins(self, zone: str, most_mm: float) -> tuple[float, float, float, float]:
+    def margins(self, zone: str, most_mm: float, free: tuple[str, ...] = ()) -> tuple[float, float, float, float]:
         """How far (mm, at most ``most_mm``) a crop of ``zone`` may reach beyond each edge (left,
-        top, right, bottom): up to halfway to a zone lying beyond that edge, and not past the mat."""
+        top, right, bottom): up to halfway to a zone lying beyond that edge (but the zones named in
+        ``free``, which nothing is read in then), and not past the mat."""
         boxes = {name: (poly.min(axis=0), poly.max(axis=0)) for name, poly in self.zones.items()}
         (x1, y1), (x2, y2) = boxes[zone]
         room = [min(most_mm, x1), min(most_mm, y1), min(most_mm, self.layout.width_mm - x2),
                 min(most_mm, self.layout.height_mm - y2)]
         for name, ((a1, b1), (a2, b2)) in boxes.items():
-            if name == zone:
+            if name == zone or name in free:
                 continue
             if b1 < y2 and b2 > y1:  # beside it, across its height
                 if a2 <= x1:

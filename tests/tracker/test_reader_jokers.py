@@ -177,3 +177,21 @@ def test_two_lone_marks_of_a_joker_are_one_card_when_far_apart_and_one_weak():
     assert read([(140, 60, 12), (107, 132, 12)], [0.3, 0.25]) == ["BJ", "BJ"]  # read alike: two cards
     assert read([(140, 60, 12), (158, 62, 14)], [0.3, 0.07]) == ["BJ", "BJ"]  # a fan's step apart
     assert read([(40, 30, 12), (160, 130, 12)], [0.3, 0.07]) == ["BJ", "BJ"]  # farther than one card
+
+
+def test_cards_shown_at_a_table_that_never_shows_its_kitty_are_read_into_the_kitty_zone():
+    """Five seats: a top seat's rows of cards shown reach 13-41 mm past its zone toward the kitty
+    zone, which is empty after the hand at a table that never shows its kitty: its crop of cards
+    shown reaches up to 50 mm into it, and elsewhere no further than halfway to a seat's zone."""
+    from tracker.reader import KITTY_FREE_MM, _across_rows, _into_the_kitty_zone
+    from tracker.zones import Calibration, MatLayout
+
+    layout = MatLayout.standard(seats=5)
+    w, h = layout.width_mm * 2.5, layout.height_mm * 2.5
+    cal = Calibration.from_corners([[0, 0], [w, 0], [w, h], [0, h]], layout, (round(w), round(h)))
+    top = next(z for z in ("seat2", "seat3") if cal.zones[z].max(axis=0)[1] < cal.zones["kitty"].min(axis=0)[1])
+    left, up, right, down = _into_the_kitty_zone(cal, top, 30.0, (0.0, 0.0, 0.0, 0.0))
+    gap = cal.zones["kitty"].min(axis=0)[1] - cal.zones[top].max(axis=0)[1]
+    assert down == pytest.approx(KITTY_FREE_MM) and down > gap > _across_rows(cal, top, 30.0, (0, 0, 0, 0))[3]
+    assert (left, right) == pytest.approx(cal.margins(top, 30.0)[::2])  # beside it, seats' zones
+    assert up == pytest.approx(cal.margins(top, 30.0)[1])  # the mat's edge
