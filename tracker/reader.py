@@ -98,8 +98,9 @@ EDGE_MM = 2.0
 #: next card of a pair chain reads at 0.1-0.15 where the cards on top read at 0.8).
 FAINT_READ = 0.08
 #: At a table that never shows its kitty, how far (mm) a seat's crop of cards shown may reach into
-#: the kitty zone (:func:`_into_the_kitty_zone`).
-KITTY_FREE_MM = 50.0
+#: the kitty zone (:func:`_into_the_kitty_zone`): a five-seat top seat's last row of cards shown,
+#: turned to face its player, has its indices 54 mm past the zone's edge (five seats atlasnye).
+KITTY_FREE_MM = 65.0
 #: A card is printed the same turned half round: one joker's marks (its corners, the words along
 #: its edges, the emblem on its face) lie in pairs on either side of its middle, or on it. Reads of
 #: a joker that grouping made two cards are one card when they lie so about the middle of two of
@@ -631,7 +632,7 @@ def _into_the_kitty_zone(calibration: Calibration, zone: str, most_mm: float,
     ``most_mm`` past every edge of the zone and up to :data:`KITTY_FREE_MM` into the kitty zone
     (halfway to the other zones, not past the mat). Read at its own pixels the wider crop keeps the
     zone's scale: a five-seat top seat's 21 cards lie in six rows 223 mm deep from a zone 126 mm
-    deep, their last rows' indices (turned to face the player) 13-41 mm past its edge."""
+    deep, their last rows' indices (turned to face the player) 13-54 mm past its edge."""
     room = calibration.margins(zone, most_mm)
     free = calibration.margins(zone, KITTY_FREE_MM, free=("kitty",)) if "kitty" in calibration.zones else room
     kitty = _toward(calibration, zone, "kitty")

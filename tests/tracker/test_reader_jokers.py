@@ -180,9 +180,9 @@ def test_two_lone_marks_of_a_joker_are_one_card_when_far_apart_and_one_weak():
 
 
 def test_cards_shown_at_a_table_that_never_shows_its_kitty_are_read_into_the_kitty_zone():
-    """Five seats: a top seat's rows of cards shown reach 13-41 mm past its zone toward the kitty
+    """Five seats: a top seat's rows of cards shown reach 13-54 mm past its zone toward the kitty
     zone, which is empty after the hand at a table that never shows its kitty: its crop of cards
-    shown reaches up to 50 mm into it, and elsewhere no further than halfway to a seat's zone."""
+    shown reaches up to 65 mm into it, and elsewhere no further than halfway to a seat's zone."""
     from tracker.reader import KITTY_FREE_MM, _across_rows, _into_the_kitty_zone
     from tracker.zones import Calibration, MatLayout
 
