@@ -629,15 +629,19 @@ def _across_rows(calibration: Calibration, zone: str, most_mm: float,
 def _into_the_kitty_zone(calibration: Calibration, zone: str, most_mm: float,
                          margin: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
     """``margin`` grown, for cards shown at a table whose kitty zone is empty then, up to
-    ``most_mm`` past every edge of the zone and up to :data:`KITTY_FREE_MM` into the kitty zone
-    (halfway to the other zones, not past the mat). Read at its own pixels the wider crop keeps the
-    zone's scale: a five-seat top seat's 21 cards lie in six rows 223 mm deep from a zone 126 mm
-    deep, their last rows' indices (turned to face the player) 13-54 mm past its edge."""
-    room = calibration.margins(zone, most_mm)
-    free = calibration.margins(zone, KITTY_FREE_MM, free=("kitty",)) if "kitty" in calibration.zones else room
+    :data:`KITTY_FREE_MM` into the kitty zone, and past its other edges as any seat's cards shown
+    (:func:`_across_rows`). Read at its own pixels the wider crop keeps the zone's scale: a
+    five-seat top seat's 21 cards lie in six rows 223 mm deep from a zone 126 mm deep, their last
+    rows' indices (turned to face the player) 13-54 mm past its edge. The other edges grow no
+    further: up to the mat's edge, a top seat's crop takes in a sliver of a joker peeking out
+    from under the other one (plastic's black joker's word, read as J♠)."""
+    rows = _across_rows(calibration, zone, most_mm, margin)
+    if "kitty" not in calibration.zones:
+        return rows
+    free = calibration.margins(zone, KITTY_FREE_MM, free=("kitty",))
     kitty = _toward(calibration, zone, "kitty")
-    return tuple(max(m, f if side == kitty else r)  # type: ignore[return-value]
-                 for side, (m, r, f) in enumerate(zip(margin, room, free, strict=True)))
+    return tuple(max(r, f) if side == kitty else r  # type: ignore[return-value]
+                 for side, (r, f) in enumerate(zip(rows, free, strict=True)))
 
 
 def _toward(calibration: Calibration, zone: str, other: str) -> int | None:
