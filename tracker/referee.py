@@ -205,8 +205,12 @@ def grown_plays(hand: Hand, seat: int, missing: tuple[Card, ...]) -> list[Correc
              if _fits_together(hand, chosen)]
     if len(found) != 1:
         return []
-    return [_grown(i, hand.events[i], tuple(sorted((*hand.events[i].cards, *share))))  # type: ignore[union-attr]
-            for i, share in found[0]]
+    fixes = []
+    for i, share in found[0]:
+        play = hand.events[i]
+        assert isinstance(play, Play)
+        fixes.append(_grown(i, play, tuple(sorted((*play.cards, *share)))))
+    return fixes
 
 
 def _grown(index: int, play: Play, cards: tuple[Card, ...]) -> Correction:

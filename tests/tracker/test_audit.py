@@ -371,7 +371,6 @@ def test_a_card_read_late_under_the_phantom_bar_is_no_more_of_a_whole_show(store
 def _pair_read_as_one(store, accept=True):
     """Seat 1 leads 9♣ 9♦, read as the 9♣ alone (legal as a single lead); the landlord answers
     with the rocket (legal against either) and goes out. Returns the referee and the deal."""
-    rules = get_rules("classic")
     ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
                         accept_suggestions=accept)
     deck = full_deck(1)
