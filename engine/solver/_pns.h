@@ -164,6 +164,17 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
         return 0;
     }
     if (s->oom) return -1;
+    if (s->cuts & 512) {
+        int t = master_win(s, hands, turn, tid, by);
+        if (t >= 0) {
+            int lw = t == lord;
+            *pn_out = lw ? 0 : INF;
+            *dn_out = lw ? INF : 0;
+            tt_store(s, hands, turn, tid, by, *pn_out, *dn_out, 1);
+            return 0;
+        }
+        if (s->oom) return -1;
+    }
     if (s->cuts & 32) {
         int t = top_win(s, hands, turn, tid, by);
         if (t >= 0) {
