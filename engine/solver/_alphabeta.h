@@ -411,7 +411,7 @@ static int top_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int
 }
 
 #ifndef MASTER_DEPTH
-#define MASTER_DEPTH 5 /* the most plays a seat's hand may need for cut 512 to try it */
+#define MASTER_DEPTH 4 /* the most plays a seat's hand may need for cut 512 to try it */
 #endif
 
 /* Whether seat x, facing trick ``tid``, beats it with a play no opponent answers and then goes out
