@@ -302,19 +302,20 @@ static int retakes(Search *s, const uint64_t *hands, int seat, uint64_t h) {
     return s->oom ? -1 : 0;
 }
 
-/* The seat goes out from the lead: controls, or with cut 1024 retakes. */
-static int leads_out(Search *s, const uint64_t *hands, int seat, uint64_t h, int most) {
+/* The seat goes out from the lead: controls, or with ``retake`` retakes. */
+static int leads_out(Search *s, const uint64_t *hands, int seat, uint64_t h, int most, int retake) {
     if (most <= 3 && controls(s, hands, seat, h, 1, most + 1)) return 1;
     if (s->oom) return 0;
-    return (s->cuts & 1024) && retakes(s, hands, seat, h) > 0;
+    return retake && retakes(s, hands, seat, h) > 0;
 }
 
 /* cut 1: the seat to move wins at once if it has the lead or a play on the trick that no opponent
- * answers, and then goes out with at most one answerable play (controls). */
-static int static_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, uint64_t h, List *l) {
-    int most = needed(s, h), retake = s->cuts & 1024;
+ * answers, and then goes out with at most one answerable play (controls); with ``retake`` (cut
+ * 1024, asked by the alpha-beta only) also by a play an opponent may answer, taken back. */
+static int static_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, uint64_t h, List *l, int retake) {
+    int most = needed(s, h);
     if (most > (retake ? RETAKE_DEPTH : 3)) return 0;
-    if (!tid) return leads_out(s, hands, turn, h, most);
+    if (!tid) return leads_out(s, hands, turn, h, most, retake);
     uint32_t want[MAXSEATS * TOPS_MAX];
     int nw = -2;
     Leads L;
@@ -617,7 +618,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         if (known >= 0) return (known == me) != flip;
     }
     int result = 0, v;
-    if ((s->cuts & 1) && static_win(s, hands, turn, tid, h, &l)) {
+    if ((s->cuts & 1) && static_win(s, hands, turn, tid, h, &l, s->cuts & 1024)) {
         result = 1;
         goto done;
     }
