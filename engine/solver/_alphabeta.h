@@ -488,17 +488,6 @@ static int master_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
             }
         }
         if (!ok || needed(s, hands[x]) > MASTER_DEPTH) continue;
-        /* first what X's plays beat at all, the cheap part: most tries end here */
-        List l;
-        if (moves_of(s, hands[x], 0, &l)) return -1;
-        uint32_t n = l.n < MASTER_TAKES ? l.n : MASTER_TAKES, after[MASTER_TAKES];
-        uint64_t pint[MASTER_TAKES];
-        int8_t good[MASTER_TAKES]; /* whether X's play i takes over: -1 not known yet */
-        for (uint32_t i = 0; i < n; i++) {
-            after[i] = l.v[i].after;
-            pint[i] = l.v[i].pint;
-            good[i] = -1;
-        }
         uint32_t want[MAXSEATS * TOPS_MAX]; /* copied: two hands may share a memo slot */
         int nw = 0;
         for (int j = 0; j < nb - 1 && ok; j++) {
@@ -512,6 +501,26 @@ static int master_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
             nw += t->n - 1;
         }
         if (s->oom) return -1;
+        /* first whether X's highest readings beat them at all (a play of X that beats one has a
+         * reading whose highest of its type and length beats it too): the cheap part, from memos */
+        const TopsSlot *mine = ok ? tops_of_hand(s, hands[x]) : NULL;
+        if (s->oom) return -1;
+        for (int e = 0; e < nw && mine; e++) {
+            int beaten = 0;
+            for (int q = 0; q < mine->n - 1 && !beaten; q++) beaten = beats(&s->R, mine->key[q], want[e]);
+            if (!beaten) mine = NULL;
+        }
+        if (!mine) continue;
+        List l;
+        if (moves_of(s, hands[x], 0, &l)) return -1;
+        uint32_t n = l.n < MASTER_TAKES ? l.n : MASTER_TAKES, after[MASTER_TAKES];
+        uint64_t pint[MASTER_TAKES];
+        int8_t good[MASTER_TAKES]; /* whether X's play i takes over: -1 not known yet */
+        for (uint32_t i = 0; i < n; i++) {
+            after[i] = l.v[i].after;
+            pint[i] = l.v[i].pint;
+            good[i] = -1;
+        }
         for (int e = 0; e < nw && ok; e++) {
             uint32_t key = want[e];
             int beaten = 0;

@@ -38,9 +38,10 @@
  *   answers (and goes out after it as cut 1 says) whatever play its opponents moving before it
  *   can make, and whatever stands now, wins for its side when no opponent can go out first
  *   (master_win in _alphabeta.h: cut 32 without a top).
- * - 1024: the static win also where the seat leads (or beats the trick with) a play an opponent
- *   may answer, takes any answer back with a play none answers and then goes out as cut 1 says
- *   (retakes, retake_after in _alphabeta.h).
+ * - 1024: the alpha-beta's static win also where the seat leads (or beats the trick with) a play
+ *   an opponent may answer, takes any answer back with a play none answers and then goes out as
+ *   cut 1 says (retakes, retake_after in _alphabeta.h).
+ * The default (engine/solver/compiled.py's CUTS) is 1 + 4 + 512 + 1024.
  *
  * The parts, included in this order into this one translation unit: _core.h (types, the Search
  * object), _plays.h (generation), _cache.h (readings, tricks, 手数, move lists), _canon.h (the
