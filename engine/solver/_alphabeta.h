@@ -476,13 +476,12 @@ static int master_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
         before[nb++] = x;
         if (!k) continue; /* the seat to move itself: static_win */
         if (!single_over(s, hands, x, before, nb - 1)) continue;
-        int ok = 1, opponents = 0, seen_by = 0;
+        int ok = 1, seen_by = 0;
         for (int j = 0; j < nb - 1 && ok; j++) {
             int w = before[j];
             seen_by |= w == by;
             if (s->side[w] != s->side[x]) {
                 ok = needed(s, hands[w]) >= 2;
-                opponents++;
             } else {
                 ok = !(j == 0 && !tid) && w != by;
             }

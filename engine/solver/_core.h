@@ -99,8 +99,8 @@ typedef struct { uint64_t h; int32_t n; } NeedSlot;                     /* n + 1
 typedef struct { uint64_t pint; uint32_t off, n; } ReadSlot;            /* off + 1 in n's place */
 typedef struct { uint64_t pint; uint32_t tid, after; } AfterSlot;       /* after + 1; 0 = empty */
 #define TOPS_MAX 40 /* the most readings a TopsSlot keeps */
-/* A hand's highest reading of each type and length among its plays (cut 512; n + 1, 0 = empty;
- * n = 255: more than TOPS_MAX). */
+/* A hand's highest reading of each type and length among its plays (cuts 512 and 1024; n + 1,
+ * 0 = empty; n = 255: more than TOPS_MAX). */
 typedef struct { uint64_t h; uint32_t key[TOPS_MAX]; uint8_t n; } TopsSlot;
 #define TOPS_SLOTS 4096
 
