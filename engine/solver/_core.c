@@ -34,6 +34,14 @@
  * - 32: a win by a top: a seat holding a bomb or the rocket that no opponent can beat, whose other
  *   cards then go out by leads none answers but the last, wins for its side before its turn
  *   comes when no opponent can go out first (top_win in _alphabeta.h).
+ * - 512: a win by taking over: a seat other than the seat to move that beats with a play none
+ *   answers (and goes out after it as cut 1 says) whatever play its opponents moving before it
+ *   can make, and whatever stands now, wins for its side when no opponent can go out first
+ *   (master_win in _alphabeta.h: cut 32 without a top).
+ * - 1024: the alpha-beta's static win also where the seat leads (or beats the trick with) a play
+ *   an opponent may answer, takes any answer back with a play none answers and then goes out as
+ *   cut 1 says (retakes, retake_after in _alphabeta.h).
+ * The default (engine/solver/compiled.py's CUTS) is 1 + 4 + 512 + 1024.
  *
  * The parts, included in this order into this one translation unit: _core.h (types, the Search
  * object), _plays.h (generation), _cache.h (readings, tricks, 手数, move lists), _canon.h (the
@@ -133,6 +141,8 @@ static int root(Search *s, uint64_t *hands, int turn, uint32_t tid, int by, Move
 static void search_free_tables(Search *s) {
     free(s->cv);
     s->cv = NULL;
+    free(s->tops);
+    s->tops = NULL;
     if (s->tt) tt_free(s, s->tt, s->tt_buckets, s->tt_lo, s->tt_hi);
     if (s->mv) big_free(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot));
     if (s->arena) big_free(s->arena, s->arena_cap * sizeof(Move));

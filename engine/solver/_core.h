@@ -98,6 +98,11 @@ typedef struct { uint64_t h; uint32_t tid, off, n, ordinary; } MoveSlot; /* off 
 typedef struct { uint64_t h; int32_t n; } NeedSlot;                     /* n + 1; 0 = empty */
 typedef struct { uint64_t pint; uint32_t off, n; } ReadSlot;            /* off + 1 in n's place */
 typedef struct { uint64_t pint; uint32_t tid, after; } AfterSlot;       /* after + 1; 0 = empty */
+#define TOPS_MAX 40 /* the most readings a TopsSlot keeps */
+/* A hand's highest reading of each type and length among its plays (cuts 512 and 1024; n + 1,
+ * 0 = empty; n = 255: more than TOPS_MAX). */
+typedef struct { uint64_t h; uint32_t key[TOPS_MAX]; uint8_t n; } TopsSlot;
+#define TOPS_SLOTS 4096
 
 typedef struct {
     PyObject_HEAD
@@ -134,6 +139,7 @@ typedef struct {
     size_t tmap_mask;
     AfterSlot *af;
     size_t af_mask, af_used;
+    TopsSlot *tops; /* cut 512's memo, direct-mapped, made when first used */
     /* generation scratch, used as a stack */
     Play *sv;
     size_t sn, scap;

@@ -76,8 +76,9 @@ def test_the_same_verdict_move_and_nodes_as_the_reference(preset, sizes, count):
         assert (same_nodes.landlord_wins, same_nodes.move, same_nodes.nodes) == \
             (expected.landlord_wins, expected.move, expected.nodes), p
         # the static win, the proof-number search, both searches in turn, with the ranks
-        # renumbered (13: at every position, 29: where a seat leads), and the win by a top (37)
-        for cuts in (1, 2, 5, 13, 29, 37):
+        # renumbered (13: at every position, 29: where a seat leads), the win by a top (37), a
+        # seat that takes any trick back (517) and a lead answered and taken back (1029, 1541)
+        for cuts in (1, 2, 5, 13, 29, 37, 517, 1029, 1541):
             cut = CompiledSolver(p.rules, p.landlord, cuts=cuts).solve(p)
             assert (cut.landlord_wins, cut.move) == (expected.landlord_wins, expected.move), (p, cuts)
         plain = CompiledSolver(p.rules, p.landlord, table=False, cuts=0).solve(p)
@@ -231,6 +232,55 @@ def test_the_win_by_a_top_agrees_with_brute_force(preset, most, count):
         for c, v in verdicts.items():
             nodes[c] += v.nodes
     assert nodes[37] < nodes[5]  # the cut is taken on some of them
+
+
+def test_a_seat_that_takes_any_trick_back_wins_before_its_turn_comes():
+    # cut 512: the landlord (seat 0) holds the highest card, a 2, and one card more; whatever the
+    # farmers lead or play on each other it beats it with the 2, which nobody answers, and goes out
+    # with the 3; neither farmer can go out in one play. No bomb anywhere: cut 32 has no top
+    p = Position.from_cards(["2 3", "6 7 9 J K", "8 10 Q A"], landlord=0, turn=1)
+    assert brute_force(p) is True
+    with_cut, without = (CompiledSolver(p.rules, p.landlord, cuts=c).solve(p) for c in (517, 5))
+    assert with_cut.landlord_wins is True and with_cut.move == without.move
+    assert with_cut.nodes < without.nodes
+    # a farmer who goes out in one play, a straight the landlord cannot beat, two cards to lead
+    # after the 2: no such win, and the answer stays brute force's
+    for hands in (["2 3", "9 9", "8 10 Q A"], ["2 3", "6 7 8 9 10 Q", "8 10 Q A"], ["2 3 4", "6 7 9 J K", "8 10 Q A"],
+                  ["2 3", "6 7 9 J K", "8 10 Q BJ"]):
+        q = Position.from_cards(hands, landlord=0, turn=1)
+        assert CompiledSolver(q.rules, q.landlord, cuts=517).solve(q).landlord_wins == brute_force(q), q
+
+
+def test_a_lead_answered_and_taken_back_is_a_static_win():
+    # cut 1024: the landlord (seat 0) leads the pair of 4s or the 6, which the farmers may answer;
+    # it takes any answer back with the A A or the 2 (nobody holds a higher pair or single, and
+    # neither goes out on an answer) and goes out leading the rest, the last one answerable
+    p = Position.from_cards(["4 4 6 A A 2", "3 5 7 9 J", "8 10 Q K K"], landlord=0, turn=1)
+    assert brute_force(p) is True
+    with_cut, without = (CompiledSolver(p.rules, p.landlord, cuts=c).solve(p) for c in (1029, 5))
+    assert with_cut.landlord_wins is True and with_cut.move == without.move
+    assert with_cut.nodes < without.nodes
+    # a farmer who goes out on the answer, a pair above the landlord's, a joker above its 2
+    for hands in (["4 4 6 A A 2", "3 5 7 9 J", "K K"], ["4 4 6 A A 2", "3 5 7 9 J", "8 10 Q 2 2"],
+                  ["4 4 6 A A 2", "3 5 7 9 J", "8 10 Q K RJ"]):
+        for turn in (0, 1, 2):
+            q = Position.from_cards(hands, landlord=0, turn=turn)
+            assert CompiledSolver(q.rules, q.landlord, cuts=1029).solve(q).landlord_wins == brute_force(q), q
+
+
+@pytest.mark.parametrize(("preset", "most", "count"), [("classic", 6, 400), ("two", 7, 100), ("four", 4, 60)])
+def test_takeovers_and_retakes_agree_with_brute_force(preset, most, count):
+    rng = random.Random(most * count + 1)
+    nodes = {5: 0, 517: 0, 1029: 0, 1541: 0}
+    for i in range(count):
+        p = topped_position(rng, preset, most) if i % 2 else random_position(rng, rng.randint(1, most), preset)
+        expected = brute_force(p)
+        verdicts = {c: CompiledSolver(p.rules, p.landlord, table_mb=1, cache_mb=2, cuts=c).solve(p) for c in nodes}
+        for c, v in verdicts.items():
+            assert v.landlord_wins == expected, (p, c)
+            assert v.move == verdicts[5].move, (p, c)
+            nodes[c] += v.nodes
+    assert nodes[517] < nodes[5] and nodes[1029] < nodes[5]  # the cuts are taken on some of them
 
 
 def played_record(seed: int, cards: int) -> RecordedHand:
