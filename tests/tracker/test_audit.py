@@ -368,20 +368,29 @@ def test_a_card_read_late_under_the_phantom_bar_is_no_more_of_a_whole_show(store
     assert ref.hand.shown[2] == seat2 and deck_audit(ref.hand).ok
 
 
-def _pair_read_as_one(store, accept=True):
-    """Seat 1 leads 9♣ 9♦, read as the 9♣ alone (legal as a single lead); the landlord answers
-    with the rocket (legal against either) and goes out. Returns the referee and the deal."""
+def _dealt(store, fixed, seed, accept=True):
+    """A classic hand dealt with ``fixed`` cards in the seats named, the rest shuffled; seat 0 is
+    the landlord and the kitty is read. Returns the referee, the hands and the kitty."""
     ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
                         accept_suggestions=accept)
-    deck = full_deck(1)
-    fixed = {0: parse_cards("3s BJ RJ"), 1: parse_cards("4h 9c 9d")}
-    rest = [c for c in deck if c not in fixed[0] + fixed[1]]
-    random.Random(7).shuffle(rest)
-    hands = [sorted(fixed[0] + rest[:17]), sorted(fixed[1] + rest[17:31]), sorted(rest[31:48])]
-    kitty = sorted(rest[48:])
+    rest = [c for c in full_deck(1) if not any(c in cards for cards in fixed.values())]
+    random.Random(seed).shuffle(rest)
+    hands = []
+    for seat in range(3):
+        need = 17 - len(fixed.get(seat, ()))
+        hands.append(sorted(list(fixed.get(seat, ())) + rest[:need]))
+        rest = rest[need:]
+    kitty = sorted(rest)
     ref.new_hand(time=0.0)
     store.append(ref.match_id, 1, Landlord(0), source="referee")
     ref.kitty(text(kitty), time=1.0)
+    return ref, hands, kitty
+
+
+def _pair_read_as_one(store, accept=True):
+    """Seat 1 leads 9♣ 9♦, read as the 9♣ alone (legal as a single lead); the landlord answers
+    with the rocket (legal against either) and goes out. Returns the referee and the deal."""
+    ref, hands, kitty = _dealt(store, {0: parse_cards("3s BJ RJ"), 1: parse_cards("4h 9c 9d")}, 7, accept)
     landlord = sorted(hands[0] + kitty)
     t = iter(range(2, 200))
     steps = [(0, "3s"), (1, "4h"), (1, "9c"), (0, "BJ RJ")]  # the passes between are inferred
@@ -427,15 +436,8 @@ def test_a_trio_guessed_of_the_wrong_rank_takes_the_card_the_deck_lacks(store):
     """K♣ K♦ K♥ J♠ J♥ read K♣ K♦ J♠ J♥: a trio of kings or of jacks, as many of each unseen, so
     stored with a jack by its rank alone. Once everyone has shown, the deck lacks the K♥ and no
     jack: the K♥ is the one card that makes the play whole, and the play takes it."""
-    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
     fixed = parse_cards("Kc Kd Kh Js Jh")
-    rest = [c for c in full_deck(1) if c not in fixed]
-    random.Random(11).shuffle(rest)
-    hands = [sorted(fixed + rest[:12]), sorted(rest[12:29]), sorted(rest[29:46])]
-    kitty = sorted(rest[46:])
-    ref.new_hand(time=0.0)
-    store.append(ref.match_id, 1, Landlord(0), source="referee")
-    ref.kitty(text(kitty), time=1.0)
+    ref, hands, kitty = _dealt(store, {0: fixed}, 11)
     out = ref.play(PlayCandidate(0, ("Kc", "Kd", "Js", "Jh"), time=2.0, confidences=(0.8,) * 4,
                                  alternatives=((),) * 4))
     assert kinds(out)[-2:] == ["uncertain_read", "play"] and "J" in [str(c) for c in ref.hand.plays[0].cards]
@@ -452,16 +454,7 @@ def test_a_trio_guessed_of_the_wrong_rank_takes_the_card_the_deck_lacks(store):
 def _goes_out_with_a_pair_read_as_one(store, accept=True):
     """Seat 1 takes the lead, leads its cards one by one and goes out with 9♣ 9♦, read as the
     9♣ alone: on record it still holds a card. Returns the referee and the deal."""
-    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
-                        accept_suggestions=accept)
-    fixed = {0: parse_cards("3s"), 1: parse_cards("4h 9c 9d")}
-    rest = [c for c in full_deck(1) if c not in fixed[0] + fixed[1]]
-    random.Random(5).shuffle(rest)
-    hands = [sorted(fixed[0] + rest[:16]), sorted(fixed[1] + rest[16:30]), sorted(rest[30:47])]
-    kitty = sorted(rest[47:])
-    ref.new_hand(time=0.0)
-    store.append(ref.match_id, 1, Landlord(0), source="referee")
-    ref.kitty(text(kitty), time=1.0)
+    ref, hands, kitty = _dealt(store, {0: parse_cards("3s"), 1: parse_cards("4h 9c 9d")}, 5, accept)
     steps = [(0, "3s"), (1, "4h")] + [(1, str(c)) for c in hands[1] if str(c) not in ("4h", "9c", "9d")]
     for i, (seat, card) in enumerate(steps + [(1, "9c")]):  # the passes between are inferred
         assert kinds(ref.play(PlayCandidate(seat, (card,), time=2.0 + i)))[-1] == "play"
