@@ -173,6 +173,13 @@ ALERTS: dict[str, AlertKind] = {
         "{player} 亮出的牌读到 {cards}，比手里的牌少；整副牌只缺 {missing}，已补进 {player} 的亮牌：请核对",
         "{player}: cards shown read as {cards}, fewer than held; the deck lacks only {missing}, added to "
         "{player}'s cards shown: please check", "doubt"),
+    "shown_trimmed": AlertKind(
+        "亮牌按查牌去掉多读的牌", "misread card taken out of cards shown",
+        "{player} 亮出的牌读到 {cards}，比手里的牌多；多读的 {extra} 整副牌里多出一张，和 {player} "
+        "最后出的那手牌同点数（那手牌压在亮牌下面，花色读错了），已从亮牌中去掉：请核对",
+        "{player}: cards shown read as {cards}, more than held; the extra {extra} is seen too often in the "
+        "deck and has the rank of a card of {player}'s last play, lying under them (its suit misread): "
+        "taken out of the cards shown: please check", "doubt"),
     "rocket_completed": AlertKind(
         "王炸按查牌补全", "rocket completed from the deck",
         "{player} 出的 {cards} 其实是王炸（{suggestion}）：亮牌后整副牌只缺另一张王，它压在读到的那张下面；"

@@ -126,6 +126,32 @@ def shown_completion(hand: Hand | None) -> tuple[int, tuple[Card, ...]] | None:
     return seat, tuple(audit.missing)
 
 
+def shown_trim(hand: Hand | None) -> tuple[int, tuple[Card, ...], tuple[Card, ...]] | None:
+    """``(seat, kept, extra)`` when, everyone having shown, one seat alone has shown more cards
+    than it holds, by as many as the deck has cards seen too often, and every such card is among
+    its cards shown and has the rank of a card of its last play: that play still lies in its
+    zone under the cards shown, and a corner of it read with another suit (a 2♣ of its 2♥ 2♣
+    read as 2♠ beside the jokers it showed) is no card shown. :func:`beyond_the_plays` drops only
+    exact copies. ``kept``: its cards shown less those. Else ``None``."""
+    audit = None if hand is None else deck_audit(hand)
+    if hand is None or audit is None or audit.ok or not audit.extra or audit.set_aside:
+        return None
+    over = [(s, len(hand.shown.get(s, ())) - hand.cards_left[s]) for s in losers(hand)]
+    over = [(s, n) for s, n in over if n > 0]
+    if len(over) != 1 or over[0][1] != len(audit.extra):
+        return None
+    seat = over[0][0]
+    last = next((e for e in reversed(hand.events) if isinstance(e, Play) and e.seat == seat), None)
+    shown = Counter(hand.shown[seat])
+    extra = Counter(audit.extra)
+    if last is None or extra - shown or any(c.rank not in {p.rank for p in last.cards} for c in extra):
+        return None
+    kept = list(hand.shown[seat])
+    for card in audit.extra:
+        kept.remove(card)
+    return seat, tuple(kept), tuple(audit.extra)
+
+
 def _short_seats(hand: Hand) -> list[tuple[int, int]]:
     """``(seat, n)`` for each loser that has shown ``n`` > 0 cards fewer than it holds on record."""
     short = [(s, hand.cards_left[s] - len(hand.shown.get(s, ()))) for s in losers(hand)]
@@ -867,6 +893,15 @@ class CameraReferee:
     def _store_shown(self, shown: Shown) -> list[Record]:
         out = self._store_or_alert(shown, format_cards(shown.cards))
         if out and out[-1] is shown:
+            trim = shown_trim(self.hand)
+            if trim is not None:
+                seat, kept, extra = trim
+                assert self.hand is not None
+                out.append(self._append(Alert("shown_trimmed", seat=seat, time=shown.time,
+                                              cards=format_cards(self.hand.shown[seat]),
+                                              suggestion=format_cards(kept), data={"extra": format_cards(extra)})))
+                if self.accept_suggestions:
+                    out += self._store_or_alert(Shown(seat, kept, time=shown.time), None)
             grown = [] if rocket_completion(self.hand) is not None else play_completion(self.hand)
             for fix in grown:
                 assert self.hand is not None

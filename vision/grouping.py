@@ -200,9 +200,11 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
             # two copies of one card far apart are not one card's corners: with the deck's span
             # known, a pair lies about that far apart (two 7h ending one row and starting the
             # next of a hand shown after the hand lie 11 index sizes apart, the deck's span 5)
-            paired_here = _pair(members, centers, sizes, lo, min(hi, span * (1 + PAIR_SPAN_SLACK)), span)
+            paired_here = _pair(members, centers, sizes, lo, min(hi, span * (1 + PAIR_SPAN_SLACK)), span,
+                                detections.boxes)
         else:
-            paired_here = _pair(members, centers, sizes, lo, hi, expected)
+            paired_here = _pair(members, centers, sizes, lo, hi, expected,
+                                detections.boxes if decks > 1 else None)
         groups += _within_joker(paired_here, centers, detections.scores) if joker else paired_here
     readings = [reading(detections, i) for i in range(len(detections))]
     paired: list[tuple[list[list[int]], str, dict[str, float] | None]] = [
@@ -215,7 +217,7 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         window = (reference * (1 - FUSE_SPAN_TOLERANCE), reference * (1 + FUSE_SPAN_TOLERANCE))
         tops = [CARD_IDS[c] if c >= 0 else "" for c in detections.class_ids]
         singles, fused = _fuse_singles(singles, Counter(c.card for c in cards), tops, readings, centers, sizes,
-                                       window, fuse_share, decks)
+                                       window, fuse_share, decks, detections.boxes)
         cards += [_instance(group, card, detections, readings, joint) for group, card, joint in fused]
         paired += fused
     if face is not None:
@@ -341,9 +343,10 @@ def _ranked(probs: dict[str, float]) -> tuple[tuple[str, float], ...]:
 
 def _fuse_singles(singles: list[list[list[int]]], count: Counter[str], tops: list[str],
                   readings: list[dict[str, float]], centers: np.ndarray, sizes: np.ndarray,
-                  window: tuple[float, float], share: float, decks: int) -> tuple[
+                  window: tuple[float, float], share: float, decks: int, boxes: np.ndarray) -> tuple[
                       list[list[list[int]]], list[tuple[list[list[int]], str, dict[str, float]]]]:
-    """Pair single corners of different reads that sit the deck's span apart and agree on a card.
+    """Pair single corners of different reads that sit the deck's span apart and agree on a card,
+    never two side by side in one row (:func:`_side_by_side`: two cards fanned).
 
     ``count``: how many cards of each id the paired corners already make; ``tops``: each
     detection's card. Returns the singles left and the fused (group, card, joint reading)."""
@@ -353,7 +356,7 @@ def _fuse_singles(singles: list[list[list[int]]], count: Counter[str], tops: lis
         for b in range(a + 1, len(singles)):
             i, j = singles[a][0][0], singles[b][0][0]
             distance = card_distance(i, j, centers, sizes)
-            if distance is None or not window[0] <= distance <= window[1]:
+            if distance is None or not window[0] <= distance <= window[1] or _side_by_side(boxes[i], boxes[j]):
                 continue
             agreed = fuse(readings[i], readings[j])
             if agreed is not None and agreed[1] >= share:
@@ -503,14 +506,21 @@ def _within_joker(groups: list[list[list[int]]], centers: np.ndarray, scores: np
 
 
 def _pair(corners: list[list[int]], centers: np.ndarray, sizes: np.ndarray, lo: float, hi: float,
-          expected: float) -> list[list[list[int]]]:
-    """Greedy pairing, most card-like distance first; the rest stay single corners."""
+          expected: float, beside: np.ndarray | None = None) -> list[list[list[int]]]:
+    """Greedy pairing, most card-like distance first; the rest stay single corners. With
+    ``beside`` (the boxes, where two copies of a card may lie on the table), two corners side by
+    side in one row (:func:`_side_by_side`) never pair: one card's corners lie a card's length
+    apart along their index, two copies fanned in one row lie across it (a hand shown with two
+    Q♠ four cards apart in one row, 2.6 index sizes apart, inside the deck's span)."""
     candidates = []
     for a in range(len(corners)):
         for b in range(a + 1, len(corners)):
             distance = card_distance(corners[a][0], corners[b][0], centers, sizes)
-            if distance is not None and lo <= distance <= hi:
-                candidates.append((abs(distance - expected), a, b))
+            if distance is None or not lo <= distance <= hi:
+                continue
+            if beside is not None and _side_by_side(beside[corners[a][0]], beside[corners[b][0]]):
+                continue
+            candidates.append((abs(distance - expected), a, b))
     used: set[int] = set()
     groups = []
     for _, a, b in sorted(candidates):

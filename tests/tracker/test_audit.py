@@ -248,6 +248,68 @@ def test_the_last_play_still_lying_in_the_zone_is_not_taken_for_a_card_shown(sto
     assert [list(h) for h in starting_hands(ref.hand)] == hands and deck_audit(ref.hand).ok
 
 
+@pytest.mark.parametrize("accept", [True, False])
+def test_a_card_of_the_last_play_read_with_another_suit_under_the_cards_shown_is_taken_out(store, accept):
+    """The seat's last play lies under the cards it shows, and one of its corners is read with
+    another suit (a 2♣ read as 2♠): not an exact copy of the card played, so it is kept as a card
+    shown, one more than the seat holds. Once everyone has shown, the deck has that card once too
+    often and it has the rank of the last play: it is taken out (with an alert), and the starting
+    hands and the audit come out right. Without accepting suggestions only the alert is raised."""
+    rules = get_rules("classic")
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
+                        accept_suggestions=accept)
+    hands, kitty = deal(rules, 3)
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    lead = sorted(hands[0] + kitty, key=lambda c: c.rank)
+    low, top = lead[0], lead[-1]
+    answer = min((c for c in hands[1] if low.rank < c.rank < top.rank), key=lambda c: c.rank)
+    ref.play(PlayCandidate(0, (str(low),), time=2.0))
+    assert kinds(ref.play(PlayCandidate(1, (str(answer),), time=3.0)))[-1] == "play"
+    for i, card in enumerate([top, *lead[1:-1]]):
+        assert kinds(ref.play(PlayCandidate(0, (str(card),), time=4.0 + i)))[-1] == "play"
+    rest1 = [c for c in hands[1] if c != answer]
+    # the answer's corner read with another suit: a card of that rank someone else holds or played
+    misread = next(c for c in full_deck(1) if c.rank == answer.rank and c != answer and c not in rest1)
+    assert kinds(show(ref, 1, [*rest1, misread])) == ["shown"]
+    out = show(ref, 2, hands[2])
+    if not accept:
+        assert kinds(out) == ["shown", "shown_trimmed", "deck_audit"]
+        assert ref.hand.shown[1] == (*rest1, misread)
+        return
+    assert kinds(out) == ["shown", "shown_trimmed", "shown"]  # no audit alert: it adds up now
+    alert = out[1]
+    assert alert.seat == 1 and alert.fields["extra"] == str(misread)
+    assert cards_text([misread]) in alert.text("zh") and cards_text([misread]) in alert.text("en")
+    assert sorted(ref.hand.shown[1]) == sorted(rest1)
+    assert [list(h) for h in starting_hands(ref.hand)] == hands and deck_audit(ref.hand).ok
+
+
+def test_an_extra_card_shown_of_no_rank_of_the_last_play_is_not_taken_out(store):
+    """A card shown too many whose rank the seat's last play lacks is not a corner of that play:
+    the deck audit alert stands and nothing is taken out."""
+    rules = get_rules("classic")
+    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    hands, kitty = deal(rules, 3)
+    ref.new_hand(time=0.0)
+    store.append(ref.match_id, 1, Landlord(0), source="referee")
+    ref.kitty(text(kitty), time=1.0)
+    lead = sorted(hands[0] + kitty, key=lambda c: c.rank)
+    low, top = lead[0], lead[-1]
+    answer = min((c for c in hands[1] if low.rank < c.rank < top.rank), key=lambda c: c.rank)
+    ref.play(PlayCandidate(0, (str(low),), time=2.0))
+    ref.play(PlayCandidate(1, (str(answer),), time=3.0))
+    for i, card in enumerate([top, *lead[1:-1]]):
+        ref.play(PlayCandidate(0, (str(card),), time=4.0 + i))
+    rest1 = [c for c in hands[1] if c != answer]
+    other = next(c for c in hands[2] if c.rank != answer.rank)
+    show(ref, 1, [*rest1, other])
+    out = show(ref, 2, hands[2])
+    assert kinds(out) == ["shown", "deck_audit"] and out[-1].fields["extra"] == str(other)
+    assert ref.hand.shown[1] == (*rest1, other)
+
+
 def test_a_card_read_twice_among_the_cards_shown_counts_once_unless_the_seat_holds_two(store):
     """Two decks: a joker among the cards shown is read twice (its two corners taken for two
     cards) and the seat seems to show one card more than it holds: the second read goes. A seat

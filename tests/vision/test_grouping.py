@@ -209,6 +209,31 @@ def test_two_decks_two_identical_tall_indices_a_fan_step_apart_stay_two_cards():
     assert group_corners(twice, decks=2).card_ids == ["Qs"]
 
 
+def test_two_decks_two_copies_in_one_row_a_deck_span_apart_stay_two_cards():
+    # Five seats, plastic: a hand shown in a fan, two Qs four cards apart in one row, 176 px
+    # (2.6 index sizes) apart, inside this deck's span (2.7-3.4). Side by side across their
+    # length, they are two cards, neither paired nor fused; the same two marks a card's length
+    # apart along it (one card's corners) are still one card.
+    row = boxes(("Qs", 63, 106, 94, 174), ("Qs", 239, 111, 270, 177))
+    assert group_corners(row, decks=2).card_ids == ["Qs", "Qs"]
+    assert group_corners(row, decks=2, span=2.8).card_ids == ["Qs", "Qs"]
+    card = boxes(("Qs", 63, 106, 94, 174), ("Qs", 160, 240, 191, 308))
+    assert group_corners(card, decks=2, span=2.8).card_ids == ["Qs"]
+
+
+def test_corners_side_by_side_in_one_row_are_never_fused():
+    # Two single corners that agree on Qs, a deck's span apart but beside each other in one row
+    # (two cards fanned): not one card's corners, whatever they agree on.
+    def tall(card: str, x: float, y: float, p: float, alts: dict[str, float]) -> Detections:
+        dets = read((card, x, y, p, alts))
+        dets.boxes[:] = [[x - 14, y - 34, x + 14, y + 34]]
+        return dets
+    row = Detections.concat([tall("Qs", 80, 140, 0.9, {"Qc": 0.05}), tall("Qc", 255, 144, 0.6, {"Qs": 0.35})])
+    assert sorted(group_corners(row, decks=2, span=2.8).card_ids) == ["Qc", "Qs"]
+    card = Detections.concat([tall("Qs", 80, 140, 0.9, {"Qc": 0.05}), tall("Qc", 178, 282, 0.6, {"Qs": 0.35})])
+    assert group_corners(card, decks=2, span=2.8).card_ids == ["Qs"]
+
+
 def test_two_decks_two_copies_far_beyond_the_decks_span_are_two_cards():
     # A hand shown in rows: one 7h ends the first row, the other starts the second, 230 px (11.5
     # index sizes) apart; the deck's corners lie 5 sizes apart. Generic pairing takes them for one
