@@ -224,6 +224,7 @@ def read_film(folder: Path, detector_spec: str, backend: str, referee_bids: bool
         session.process(frame)
         busy += time.perf_counter() - t0
         frames += 1
+    session.finish()
     state = TableState.load(store, mid)
     record = match_record(state, finished_only=False)
     if keep:  # what was read, for a look at the plays that differ (compare with truth.json)

@@ -531,6 +531,13 @@ class CameraReferee:
                     time=time)
         return out + [self._append(deal, self.state.next_hand_number)]
 
+    def close(self, time: float | None = None) -> list[Record]:
+        """The camera stops watching (its film or the evening ends): the hand on record's
+        ``not_shown`` alerts, which the next deal would raise (the last hand has none), once
+        per seat (:meth:`_unshown`)."""
+        self.refresh()
+        return self._unshown(time)
+
     def _unshown(self, time: float | None) -> list[Record]:
         """At a table where the losers show their cards after the hand, a seat that holds cards
         on record but showed none once another seat has: either it did not show (the hand goes
@@ -540,9 +547,10 @@ class CameraReferee:
         hand = self.hand
         if hand is None or hand.phase != "finished" or not hand.shown:
             return []
+        told = {a.seat for a in self.state.alerts if a.alert == "not_shown"}
         out: list[Record] = []
         for seat in losers(hand):
-            if seat not in hand.shown and hand.cards_left[seat] > 0:
+            if seat not in hand.shown and hand.cards_left[seat] > 0 and seat not in told:
                 out.append(self._append(Alert("not_shown", seat=seat, time=time,
                                               data={"left": hand.cards_left[seat]})))
         return out

@@ -380,6 +380,7 @@ class TableSession:
                     break
                 self.process(frame)
                 count += 1
+            self.finish()
         except Exception as exc:
             self.error = f"{type(exc).__name__}: {exc}"
             raise
@@ -390,6 +391,12 @@ class TableSession:
             else:
                 self.source.close()
         return count
+
+    def finish(self) -> list[Record]:
+        """The source has ended or the camera is stopped: the referee's closing alerts on the hand
+        on record (a loser who never showed his cards: :meth:`CameraReferee.close`)."""
+        frame = self.latest_frame()
+        return self.referee.close(None if frame is None else frame.time)
 
     def start(self) -> threading.Thread:
         """``run()`` on a background thread (the site's feeder interface: start, stop, status)."""

@@ -383,6 +383,27 @@ def test_a_loser_who_showed_nothing_while_another_did_is_alerted_when_the_next_h
     other.close()
 
 
+def test_a_loser_who_showed_nothing_in_the_last_hand_is_alerted_when_the_camera_stops(store):
+    """The last hand of the evening has no next deal: when the camera stops, the loser on record
+    who never showed gets the same alert, once (the next deal, should the table play on, does
+    not raise it again)."""
+    ref, hands, _ = play_out(store)
+    ref.shown(2, text(hands[2]), time=80.0)
+    out = ref.close(time=85.0)
+    assert kinds(out) == ["not_shown"] and out[0].seat == 1 and out[0].time == 85.0
+    assert ref.close(time=86.0) == []
+    assert kinds(ref.new_hand(time=90.0)) == ["deal"]
+    # a hand every loser showed, or a hand under way: nothing to say
+    other = EventStore(":memory:")
+    whole, hands2, _ = play_out(other)
+    whole.shown(1, text(hands2[1]), time=80.0)
+    whole.shown(2, text(hands2[2]), time=81.0)
+    assert whole.close(time=85.0) == []
+    whole.new_hand(time=90.0)
+    assert whole.close(time=91.0) == []
+    other.close()
+
+
 @pytest.mark.parametrize("bare", [1, 2])
 def test_a_card_stored_by_its_rank_alone_gets_its_suit_from_the_audit(store, bare):
     """A card hidden inside a straight is stored by its rank alone ("K"); once everyone has shown,
