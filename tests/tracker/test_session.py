@@ -159,7 +159,7 @@ def test_run_loops_over_a_source_and_reports_status():
     session = TableSession(source, table.calibration(), detector, store, mid)
     closed = []
     real_close = session.referee.close
-    session.referee.close = lambda time=None: closed.append(time) or real_close(time)  # type: ignore[method-assign]
+    session.referee.close = lambda time=None: closed.append(time) or real_close(time)
     assert session.run() == len(frames)
     assert closed == [session.latest_frame().time] and closed[0] is not None  # the source ended: the referee's closing alerts were asked for
     status = session.status()
