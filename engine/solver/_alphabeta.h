@@ -15,6 +15,7 @@
 static void go_huge(Search *s) {
     s->huge = 1;
     to_huge(s->tt, tt_bytes(s, s->tt_buckets), 1);
+    to_huge(s->tt_side, s->tt_buckets * sizeof(uint16_t), 1);
     to_huge(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot), 1);
     to_huge(s->need, (s->need_mask + 1) * sizeof(NeedSlot), 1);
     to_huge(s->af, (s->af_mask + 1) * sizeof(AfterSlot), 1);

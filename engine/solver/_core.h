@@ -70,8 +70,9 @@ typedef struct {
  * proof-number search also keeps its estimates of positions not proved yet. Entries come in
  * buckets of TT_LINES cache lines, aligned, as many entries as fit beside one word (3 of 40 bytes
  * in two lines in the three- and two-seat games, 2 of 48 in the four-seat): a probe reads two
- * lines, where four entries of 40 bytes unaligned spanned three. The word says whether the bucket
- * spilled into its neighbour at the table's bound (_table.h). */
+ * lines, where four entries of 40 bytes unaligned spanned three. The last word is not used: which
+ * slots are used, their fingerprints and whether the bucket spilled into its neighbour at the
+ * table's bound are in the bucket's side word, in an array of its own (_table.h). */
 #ifndef TT_LINES
 #define TT_LINES 2
 #endif
@@ -111,6 +112,7 @@ typedef struct {
     int side[MAXSEATS], next[MAXSEATS];
     /* transposition table */
     uint64_t *tt;
+    uint16_t *tt_side; /* a word a bucket: its slots used, their fingerprints (_table.h) */
     size_t tt_buckets, tt_max_buckets, tt_words, tt_ways, tt_used;
     uint64_t tt_born, tt_lo, tt_hi; /* the table's generation clock; the block's users' (_table.h) */
     uint64_t tt_gen;                /* the generation in the tags, from tt_born */
