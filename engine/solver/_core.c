@@ -143,6 +143,8 @@ static void search_free_tables(Search *s) {
     s->cv = NULL;
     free(s->tops);
     s->tops = NULL;
+    free(s->whole);
+    s->whole = NULL;
     if (s->tt) tt_free(s, s->tt, s->tt_buckets, s->tt_lo, s->tt_hi);
     if (s->tt_side) tt_side_free(s->tt_side, s->tt_buckets);
     s->tt_side = NULL;
@@ -263,7 +265,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->af_mask = af_n - 1;
     s->tmap = calloc(1024, sizeof(uint32_t));
     s->tmap_mask = 1023;
-    if (!s->tt || !s->tt_side || !s->mv || !s->arena || !s->need || !s->rd || !s->af || !s->tmap) {
+    s->whole = calloc(WHOLE_SLOTS, sizeof(WholeSlot));
+    if (!s->tt || !s->tt_side || !s->mv || !s->arena || !s->need || !s->rd || !s->af || !s->tmap || !s->whole) {
         search_free_tables(s);
         PyErr_NoMemory();
         return -1;

@@ -104,6 +104,11 @@ typedef struct { uint64_t pint; uint32_t tid, after; } AfterSlot;       /* after
  * 0 = empty; n = 255: more than TOPS_MAX). */
 typedef struct { uint64_t h; uint32_t key[TOPS_MAX]; uint8_t n; } TopsSlot;
 #define TOPS_SLOTS 4096
+/* A hand played whole: the trick it leaves when led (its readings as one play; 0: it is no one
+ * play), in a small direct-mapped memo that stays in the inner caches (h = 0: empty; no seat in
+ * play has an empty hand). */
+typedef struct { uint64_t h; uint32_t tid; } WholeSlot;
+#define WHOLE_SLOTS 4096
 
 typedef struct {
     PyObject_HEAD
@@ -142,6 +147,7 @@ typedef struct {
     AfterSlot *af;
     size_t af_mask, af_used;
     TopsSlot *tops; /* cut 512's memo, direct-mapped, made when first used */
+    WholeSlot *whole; /* whole_play's memo */
     /* generation scratch, used as a stack */
     Play *sv;
     size_t sn, scap;
