@@ -674,11 +674,16 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
         uint64_t child[MAXSEATS];
         copy_hands(child, hands, s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
-        if (s->use_table && (!renumber || lead_only)) { /* the children's table buckets, fetched together: one wait, not one each */
+        if (s->use_table && (!renumber || lead_only)) {
+            /* The children's table buckets, fetched together: one wait, not one each; only the
+             * lines their probes and stores will touch, as their side words say (a node's many
+             * requests at once are what it waits on). The node's own bucket and its next seats'
+             * are fetched whole above: waiting for their side words first cost more than the
+             * lines (docs/solver-log.md). */
             uint64_t others = key - hand_key(h, turn);
             for (uint32_t i = 0; i < l.n && i < PREFETCH; i++)
                 if (!goes_out(s, (uint32_t)whole, l.v[i].after))
-                    tt_prefetch(s, tt_bucket_k(s, others + hand_key(h - l.v[i].pint, turn), nxt, l.v[i].after, turn));
+                    tt_prefetch_slots(s, others + hand_key(h - l.v[i].pint, turn), nxt, l.v[i].after, turn);
         }
         for (uint32_t i = 0; i < l.n; i++) {
             if (i == l.ordinary && !passed) {

@@ -241,6 +241,10 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     if (cache_mb < 2) cache_mb = 2;
     s->tt_words = (size_t)s->players + 2;
     s->tt_ways = (TT_STRIDE - 1) / s->tt_words; /* at most 3: a side word has 3 fingerprints (_table.h) */
+    for (size_t w = 0; w < s->tt_ways; w++) {
+        size_t first = w * s->tt_words * 8 / 64, last = ((w + 1) * s->tt_words * 8 - 1) / 64;
+        for (size_t i = first; i <= last; i++) s->tt_slot_lines[w] |= (uint8_t)(1u << i);
+    }
     s->tt_max_buckets = (size_t)(table_mb * 1048576.0 / (TT_STRIDE * sizeof(uint64_t))) & ~(size_t)1; /* pairs */
     if (!s->tt_max_buckets) s->tt_max_buckets = 2;
     s->tt_buckets = s->tt_max_buckets < 2048 ? s->tt_max_buckets : 2048; /* grows as it fills */

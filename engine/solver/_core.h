@@ -118,6 +118,7 @@ typedef struct {
     /* transposition table */
     uint64_t *tt;
     uint16_t *tt_side; /* a word a bucket: its slots used, their fingerprints (_table.h) */
+    uint8_t tt_slot_lines[4]; /* the cache lines of a bucket each slot lies on (bit i: line i) */
     size_t tt_buckets, tt_max_buckets, tt_words, tt_ways, tt_used;
     uint64_t tt_born, tt_lo, tt_hi; /* the table's generation clock; the block's users' (_table.h) */
     uint64_t tt_gen;                /* the generation in the tags, from tt_born */

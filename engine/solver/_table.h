@@ -62,6 +62,25 @@ static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
     for (int i = 0; i < TT_LINES; i++) __builtin_prefetch(bucket + 8 * i);
 }
 
+/* The lines of a position's bucket that its probe or its store will touch, as its side word
+ * says: those of the slots whose fingerprint matches and of the next free slot; every line where
+ * the bucket is full or spilled (the store then reads them all). */
+static inline void tt_prefetch_slots(const Search *s, uint64_t key, int turn, uint32_t tid, int by) {
+    uint64_t x = tt_hash(key, turn, tid, by);
+    size_t b = tt_index(s, x);
+    unsigned side = s->tt_side[b], fp = tt_fp(x), n = side & SIDE_USED, lines;
+    const uint64_t *bucket = tt_at(s, b);
+    if (n == s->tt_ways || (side & SIDE_SPILL)) {
+        lines = (1u << TT_LINES) - 1;
+    } else {
+        lines = s->tt_slot_lines[n];
+        for (unsigned w = 0; w < n; w++)
+            if (side_fp(side, (int)w) == fp) lines |= s->tt_slot_lines[w];
+    }
+    for (int i = 0; i < TT_LINES; i++)
+        if (lines >> i & 1) __builtin_prefetch(bucket + 8 * i);
+}
+
 /* Generations: a table's block taken again from the pool (below) is not zeroed. Its side words
  * are new and zero with each table (tt_side_alloc), so no slot of an earlier solver is read as
  * used; its entries also carry the generation of the solver that wrote them (14 bits of the
