@@ -247,7 +247,6 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     }
     s->tt_max_buckets = (size_t)(table_mb * 1048576.0 / (TT_STRIDE * sizeof(uint64_t))) & ~(size_t)1; /* pairs */
     if (!s->tt_max_buckets) s->tt_max_buckets = 2;
-    s->tt_buckets = s->tt_max_buckets < 2048 ? s->tt_max_buckets : 2048; /* grows as it fills */
     double cache = cache_mb * 1048576.0;
     size_t arena = (size_t)(cache * 0.55 / sizeof(Move));
     size_t mv_n = pow2_at_least((size_t)(cache * 0.15 / sizeof(MoveSlot))) / 2;
@@ -255,7 +254,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     size_t rd_n = pow2_at_least((size_t)(cache * 0.05 / sizeof(ReadSlot))) / 2;
     size_t af_n = pow2_at_least((size_t)(cache * 0.1 / sizeof(AfterSlot))) / 2;
     tt_new_generation(s);
-    s->tt = tt_alloc(s, s->tt_buckets);
+    s->tt = tt_first(s); /* (sets tt_buckets) */
     s->tt_side = tt_side_alloc(s->tt_buckets);
     s->mv = big_alloc(mv_n * sizeof(MoveSlot), 1);
     s->mv_mask = mv_n - 1;

@@ -293,11 +293,11 @@ static void tt_new_generation(Search *s) {
  * where it held something else than entries laid out as this solver's, or where a solver of the
  * same generation may have used it (the clocks of its users span GEN_SPAN); sets tt_lo and tt_hi
  * for it. */
-static uint64_t *tt_alloc(Search *s, size_t buckets) {
+static uint64_t *tt_alloc_from(Search *s, size_t buckets, int kept_only) {
     size_t bytes = buckets * TT_STRIDE * sizeof(uint64_t);
     uint64_t lo = s->tt_born, hi = s->tt_born, kind = 0;
     void *t = NULL;
-    if (bytes < BIG) t = big_alloc(bytes, 1);
+    if (bytes < BIG) t = kept_only ? NULL : big_alloc(bytes, 1);
     else if ((t = pool_take(bytes, &lo, &hi, &kind)) != NULL) {
         if (s->tt_born < lo) lo = s->tt_born;
         if (s->tt_born > hi) hi = s->tt_born;
@@ -306,13 +306,27 @@ static uint64_t *tt_alloc(Search *s, size_t buckets) {
             lo = hi = s->tt_born;
         }
         if (s->huge) to_huge(t, bytes, 1);
-    } else
+    } else if (!kept_only)
         t = big_map(bytes, s->huge);
     if (t) {
         s->tt_lo = lo;
         s->tt_hi = hi;
     }
     return t;
+}
+
+static uint64_t *tt_alloc(Search *s, size_t buckets) { return tt_alloc_from(s, buckets, 0); }
+
+/* The table a solver starts with: a kept block of the largest size where the pool has one (an
+ * earlier solver's: its pages are there, and the table never grows, which moved every answer
+ * over three times), else a small one that grows as it fills (a fresh block's pages cost the
+ * system's time when first touched, and a short search touches few). */
+static uint64_t *tt_first(Search *s) {
+    uint64_t *t = tt_alloc_from(s, s->tt_max_buckets, 1);
+    s->tt_buckets = s->tt_max_buckets;
+    if (t) return t;
+    s->tt_buckets = s->tt_max_buckets < 2048 ? s->tt_max_buckets : 2048;
+    return tt_alloc(s, s->tt_buckets);
 }
 
 /* Frees a table block, kept with its entries' layout and the clocks of its users. */
