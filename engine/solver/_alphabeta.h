@@ -15,6 +15,7 @@
 static void go_huge(Search *s) {
     s->huge = 1;
     to_huge(s->tt, tt_bytes(s, s->tt_buckets), 1);
+    to_huge(s->tt_side, s->tt_buckets * sizeof(uint16_t), 1);
     to_huge(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot), 1);
     to_huge(s->need, (s->need_mask + 1) * sizeof(NeedSlot), 1);
     to_huge(s->af, (s->af_mask + 1) * sizeof(AfterSlot), 1);
@@ -556,15 +557,34 @@ static int master_win(Search *s, const uint64_t *hands, int turn, uint32_t tid, 
     return -1;
 }
 
-static int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by);
+static int win_k(Search *s, const uint64_t *hands, uint64_t key, int turn, uint32_t tid, int by);
 
-static inline int pass_value(Search *s, const uint64_t *hands, int nxt, uint32_t tid, int by) {
-    return nxt == by ? win(s, hands, nxt, 0, NONE) : win(s, hands, nxt, tid, by);
+/* The value of the child where ``seat`` is to move on trick ``tid`` (win's), where ``whole`` is
+ * what the seat's hand leaves played whole (whole_play): a child where the seat plays out at once
+ * is counted as a node and valued here, without the call (a quarter of the nodes: each would
+ * fetch the table buckets and move lists of its next seats and never read them). */
+static inline int child_win(Search *s, const uint64_t *hands, uint64_t key, int seat, uint32_t tid, int by,
+                            uint32_t whole) {
+    if (goes_out(s, whole, tid)) {
+        s->nodes++;
+        if (!(s->nodes & 1023) && budget_out(s)) {
+            s->abort = 1;
+            return -1;
+        }
+        return 1;
+    }
+    return win_k(s, hands, key, seat, tid, by);
+}
+
+static inline int pass_value(Search *s, const uint64_t *hands, uint64_t key, int nxt, uint32_t tid, int by,
+                             uint32_t whole) {
+    return nxt == by ? child_win(s, hands, key, nxt, 0, NONE, whole) : child_win(s, hands, key, nxt, tid, by, whole);
 }
 
 /* True if the side of ``turn`` wins from here (engine.solver.search.Solver._searcher's win);
- * -1 when the budget ran out. */
-static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by) {
+ * -1 when the budget ran out. ``key``: the hands' key (hands_key), which the parent has made
+ * from its own with one hand changed (where the ranks are renumbered it is made again). */
+static int win_k(Search *s, const uint64_t *given, uint64_t key, int turn, uint32_t tid, int by) {
     s->nodes++;
     if (!(s->nodes & 1023) && budget_out(s)) {
         s->abort = 1;
@@ -573,14 +593,15 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     uint64_t first = s->nodes, hands[MAXSEATS];
     copy_hands(hands, given, s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;
-    if (renumber && (!lead_only || !tid) && canon(s, hands, &tid, by)) return -1;
-    uint64_t key = 0;
+    if (renumber && (!lead_only || !tid)) {
+        if (canon(s, hands, &tid, by)) return -1;
+        key = hands_key(s, hands);
+    }
     if (s->use_table) {
         /* The table's bucket and the move list's slot are fetched at once, so the waits overlap.
          * Where the seat has nothing to beat the trick with, the table is asked where the next
          * seat stands, or the one after (each seat that cannot play passes): those buckets and
          * move lists are fetched now too. */
-        key = hands_key(s, hands);
         tt_prefetch(s, tt_bucket_k(s, key, turn, tid, by));
         __builtin_prefetch(&s->mv[mv_index(s, hands[turn], tid)]);
         if (tid) {
@@ -646,24 +667,32 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
     }
     if (s->oom) return -1;
     int nxt = s->next[turn], same = s->side[nxt] == me, passed = !tid;
+    int64_t whole = renumber ? 0 : whole_play(s, hands[nxt]); /* (a renumbered child is left to win) */
+    if (whole < 0) return -1;
     if (tid && s->side[by] == me) { /* the trick is the partner's: let it stand first */
         passed = 1;
-        if ((v = pass_value(s, hands, nxt, tid, by)) < 0) return -1;
+        if ((v = pass_value(s, hands, key, nxt, tid, by, (uint32_t)whole)) < 0) return -1;
         result = same ? v : !v;
     }
     if (!result) {
         uint64_t child[MAXSEATS];
         copy_hands(child, hands, s->players);
         if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
-        if (s->use_table && (!renumber || lead_only)) { /* the children's table buckets, fetched together: one wait, not one each */
-            uint64_t others = key - hand_key(h, turn);
+        uint64_t others = key - hand_key(h, turn); /* the children's keys: this and their mover's hand */
+        if (s->use_table && (!renumber || lead_only)) {
+            /* The children's table buckets, fetched together: one wait, not one each; only the
+             * lines their probes and stores will touch, as their side words say (a node's many
+             * requests at once are what it waits on). The node's own bucket and its next seats'
+             * are fetched whole above: waiting for their side words first cost more than the
+             * lines (docs/solver-log.md). */
             for (uint32_t i = 0; i < l.n && i < PREFETCH; i++)
-                tt_prefetch(s, tt_bucket_k(s, others + hand_key(h - l.v[i].pint, turn), nxt, l.v[i].after, turn));
+                if (!goes_out(s, (uint32_t)whole, l.v[i].after))
+                    tt_prefetch_slots(s, others + hand_key(h - l.v[i].pint, turn), nxt, l.v[i].after, turn);
         }
         for (uint32_t i = 0; i < l.n; i++) {
             if (i == l.ordinary && !passed) {
                 passed = 1;
-                if ((v = pass_value(s, hands, nxt, tid, by)) < 0) return -1;
+                if ((v = pass_value(s, hands, key, nxt, tid, by, (uint32_t)whole)) < 0) return -1;
                 if (same ? v : !v) {
                     result = 1;
                     break;
@@ -671,7 +700,7 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
                 if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
             }
             child[turn] = h - l.v[i].pint;
-            v = win(s, child, nxt, l.v[i].after, turn);
+            v = child_win(s, child, others + hand_key(child[turn], turn), nxt, l.v[i].after, turn, (uint32_t)whole);
             if (v < 0) return -1;
             if (same ? v : !v) {
                 result = 1;
@@ -680,13 +709,17 @@ static int win(Search *s, const uint64_t *given, int turn, uint32_t tid, int by)
             if (l.epoch != s->epoch && moves_of(s, h, tid, &l)) return -1;
         }
         if (!result && !passed) {
-            if ((v = pass_value(s, hands, nxt, tid, by)) < 0) return -1;
+            if ((v = pass_value(s, hands, key, nxt, tid, by, (uint32_t)whole)) < 0) return -1;
             result = same ? v : !v;
         }
     }
 done:
     if (s->use_table) tt_put_k(s, key, hands, turn, tid, by, result == me, s->nodes - first + 1);
     return result != flip;
+}
+
+static inline int win(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by) {
+    return win_k(s, hands, hands_key(s, hands), turn, tid, by);
 }
 
 #endif /* DDZ_SOLVER_ALPHABETA_H */

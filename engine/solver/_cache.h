@@ -198,6 +198,34 @@ static int needed(Search *s, uint64_t h) {
     return best;
 }
 
+/* ------------------------------------------------------------------ a hand played whole */
+
+/* The trick hand h leaves when led as one play (0 when h is no one play), memoized; -1 on
+ * failure. Most hands are more than one play: 手数 (memoized) says so before any reading is made. */
+static int64_t whole_play(Search *s, uint64_t h) {
+    WholeSlot *e = &s->whole[mix64(h ^ 0x2545f4914f6cdd1dULL) & (WHOLE_SLOTS - 1)];
+    if (e->h == h) return e->tid;
+    int64_t t = needed(s, h) == 1 ? after_of(s, h, 0) : 0;
+    if (t < 0 || s->oom) return -1;
+    e->h = h;
+    e->tid = (uint32_t)t;
+    return t;
+}
+
+/* Whether a seat whose hand played whole leaves trick ``whole`` (whole_play) plays out at once
+ * facing trick ``tid`` (0: on lead): its move list's first move is then its whole hand (moves_of
+ * puts a play that empties the hand first, and a play is on the list when one of its readings
+ * beats one of the trick's). */
+static inline int goes_out(const Search *s, uint32_t whole, uint32_t tid) {
+    if (!whole) return 0;
+    if (!tid) return 1;
+    const uint32_t *a = s->tkeys + s->toff[whole], *b = s->tkeys + s->toff[tid];
+    for (uint32_t i = 0; i < s->tlen[whole]; i++)
+        for (uint32_t j = 0; j < s->tlen[tid]; j++)
+            if (beats(&s->R, a[i], b[j])) return 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ the move cache */
 
 typedef struct {

@@ -143,7 +143,11 @@ static void search_free_tables(Search *s) {
     s->cv = NULL;
     free(s->tops);
     s->tops = NULL;
+    free(s->whole);
+    s->whole = NULL;
     if (s->tt) tt_free(s, s->tt, s->tt_buckets, s->tt_lo, s->tt_hi);
+    if (s->tt_side) tt_side_free(s->tt_side, s->tt_buckets);
+    s->tt_side = NULL;
     if (s->mv) big_free(s->mv, (s->mv_mask + 1) * sizeof(MoveSlot));
     if (s->arena) big_free(s->arena, s->arena_cap * sizeof(Move));
     if (s->need) big_free(s->need, (s->need_mask + 1) * sizeof(NeedSlot));
@@ -236,10 +240,13 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     if (table_mb < 1) table_mb = 1;
     if (cache_mb < 2) cache_mb = 2;
     s->tt_words = (size_t)s->players + 2;
-    s->tt_ways = (TT_STRIDE - 1) / s->tt_words; /* the last word: the bucket spilled (_table.h) */
+    s->tt_ways = (TT_STRIDE - 1) / s->tt_words; /* at most 3: a side word has 3 fingerprints (_table.h) */
+    for (size_t w = 0; w < s->tt_ways; w++) {
+        size_t first = w * s->tt_words * 8 / 64, last = ((w + 1) * s->tt_words * 8 - 1) / 64;
+        for (size_t i = first; i <= last; i++) s->tt_slot_lines[w] |= (uint8_t)(1u << i);
+    }
     s->tt_max_buckets = (size_t)(table_mb * 1048576.0 / (TT_STRIDE * sizeof(uint64_t))) & ~(size_t)1; /* pairs */
     if (!s->tt_max_buckets) s->tt_max_buckets = 2;
-    s->tt_buckets = s->tt_max_buckets < 2048 ? s->tt_max_buckets : 2048; /* grows as it fills */
     double cache = cache_mb * 1048576.0;
     size_t arena = (size_t)(cache * 0.55 / sizeof(Move));
     size_t mv_n = pow2_at_least((size_t)(cache * 0.15 / sizeof(MoveSlot))) / 2;
@@ -247,7 +254,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     size_t rd_n = pow2_at_least((size_t)(cache * 0.05 / sizeof(ReadSlot))) / 2;
     size_t af_n = pow2_at_least((size_t)(cache * 0.1 / sizeof(AfterSlot))) / 2;
     tt_new_generation(s);
-    s->tt = tt_alloc(s, s->tt_buckets);
+    s->tt = tt_first(s); /* (sets tt_buckets) */
+    s->tt_side = tt_side_alloc(s->tt_buckets);
     s->mv = big_alloc(mv_n * sizeof(MoveSlot), 1);
     s->mv_mask = mv_n - 1;
     s->arena = big_alloc(arena * sizeof(Move), 0); /* written before it is read */
@@ -260,7 +268,8 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->af_mask = af_n - 1;
     s->tmap = calloc(1024, sizeof(uint32_t));
     s->tmap_mask = 1023;
-    if (!s->tt || !s->mv || !s->arena || !s->need || !s->rd || !s->af || !s->tmap) {
+    s->whole = calloc(WHOLE_SLOTS, sizeof(WholeSlot));
+    if (!s->tt || !s->tt_side || !s->mv || !s->arena || !s->need || !s->rd || !s->af || !s->tmap || !s->whole) {
         search_free_tables(s);
         PyErr_NoMemory();
         return -1;

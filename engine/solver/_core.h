@@ -70,8 +70,9 @@ typedef struct {
  * proof-number search also keeps its estimates of positions not proved yet. Entries come in
  * buckets of TT_LINES cache lines, aligned, as many entries as fit beside one word (3 of 40 bytes
  * in two lines in the three- and two-seat games, 2 of 48 in the four-seat): a probe reads two
- * lines, where four entries of 40 bytes unaligned spanned three. The word says whether the bucket
- * spilled into its neighbour at the table's bound (_table.h). */
+ * lines, where four entries of 40 bytes unaligned spanned three. The last word is not used: which
+ * slots are used, their fingerprints and whether the bucket spilled into its neighbour at the
+ * table's bound are in the bucket's side word, in an array of its own (_table.h). */
 #ifndef TT_LINES
 #define TT_LINES 2
 #endif
@@ -103,6 +104,11 @@ typedef struct { uint64_t pint; uint32_t tid, after; } AfterSlot;       /* after
  * 0 = empty; n = 255: more than TOPS_MAX). */
 typedef struct { uint64_t h; uint32_t key[TOPS_MAX]; uint8_t n; } TopsSlot;
 #define TOPS_SLOTS 4096
+/* A hand played whole: the trick it leaves when led (its readings as one play; 0: it is no one
+ * play), in a small direct-mapped memo that stays in the inner caches (h = 0: empty; no seat in
+ * play has an empty hand). */
+typedef struct { uint64_t h; uint32_t tid; } WholeSlot;
+#define WHOLE_SLOTS 4096
 
 typedef struct {
     PyObject_HEAD
@@ -111,6 +117,8 @@ typedef struct {
     int side[MAXSEATS], next[MAXSEATS];
     /* transposition table */
     uint64_t *tt;
+    uint16_t *tt_side; /* a word a bucket: its slots used, their fingerprints (_table.h) */
+    uint8_t tt_slot_lines[4]; /* the cache lines of a bucket each slot lies on (bit i: line i) */
     size_t tt_buckets, tt_max_buckets, tt_words, tt_ways, tt_used;
     uint64_t tt_born, tt_lo, tt_hi; /* the table's generation clock; the block's users' (_table.h) */
     uint64_t tt_gen;                /* the generation in the tags, from tt_born */
@@ -140,6 +148,7 @@ typedef struct {
     AfterSlot *af;
     size_t af_mask, af_used;
     TopsSlot *tops; /* cut 512's memo, direct-mapped, made when first used */
+    WholeSlot *whole; /* whole_play's memo */
     /* generation scratch, used as a stack */
     Play *sv;
     size_t sn, scap;

@@ -22,11 +22,34 @@ static inline uint64_t hands_key(const Search *s, const uint64_t *h) {
     return k;
 }
 
+/* A position's table hash: its hands' key mixed with the trick, the seat to move and the
+ * trick's maker. Its high bits pick the bucket, its low 4 the slot's fingerprint (below). */
+static inline uint64_t tt_hash(uint64_t key, int turn, uint32_t tid, int by) {
+    return key + (uint64_t)tid * 0x9e3779b97f4a7c15ULL + ((uint64_t)turn << 8 | (uint64_t)by) * 0xbf58476d1ce4e5b9ULL;
+}
+
+static inline size_t tt_index(const Search *s, uint64_t x) {
+    return (size_t)(((unsigned __int128)x * s->tt_buckets) >> 64);
+}
+
+/* Each bucket has a 16-bit word in a side array (``tt_side``, 2 bytes a bucket: 1 MiB beside a
+ * 64 MiB table, small enough to stay in the inner caches): bits 0-1 the slots used (filled in
+ * order, never emptied), bit 2 set once the bucket spilled into its neighbour (below), and a
+ * 4-bit fingerprint of each used slot's position (bits 4-7, 8-11, 12-15). A probe reads the
+ * bucket's entries only where a fingerprint matches, and a store into a bucket with a free slot
+ * writes it without reading the bucket: most probes find nothing (three in four), and then
+ * neither they nor the store after the search touch the table's memory, whose every line is a
+ * wait (docs/solver-log.md). */
+#define SIDE_USED 3u
+#define SIDE_SPILL 4u
+static inline unsigned tt_fp(uint64_t x) { return (unsigned)(x & 15u); }
+static inline unsigned side_fp(unsigned side, int w) { return (side >> (4 + 4 * w)) & 15u; }
+
+static inline uint64_t *tt_at(const Search *s, size_t b) { return s->tt + b * TT_STRIDE; }
+
 /* The bucket of the position with hands' key ``key``. */
 static inline uint64_t *tt_bucket_k(const Search *s, uint64_t key, int turn, uint32_t tid, int by) {
-    uint64_t x = key + (uint64_t)tid * 0x9e3779b97f4a7c15ULL + ((uint64_t)turn << 8 | (uint64_t)by) * 0xbf58476d1ce4e5b9ULL;
-    size_t b = (size_t)(((unsigned __int128)x * s->tt_buckets) >> 64);
-    return s->tt + b * TT_STRIDE;
+    return tt_at(s, tt_index(s, tt_hash(key, turn, tid, by)));
 }
 
 static inline uint64_t *tt_bucket(const Search *s, const uint64_t *h, int turn, uint32_t tid, int by) {
@@ -39,9 +62,30 @@ static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
     for (int i = 0; i < TT_LINES; i++) __builtin_prefetch(bucket + 8 * i);
 }
 
-/* Generations: a table's block taken again from the pool (below) is not zeroed. Its entries carry
- * the generation of the solver that wrote them (14 bits of the tag), and an entry or a spill mark
- * of another generation is an empty slot. A solver's generation comes from a clock counted once a
+/* The lines of a position's bucket that its probe or its store will touch, as its side word
+ * says: those of the slots whose fingerprint matches and of the next free slot; every line where
+ * the bucket is full or spilled (the store then reads them all). */
+static inline void tt_prefetch_slots(const Search *s, uint64_t key, int turn, uint32_t tid, int by) {
+    uint64_t x = tt_hash(key, turn, tid, by);
+    size_t b = tt_index(s, x);
+    unsigned side = s->tt_side[b], fp = tt_fp(x), n = side & SIDE_USED, lines;
+    const uint64_t *bucket = tt_at(s, b);
+    if (n == s->tt_ways || (side & SIDE_SPILL)) {
+        lines = (1u << TT_LINES) - 1;
+    } else {
+        lines = s->tt_slot_lines[n];
+        for (unsigned w = 0; w < n; w++)
+            if (side_fp(side, (int)w) == fp) lines |= s->tt_slot_lines[w];
+    }
+    for (int i = 0; i < TT_LINES; i++)
+        if (lines >> i & 1) __builtin_prefetch(bucket + 8 * i);
+}
+
+/* Generations: a table's block taken again from the pool (below) is not zeroed. Its side words
+ * are new and zero with each table (tt_side_alloc), so no slot of an earlier solver is read as
+ * used; its entries also carry the generation of the solver that wrote them (14 bits of the
+ * tag), and an entry of another generation is never taken for this solver's (a second guard).
+ * A solver's generation comes from a clock counted once a
  * solver (``tt_born``, 1, 2, ...; GEN_SPAN generations, then they come round again); a block keeps
  * the clock of the first and last solvers that used it since it was last zeroed (``tt_lo``,
  * ``tt_hi``), and is zeroed when the solver taking it could meet its own generation there. */
@@ -54,12 +98,6 @@ static inline uint64_t tt_tag(const Search *s, uint32_t tid, int turn, int by) {
 
 #define TAG_MASK 0xffffffffffffff00ULL /* tid, gen, turn, by: what identifies an entry beside the hands */
 
-/* The work of a slot (log2 of its nodes), 0 where it is empty or of another generation. */
-static inline int tt_held(const Search *s, const uint64_t *e) {
-    uint64_t last = e[s->players];
-    return ((last >> GEN_SHIFT) & GEN_SPAN) == s->tt_gen ? (int)(last & 63) : 0;
-}
-
 static inline int tt_same(const Search *s, const uint64_t *e, const uint64_t *h, uint64_t tag) {
     uint64_t last = e[s->players];
     if (!(last & 63) || (last & TAG_MASK) != tag) return 0;
@@ -68,26 +106,28 @@ static inline int tt_same(const Search *s, const uint64_t *e, const uint64_t *h,
     return 1;
 }
 
-/* The last word of a bucket is set (to the generation) once an answer of its was kept in its
- * neighbour (bucket b ^ 1, the other half of an aligned pair), where the bucket was full at the
- * table's bound: a probe reads the neighbour only then. */
-#define TT_SPILL (TT_STRIDE - 1)
-
-static inline uint64_t *tt_neighbour(const Search *s, const uint64_t *b) {
-    return s->tt + (((size_t)(b - s->tt) / TT_STRIDE) ^ 1) * TT_STRIDE;
-}
+/* A bucket spills at the table's bound: full, it keeps a new answer in its neighbour (bucket
+ * b ^ 1, the other half of an aligned pair), and its side word says so: a probe reads the
+ * neighbour's side word only then. */
+static inline size_t tt_neighbour(size_t b) { return b ^ 1; }
 
 static const uint64_t *tt_find_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by) {
-    uint64_t *b = tt_bucket_k(s, key, turn, tid, by), tag = tt_tag(s, tid, turn, by);
+    uint64_t x = tt_hash(key, turn, tid, by), tag = tt_tag(s, tid, turn, by);
+    size_t b = tt_index(s, x);
+    unsigned fp = tt_fp(x), home = s->tt_side[b];
     s->tt_probes++;
     for (int half = 0; half < 2; half++) {
-        uint64_t *e = half ? tt_neighbour(s, b) : b;
-        for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words)
+        size_t at = half ? tt_neighbour(b) : b;
+        unsigned side = half ? s->tt_side[at] : home;
+        for (int w = 0; w < (int)(side & SIDE_USED); w++) {
+            if (side_fp(side, w) != fp) continue;
+            const uint64_t *e = tt_at(s, at) + (size_t)w * s->tt_words;
             if (tt_same(s, e, h, tag)) {
                 s->tt_hits++;
                 return e;
             }
-        if (b[TT_SPILL] != s->tt_gen) break;
+        }
+        if (!(home & SIDE_SPILL)) break;
     }
     return NULL;
 }
@@ -253,11 +293,11 @@ static void tt_new_generation(Search *s) {
  * where it held something else than entries laid out as this solver's, or where a solver of the
  * same generation may have used it (the clocks of its users span GEN_SPAN); sets tt_lo and tt_hi
  * for it. */
-static uint64_t *tt_alloc(Search *s, size_t buckets) {
+static uint64_t *tt_alloc_from(Search *s, size_t buckets, int kept_only) {
     size_t bytes = buckets * TT_STRIDE * sizeof(uint64_t);
     uint64_t lo = s->tt_born, hi = s->tt_born, kind = 0;
     void *t = NULL;
-    if (bytes < BIG) t = big_alloc(bytes, 1);
+    if (bytes < BIG) t = kept_only ? NULL : big_alloc(bytes, 1);
     else if ((t = pool_take(bytes, &lo, &hi, &kind)) != NULL) {
         if (s->tt_born < lo) lo = s->tt_born;
         if (s->tt_born > hi) hi = s->tt_born;
@@ -266,13 +306,27 @@ static uint64_t *tt_alloc(Search *s, size_t buckets) {
             lo = hi = s->tt_born;
         }
         if (s->huge) to_huge(t, bytes, 1);
-    } else
+    } else if (!kept_only)
         t = big_map(bytes, s->huge);
     if (t) {
         s->tt_lo = lo;
         s->tt_hi = hi;
     }
     return t;
+}
+
+static uint64_t *tt_alloc(Search *s, size_t buckets) { return tt_alloc_from(s, buckets, 0); }
+
+/* The table a solver starts with: a kept block of the largest size where the pool has one (an
+ * earlier solver's: its pages are there, and the table never grows, which moved every answer
+ * over three times), else a small one that grows as it fills (a fresh block's pages cost the
+ * system's time when first touched, and a short search touches few). */
+static uint64_t *tt_first(Search *s) {
+    uint64_t *t = tt_alloc_from(s, s->tt_max_buckets, 1);
+    s->tt_buckets = s->tt_max_buckets;
+    if (t) return t;
+    s->tt_buckets = s->tt_max_buckets < 2048 ? s->tt_max_buckets : 2048;
+    return tt_alloc(s, s->tt_buckets);
 }
 
 /* Frees a table block, kept with its entries' layout and the clocks of its users. */
@@ -286,82 +340,107 @@ static void tt_free(const Search *s, uint64_t *t, size_t buckets, uint64_t lo, u
 static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn,
                        uint32_t dn, uint64_t cost);
 
+/* A table's side words (zero: every bucket empty). */
+static uint16_t *tt_side_alloc(size_t buckets) { return big_alloc(buckets * sizeof(uint16_t), 1); }
+static void tt_side_free(uint16_t *side, size_t buckets) { big_free(side, buckets * sizeof(uint16_t)); }
+
 /* TT_GROW times the buckets (up to the most allowed), every answer moved over; when memory is short the
  * table stays as it is. */
 static void tt_grow(Search *s) {
     size_t buckets = s->tt_buckets * TT_GROW < s->tt_max_buckets ? s->tt_buckets * TT_GROW : s->tt_max_buckets;
     uint64_t *old = s->tt, old_lo = s->tt_lo, old_hi = s->tt_hi, *t = tt_alloc(s, buckets);
-    if (!t) {
+    uint16_t *old_side = s->tt_side, *side = t ? tt_side_alloc(buckets) : NULL;
+    if (!side) {
+        if (t) tt_free(s, t, buckets, s->tt_lo, s->tt_hi);
+        s->tt_lo = old_lo;
+        s->tt_hi = old_hi;
         s->tt_max_buckets = s->tt_buckets;
         return;
     }
-    size_t n = s->tt_buckets * s->tt_ways, w = s->tt_words, ways = s->tt_ways, old_buckets = s->tt_buckets;
+    size_t w = s->tt_words, old_buckets = s->tt_buckets;
     s->tt = t;
+    s->tt_side = side;
     s->tt_buckets = buckets;
     s->tt_used = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t *e = old + (i / ways) * TT_STRIDE + (i % ways) * w, last = e[s->players];
-        if (!tt_held(s, e)) continue;
-        uint64_t h[MAXSEATS];
-        copy_hands(h, e, s->players);
-        tt_store_k(s, hands_key(s, h), h, (int)((last >> 16) & 3), (uint32_t)(last >> 32), (int)((last >> 8) & 0xff),
-                 (uint32_t)(e[s->players + 1] >> 32), (uint32_t)e[s->players + 1], (uint64_t)1 << ((last & 63) - 1));
-    }
+    for (size_t b = 0; b < old_buckets; b++)
+        for (unsigned i = 0; i < (old_side[b] & SIDE_USED); i++) {
+            const uint64_t *e = old + b * TT_STRIDE + i * w, last = e[s->players];
+            uint64_t h[MAXSEATS];
+            copy_hands(h, e, s->players);
+            tt_store_k(s, hands_key(s, h), h, (int)((last >> 16) & 3), (uint32_t)(last >> 32), (int)((last >> 8) & 0xff),
+                       (uint32_t)(e[s->players + 1] >> 32), (uint32_t)e[s->players + 1], (uint64_t)1 << ((last & 63) - 1));
+        }
     tt_free(s, old, old_buckets, old_lo, old_hi);
+    tt_side_free(old_side, old_buckets);
 }
 
-/* Keep what took ``cost`` nodes to learn: in its own slot, an empty one, or (the bucket full at the
- * table's bound) an empty one of the neighbour bucket, or in place of the one of the two buckets
- * that took fewest nodes. */
+/* The work of slot w of bucket b (log2 of its nodes), 0 where it is free. */
+static inline int tt_work_at(const Search *s, size_t b, int w) {
+    return w < (int)(s->tt_side[b] & SIDE_USED) ? (int)(tt_at(s, b)[(size_t)w * s->tt_words + (size_t)s->players] & 63) : 0;
+}
+
+/* The used slot of bucket b holding the position (fingerprint fp, tag), or -1. */
+static inline int tt_slot_of(const Search *s, size_t b, unsigned fp, const uint64_t *h, uint64_t tag) {
+    unsigned side = s->tt_side[b];
+    for (int w = 0; w < (int)(side & SIDE_USED); w++)
+        if (side_fp(side, w) == fp && tt_same(s, tt_at(s, b) + (size_t)w * s->tt_words, h, tag)) return w;
+    return -1;
+}
+
+/* Keep what took ``cost`` nodes to learn: in its own slot, the bucket's next free one (written
+ * without reading the bucket), or (the bucket full at the table's bound) the neighbour bucket's
+ * next free one, or in place of the one of the two buckets that took fewest nodes. */
 static void tt_store_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn,
                        uint32_t dn, uint64_t cost) {
-    uint64_t *b = tt_bucket_k(s, key, turn, tid, by), tag = tt_tag(s, tid, turn, by), *slot = NULL;
-    int work = 1, least = 64, spill = 0;
+    uint64_t x = tt_hash(key, turn, tid, by), tag = tt_tag(s, tid, turn, by);
+    size_t b = tt_index(s, x), at = b;
+    unsigned fp = tt_fp(x), home = s->tt_side[b], ways = (unsigned)s->tt_ways;
+    int work = 1, least = 64, slot = tt_slot_of(s, b, fp, h, tag);
     for (uint64_t c = cost; c > 1 && work < 63; c >>= 1) work++;
-    uint64_t *e = b;
-    for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words) {
-        int held = tt_held(s, e);
-        if (tt_same(s, e, h, tag)) {
-            slot = e;
-            least = -1;
-            break;
-        }
-        if (held < least) {
-            least = held;
-            slot = e;
-        }
+    if (slot < 0 && (home & SIDE_SPILL)) { /* kept in the neighbour before? */
+        slot = tt_slot_of(s, tt_neighbour(b), fp, h, tag);
+        if (slot >= 0) at = tt_neighbour(b);
     }
-    if (least > 0 && b[TT_SPILL] == s->tt_gen) { /* kept in the neighbour before? */
-        e = tt_neighbour(s, b);
-        for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words)
-            if (tt_same(s, e, h, tag)) {
-                slot = e;
-                least = -1;
-                break;
-            }
-    }
-    if (least > 0 && s->tt_buckets < s->tt_max_buckets) { /* a full bucket: grow rather than forget */
+    if (slot >= 0) {
+        least = -1;
+    } else if ((home & SIDE_USED) < ways) {
+        least = 0;
+        slot = (int)(home & SIDE_USED);
+    } else if (s->tt_buckets < s->tt_max_buckets) { /* a full bucket: grow rather than forget */
         tt_grow(s); /* (or, short of memory, make the present size the largest) */
         tt_store_k(s, key, h, turn, tid, by, pn, dn, cost);
         return;
-    }
-    if (least > 0) { /* full at the bound: the neighbour's empty slot, or the least of both */
-        e = tt_neighbour(s, b);
-        for (int w = 0; w < (int)s->tt_ways; w++, e += s->tt_words) {
-            int held = tt_held(s, e);
+    } else { /* full at the bound: the neighbour's next free slot, or the least of both */
+        for (int w = 0; w < (int)ways; w++) {
+            int held = tt_work_at(s, b, w);
             if (held < least) {
                 least = held;
-                slot = e;
-                spill = 1;
+                slot = w;
             }
         }
+        size_t nb = tt_neighbour(b);
+        for (int w = 0; w < (int)ways; w++) {
+            int held = tt_work_at(s, nb, w);
+            if (held < least) {
+                least = held;
+                slot = w;
+                at = nb;
+            }
+        }
+        if (at != b) s->tt_side[b] = (uint16_t)(s->tt_side[b] | SIDE_SPILL);
     }
-    if (spill) b[TT_SPILL] = s->tt_gen;
+    if (least >= 0) { /* a new position in slot ``slot`` of bucket ``at``: its side word says so */
+        unsigned side = s->tt_side[at], shift = 4 + 4 * (unsigned)slot;
+        side = (side & ~(15u << shift)) | fp << shift;
+        if ((unsigned)slot == (side & SIDE_USED)) side++;
+        s->tt_side[at] = (uint16_t)side;
+    }
     if (least == 0) s->tt_used++;
     else if (least > 0) s->tt_replaced++;
-    for (int i = 0; i < s->players; i++) slot[i] = h[i];
-    slot[s->players] = tag | (uint64_t)work;
-    slot[s->players + 1] = (uint64_t)pn << 32 | dn;
+    uint64_t *e = tt_at(s, at) + (size_t)slot * s->tt_words;
+    for (int i = 0; i < s->players; i++) e[i] = h[i];
+    e[s->players] = tag | (uint64_t)work;
+    e[s->players + 1] = (uint64_t)pn << 32 | dn;
 }
 
 static inline void tt_store(Search *s, const uint64_t *h, int turn, uint32_t tid, int by, uint32_t pn, uint32_t dn,

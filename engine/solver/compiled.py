@@ -2,7 +2,7 @@
 
 :class:`CompiledSolver` answers exactly what :class:`engine.solver.search.Solver` answers, the
 same verdict and, when the side to move wins, the same winning move (both try the moves at the
-root in the same order). Searching the same nodes it visits about 20 times as many a second of
+root in the same order). Searching the same nodes it visits about 27 times as many a second of
 CPU (``cuts=0``; the memory fetches of a node bound both); by default it also cuts positions won
 outright and runs a proof-number search beside the alpha-beta, which on many positions needs
 far fewer nodes (docs/analysis.md has the figures). The C core plays the rule sets the solver models
@@ -19,9 +19,10 @@ to the pure-Python search, which stays the reference.
 True
 
 Memory: the transposition table (``table_mb`` at most, 40 bytes an entry in the three-seat game,
-three to a bucket of two cache lines; it starts small and grows as it fills, and at its bound a
-new answer goes to the neighbour bucket or replaces the one of the two that took fewest nodes to
-learn) and the caches of move lists, 手数 and readings (``cache_mb``, emptied when full) belong to
+three to a bucket of two cache lines, and 2 bytes a bucket for the side words that say which
+slots are used and what they hold: 1 MiB beside 64 MiB; it starts small and grows as it fills,
+and at its bound a new answer goes to the neighbour bucket or replaces the one of the two that
+took fewest nodes to learn) and the caches of move lists, 手数 and readings (``cache_mb``, emptied when full) belong to
 one solver; the process keeps the large blocks a solver frees (up to 160 MiB) for the next one.
 Only proved answers and estimates are kept, so what is forgotten costs time, never truth.
 """

@@ -341,6 +341,18 @@ def test_a_table_block_kept_from_an_earlier_solver_lends_the_next_no_answer():
     assert (reused.landlord_wins, reused.move, reused.nodes) == (fresh.landlord_wins, fresh.move, fresh.nodes)
 
 
+def test_a_solver_started_on_a_kept_table_block_of_the_largest_size_lends_no_answer():
+    p = _kept_block_position()
+    first = CompiledSolver(p.rules, p.landlord, cuts=0, table_mb=2, cache_mb=2)
+    fresh = first.solve(p)
+    assert first.stats()["table_mb"] == 2  # grown to its largest
+    del first  # its table's block is kept, its answers in it
+    again = CompiledSolver(p.rules, p.landlord, cuts=0, table_mb=2, cache_mb=2)
+    assert again.stats()["table_mb"] == 2  # started on the kept block, not grown to it
+    reused = again.solve(p)
+    assert (reused.landlord_wins, reused.move, reused.nodes) == (fresh.landlord_wins, fresh.move, fresh.nodes)
+
+
 def test_a_kept_table_block_is_emptied_before_its_generation_comes_round_again():
     p = _kept_block_position()
     first = CompiledSolver(p.rules, p.landlord, cuts=0, cache_mb=2)
