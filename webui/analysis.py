@@ -189,6 +189,8 @@ class Analyst:
             if isinstance(found, dict) and "steps" in found and self.store is not None:
                 try:  # kept with the hand: a restart finds it
                     self.store.save_analysis(key[0], key[1], key[2], found)
+                except sqlite3.ProgrammingError:
+                    return  # the store was closed: the site is gone, the next one solves it again
                 except (sqlite3.Error, ValueError):
                     log.warning("the analysis of match %s hand %s could not be kept", key[0], key[1],
                                 exc_info=True)

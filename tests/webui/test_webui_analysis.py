@@ -189,3 +189,32 @@ def test_a_preset_without_open_hand_analysis_says_why_on_the_replay(unwatched, s
     english = unwatched.get(f"/history/{mid}/1?lang=en").get_data(as_text=True)
     assert "no open-hand analysis. The landlord picks any cards of the kitty" in english
     assert "亮牌" not in page.split('id="analysis"')[1]  # not told to show cards that would not help
+
+
+def test_a_store_closed_while_a_hand_is_solved_ends_the_thread_quietly(tmp_path, monkeypatch, caplog):
+    """The site shuts down (its store closed) while the thread still solves a hand: the answer
+    cannot be kept, and the thread ends without a warning; the next site solves it again."""
+    release = threading.Event()
+    real = webui.analysis.analyse
+
+    def slow(record, seconds, bid_seconds, *, progress=None, **kw):
+        release.wait(10)
+        return real(record, seconds, bid_seconds, progress=progress, **kw)
+
+    monkeypatch.setattr(webui.analysis, "analyse", slow)
+    store = EventStore(tmp_path / "table.db")
+    mid = new_match(store)
+    add(store, mid, PLAYED + SHOWN)
+    analyst = webui.analysis.Analyst(store=store)
+    hand = Hand.from_events(get_rules("classic"), list(PLAYED + SHOWN))
+    analyst.submit(key(mid, PLAYED + SHOWN), get_rules("classic"), ("张三", "李四", "王五"), tuple(hand.events))
+    deadline = time.perf_counter() + 5
+    while analyst.progress(key(mid, PLAYED + SHOWN)) != (0, 0) or analyst._running is None:
+        assert time.perf_counter() < deadline
+        time.sleep(0.02)
+    store.close()
+    with caplog.at_level("WARNING", logger="webui.analysis"):
+        release.set()
+        analyst._thread.join(10)
+    assert not analyst._thread.is_alive()
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
