@@ -222,39 +222,11 @@ def test_a_short_deal_leaves_the_undealt_cards_out_of_the_audit():
     assert not deck_audit(twice).ok  # a card seen twice is still caught
 
 
-def test_the_last_play_still_lying_in_the_zone_is_not_taken_for_a_card_shown(store):
-    """The seat's last play lies in its zone when it lays its cards beside it: read with them, it
-    is set aside (one deck holds it once), and the starting hands and the audit come out right."""
-    rules = get_rules("classic")
-    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
-    hands, kitty = deal(rules, 3)
-    ref.new_hand(time=0.0)
-    store.append(ref.match_id, 1, Landlord(0), source="referee")
-    ref.kitty(text(kitty), time=1.0)
-    lead = sorted(hands[0] + kitty, key=lambda c: c.rank)
-    low, top = lead[0], lead[-1]
-    # seat 1 answers the landlord's lowest single; the landlord's highest takes the trick, then
-    # it leads its other cards one at a time and goes out
-    answer = min((c for c in hands[1] if low.rank < c.rank < top.rank), key=lambda c: c.rank)
-    ref.play(PlayCandidate(0, (str(low),), time=2.0))
-    assert kinds(ref.play(PlayCandidate(1, (str(answer),), time=3.0)))[-1] == "play"
-    for i, card in enumerate([top, *lead[1:-1]]):
-        assert kinds(ref.play(PlayCandidate(0, (str(card),), time=4.0 + i)))[-1] == "play"
-    assert ref.hand.finished
-    rest1 = [c for c in hands[1] if c != answer]
-    assert kinds(show(ref, 1, [*rest1, answer])) == ["shown"]  # its played card read with the rest
-    assert ref.hand.shown[1] == tuple(rest1)
-    assert kinds(show(ref, 2, hands[2])) == ["shown"]  # and no audit alert
-    assert [list(h) for h in starting_hands(ref.hand)] == hands and deck_audit(ref.hand).ok
-
-
-@pytest.mark.parametrize("accept", [True, False])
-def test_a_card_of_the_last_play_read_with_another_suit_under_the_cards_shown_is_taken_out(store, accept):
-    """The seat's last play lies under the cards it shows, and one of its corners is read with
-    another suit (a 2♣ read as 2♠): not an exact copy of the card played, so it is kept as a card
-    shown, one more than the seat holds. Once everyone has shown, the deck has that card once too
-    often and it has the rank of the last play: it is taken out (with an alert), and the starting
-    hands and the audit come out right. Without accepting suggestions only the alert is raised."""
+def answered_once(store, accept=True):
+    """A hand where seat 1 answers the landlord's lowest single with its lowest card between the
+    landlord's lowest and highest; the landlord's highest takes the trick, then it leads its other
+    cards one at a time and goes out. Seat 1's one play, that answer, still lies in its zone.
+    Returns the referee, the deal, the answer and seat 1's other cards."""
     rules = get_rules("classic")
     ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False,
                         accept_suggestions=accept)
@@ -269,7 +241,28 @@ def test_a_card_of_the_last_play_read_with_another_suit_under_the_cards_shown_is
     assert kinds(ref.play(PlayCandidate(1, (str(answer),), time=3.0)))[-1] == "play"
     for i, card in enumerate([top, *lead[1:-1]]):
         assert kinds(ref.play(PlayCandidate(0, (str(card),), time=4.0 + i)))[-1] == "play"
-    rest1 = [c for c in hands[1] if c != answer]
+    assert ref.hand.finished
+    return ref, hands, answer, [c for c in hands[1] if c != answer]
+
+
+def test_the_last_play_still_lying_in_the_zone_is_not_taken_for_a_card_shown(store):
+    """The seat's last play lies in its zone when it lays its cards beside it: read with them, it
+    is set aside (one deck holds it once), and the starting hands and the audit come out right."""
+    ref, hands, answer, rest1 = answered_once(store)
+    assert kinds(show(ref, 1, [*rest1, answer])) == ["shown"]  # its played card read with the rest
+    assert ref.hand.shown[1] == tuple(rest1)
+    assert kinds(show(ref, 2, hands[2])) == ["shown"]  # and no audit alert
+    assert [list(h) for h in starting_hands(ref.hand)] == hands and deck_audit(ref.hand).ok
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_a_card_of_the_last_play_read_with_another_suit_under_the_cards_shown_is_taken_out(store, accept):
+    """The seat's last play lies under the cards it shows, and one of its corners is read with
+    another suit (a 2♣ read as 2♠): not an exact copy of the card played, so it is kept as a card
+    shown, one more than the seat holds. Once everyone has shown, the deck has that card once too
+    often and it has the rank of the last play: it is taken out (with an alert), and the starting
+    hands and the audit come out right. Without accepting suggestions only the alert is raised."""
+    ref, hands, answer, rest1 = answered_once(store, accept)
     # the answer's corner read with another suit: a card of that rank someone else holds or played
     misread = next(c for c in full_deck(1) if c.rank == answer.rank and c != answer and c not in rest1)
     assert kinds(show(ref, 1, [*rest1, misread])) == ["shown"]
@@ -289,20 +282,7 @@ def test_a_card_of_the_last_play_read_with_another_suit_under_the_cards_shown_is
 def test_an_extra_card_shown_of_no_rank_of_the_last_play_is_not_taken_out(store):
     """A card shown too many whose rank the seat's last play lacks is not a corner of that play:
     the deck audit alert stands and nothing is taken out."""
-    rules = get_rules("classic")
-    ref = CameraReferee(store, store.create_match(("A", "B", "C"), "classic"), remind_announce=False)
-    hands, kitty = deal(rules, 3)
-    ref.new_hand(time=0.0)
-    store.append(ref.match_id, 1, Landlord(0), source="referee")
-    ref.kitty(text(kitty), time=1.0)
-    lead = sorted(hands[0] + kitty, key=lambda c: c.rank)
-    low, top = lead[0], lead[-1]
-    answer = min((c for c in hands[1] if low.rank < c.rank < top.rank), key=lambda c: c.rank)
-    ref.play(PlayCandidate(0, (str(low),), time=2.0))
-    ref.play(PlayCandidate(1, (str(answer),), time=3.0))
-    for i, card in enumerate([top, *lead[1:-1]]):
-        ref.play(PlayCandidate(0, (str(card),), time=4.0 + i))
-    rest1 = [c for c in hands[1] if c != answer]
+    ref, hands, answer, rest1 = answered_once(store)
     other = next(c for c in hands[2] if c.rank != answer.rank)
     show(ref, 1, [*rest1, other])
     out = show(ref, 2, hands[2])
