@@ -188,6 +188,7 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
         raise ValueError(f"span must be positive (index sizes), got {span}")
     centers, sizes = detections.centers, np.maximum(detections.sizes, 1e-6)
     groups: list[list[list[int]]] = []
+    beside = detections.boxes if decks > 1 else None  # two copies of a card may lie side by side
     for class_id in np.unique(detections.class_ids):
         if class_id < 0:
             continue
@@ -200,11 +201,9 @@ def group_corners(detections: Detections, decks: int = 1, pair_range: tuple[floa
             # two copies of one card far apart are not one card's corners: with the deck's span
             # known, a pair lies about that far apart (two 7h ending one row and starting the
             # next of a hand shown after the hand lie 11 index sizes apart, the deck's span 5)
-            paired_here = _pair(members, centers, sizes, lo, min(hi, span * (1 + PAIR_SPAN_SLACK)), span,
-                                detections.boxes)
+            paired_here = _pair(members, centers, sizes, lo, min(hi, span * (1 + PAIR_SPAN_SLACK)), span, beside)
         else:
-            paired_here = _pair(members, centers, sizes, lo, hi, expected,
-                                detections.boxes if decks > 1 else None)
+            paired_here = _pair(members, centers, sizes, lo, hi, expected, beside)
         groups += _within_joker(paired_here, centers, detections.scores) if joker else paired_here
     readings = [reading(detections, i) for i in range(len(detections))]
     paired: list[tuple[list[list[int]], str, dict[str, float] | None]] = [

@@ -373,8 +373,10 @@ def test_a_loser_who_showed_nothing_in_the_last_hand_is_alerted_when_the_camera_
     assert kinds(out) == ["not_shown"] and out[0].seat == 1 and out[0].time == 85.0
     assert ref.close(time=86.0) == []
     assert kinds(ref.new_hand(time=90.0)) == ["deal"]
-    # a hand every loser showed, or a hand under way: nothing to say
+    # no hand yet, a hand every loser showed, or a hand under way: nothing to say
     other = EventStore(":memory:")
+    fresh = CameraReferee(other, other.create_match(("A", "B", "C"), "classic"), remind_announce=False)
+    assert fresh.close(time=1.0) == [] and fresh.close() == []
     whole, hands2, _ = play_out(other)
     whole.shown(1, text(hands2[1]), time=80.0)
     whole.shown(2, text(hands2[2]), time=81.0)
