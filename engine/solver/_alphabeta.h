@@ -602,15 +602,15 @@ static int win_k(Search *s, const uint64_t *given, uint64_t key, int turn, uint3
          * Where the seat has nothing to beat the trick with, the table is asked where the next
          * seat stands, or the one after (each seat that cannot play passes): those buckets and
          * move lists are fetched now too. */
-        tt_prefetch(s, tt_bucket_k(s, key, turn, tid, by));
+        tt_prefetch_k(s, key, turn, tid, by);
         __builtin_prefetch(&s->mv[mv_index(s, hands[turn], tid)]);
         if (tid) {
             int nx = s->next[turn], ends = nx == by;
-            tt_prefetch(s, tt_bucket_k(s, key, nx, ends ? 0 : tid, ends ? NONE : by));
+            tt_prefetch_k(s, key, nx, ends ? 0 : tid, ends ? NONE : by);
             __builtin_prefetch(&s->mv[mv_index(s, hands[nx], ends ? 0 : tid)]);
             if (!ends) {
                 int nx2 = s->next[nx], ends2 = nx2 == by;
-                tt_prefetch(s, tt_bucket_k(s, key, nx2, ends2 ? 0 : tid, ends2 ? NONE : by));
+                tt_prefetch_k(s, key, nx2, ends2 ? 0 : tid, ends2 ? NONE : by);
                 __builtin_prefetch(&s->mv[mv_index(s, hands[nx2], ends2 ? 0 : tid)]);
             }
         }

@@ -197,7 +197,7 @@ static int read_rules(PyObject *rules, Rules *R) {
 static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     static char *names[] = {"rules", "landlord", "next", "table_mb", "cache_mb", "table", "cuts", "huge_after", NULL};
     PyObject *rules, *next;
-    int landlord, table = 1, cuts = 0, huge_after = HUGE_AFTER;
+    int landlord, table = 1, cuts = 0, huge_after = INT_MIN; /* not given: by huge_cheap (_table.h) */
     double table_mb = 64, cache_mb = 32;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|ddpii", names, &rules, &landlord, &next, &table_mb, &cache_mb,
                                      &table, &cuts, &huge_after))
@@ -232,11 +232,14 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
     s->landlord = landlord;
     s->use_table = table;
     s->cuts = cuts;
+    int from_start = huge_after == INT_MIN && huge_cheap();
+    if (huge_after == INT_MIN) huge_after = HUGE_AFTER;
     if (huge_after < 0 || huge_after > 62) {
         PyErr_SetString(PyExc_ValueError, "huge_after: 0 to 62 (log2 of the nodes)");
         return -1;
     }
     s->huge_at = (uint64_t)1 << huge_after;
+    s->huge = from_start; /* the table's blocks are mapped on huge pages (tt_first), the caches below */
     if (table_mb < 1) table_mb = 1;
     if (cache_mb < 2) cache_mb = 2;
     s->tt_words = (size_t)s->players + 2;
@@ -274,6 +277,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kw) {
         PyErr_NoMemory();
         return -1;
     }
+    if (s->huge) go_huge(s); /* the caches too (a block not yet touched is only marked) */
     if (intern(s, NULL, 0) != 0) { /* trick 0: the lead */
         search_free_tables(s);
         PyErr_NoMemory();
@@ -516,8 +520,16 @@ static PyTypeObject SearchType = {
     .tp_methods = Search_methods,
 };
 
+static PyObject *core_huge_pages_cheap(PyObject *self, PyObject *noargs) {
+    (void)self;
+    (void)noargs;
+    return PyBool_FromLong(huge_cheap());
+}
+
 static PyMethodDef core_functions[] = {
     {"bind", (PyCFunction)core_bind, METH_O, "bind(Combination): the class legal() and build() make"},
+    {"huge_pages_cheap", core_huge_pages_cheap, METH_NOARGS,
+     "whether a huge page costs little more to touch first than its small pages here (solvers start on huge pages)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef coremodule = {PyModuleDef_HEAD_INIT, "_core",

@@ -8,6 +8,8 @@ RULES: tuple[str, ...]
 #: Solvers made before a table generation comes round again (a kept table block is emptied then).
 GENERATIONS: int
 
+def huge_pages_cheap() -> bool: ...
+
 Reading = tuple[int, int, int]  # (type index, main, length)
 CoreMove = tuple[int, int, int, int]  # (type index, main, length, rank counts as an integer)
 

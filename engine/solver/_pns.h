@@ -207,9 +207,10 @@ static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by,
             if (!child[turn]) continue;
             __builtin_prefetch(&s->need[mix64(child[turn]) & s->need_mask]);
             __builtin_prefetch(&s->mv[mv_index(s, child[nxt], l.v[i].after)]);
-            tt_prefetch(s, tt_bucket(s, child, nxt, l.v[i].after, turn));
+            uint64_t key = hands_key(s, child);
+            tt_prefetch_k(s, key, nxt, l.v[i].after, turn);
             int nx2 = s->next[nxt], ends = nx2 == turn;
-            tt_prefetch(s, tt_bucket(s, child, nx2, ends ? 0 : l.v[i].after, ends ? NONE : turn));
+            tt_prefetch_k(s, key, nx2, ends ? 0 : l.v[i].after, ends ? NONE : turn);
             __builtin_prefetch(&s->mv[mv_index(s, child[nx2], ends ? 0 : l.v[i].after)]);
         }
     }

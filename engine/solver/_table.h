@@ -62,6 +62,13 @@ static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
     for (int i = 0; i < TT_LINES; i++) __builtin_prefetch(bucket + 8 * i);
 }
 
+/* Every cache line of a position's bucket, and its side word (read first by its probe). */
+static inline void tt_prefetch_k(const Search *s, uint64_t key, int turn, uint32_t tid, int by) {
+    size_t b = tt_index(s, tt_hash(key, turn, tid, by));
+    __builtin_prefetch(&s->tt_side[b]);
+    tt_prefetch(s, tt_at(s, b));
+}
+
 /* The lines of a position's bucket that its probe or its store will touch, as its side word
  * says: those of the slots whose fingerprint matches and of the next free slot; every line where
  * the bucket is full or spilled (the store then reads them all). */
@@ -218,19 +225,58 @@ static int pool_keep(void *p, size_t bytes, uint64_t lo, uint64_t hi, uint64_t k
 }
 
 /* Huge pages (2 MiB) for the table and the caches, which are read at random a few times a node:
- * with them a node's TLB misses go, a long search's nodes cost a tenth less (docs/solver-log.md).
- * But a huge page costs far more to touch first than its 512 small ones where memory is lent by a
- * hypervisor (the development machine: 6-8 ms of system time a MiB against 0.3-0.4), 0.4-0.6 s for
- * a 64 MiB table, more than a short search takes. So a solver's blocks start on small pages and
- * go onto huge ones (MADV_COLLAPSE: moved now; a kernel without it does so in the background)
- * once it has searched 2^HUGE_AFTER nodes (``huge_after``), where a search has shown it is a long
- * one. A kept block already on huge pages stays on them, whoever takes it. */
+ * with them a node's TLB misses go, and its time falls by a tenth to a third, by machine
+ * (docs/solver-log.md). Where a huge page costs little more to touch first than its 512 small
+ * ones (huge_cheap: measured once a process), a solver's blocks are on huge pages from the start.
+ * Where it costs far more (memory lent by some hypervisors: 6-8 ms of system time a MiB against
+ * 0.3-0.4, 0.4-0.6 s for a 64 MiB table, more than a short search takes), a solver's blocks start
+ * on small pages and go onto huge ones (MADV_COLLAPSE: moved now; a kernel without it does so in
+ * the background) once it has searched 2^HUGE_AFTER nodes (``huge_after``), where a search has
+ * shown it is a long one. A kept block already on huge pages stays on them, whoever takes it. */
 #ifndef HUGE_AFTER
 #define HUGE_AFTER 24
 #endif
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(MADV_COLLAPSE)
 #define MADV_COLLAPSE 25 /* Linux 6.1; older C headers lack the name, older kernels refuse it (harmless) */
 #endif
+
+/* Whether a huge page, first touched, costs at most HUGE_CHEAP times the 512 small pages it
+ * holds: one of each is touched in a fresh mapping, timed, once a process (a few milliseconds at
+ * most). Where huge pages are off, or unknown to the kernel, the two cost the same (and asking
+ * for them is harmless). */
+#ifndef HUGE_CHEAP
+#define HUGE_CHEAP 4
+#endif
+static pthread_once_t huge_once = PTHREAD_ONCE_INIT;
+static int huge_cheap_here;
+
+static double touch_ms(char *block, size_t bytes, int huge) {
+#ifdef MADV_HUGEPAGE
+    if (huge) madvise(block, bytes, MADV_HUGEPAGE);
+#else
+    (void)huge;
+#endif
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = 0; i < bytes; i += 4096) ((volatile char *)block)[i] = 1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+static void huge_probe(void) {
+    size_t page = (size_t)2 << 20, bytes = 3 * page;
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    char *a = (char *)(((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1)); /* two aligned pages inside */
+    double small = touch_ms(a, page, 0), huge = touch_ms(a + page, page, 1);
+    huge_cheap_here = huge <= HUGE_CHEAP * small;
+    munmap(p, bytes);
+}
+
+static int huge_cheap(void) {
+    pthread_once(&huge_once, huge_probe);
+    return huge_cheap_here;
+}
 
 /* Puts a block onto huge pages: those it has now (``touched``) and those touched later. */
 static void to_huge(void *p, size_t bytes, int touched) {

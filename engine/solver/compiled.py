@@ -76,6 +76,12 @@ def available() -> bool:
     return _core is not None
 
 
+def huge_pages_cheap() -> bool:
+    """Whether this process's solvers start on huge pages: the core found, once, that a huge page
+    costs at most four times its 512 small pages to touch first (False without the core)."""
+    return _core is not None and _core.huge_pages_cheap()
+
+
 def why_not() -> str | None:
     """Why the compiled core is not used (None when it is)."""
     return _MISSING
@@ -108,8 +114,10 @@ class CompiledSolver:
 
     ``table=False`` is the plain alpha-beta without the table; ``cuts=0`` searches exactly the
     nodes the pure-Python search visits (the benchmark's like-for-like speed). The table and
-    caches start on small pages and go onto huge ones once the solver has searched
-    2^``huge_after`` nodes (None: the core's 24; docs/analysis.md, Memory).
+    caches are on huge pages from the start where this machine touches a huge page about as
+    cheaply as its small ones (:func:`huge_pages_cheap`); elsewhere, and whenever ``huge_after``
+    is given, they start on small pages and go onto huge ones once the solver has searched
+    2^``huge_after`` nodes (the core's 24 where it chooses; docs/analysis.md, Memory).
     """
 
     def __init__(self, rules: RuleSet | str = "classic", landlord: int = 0, *, table: bool = True,

@@ -20,7 +20,7 @@ from engine.record import RecordedHand
 from engine.rules import CLASSIC, get_rules
 from engine.solver import Position, Solver, brute_force, make_solver, random_position
 from engine.solver import compiled as compiled_module
-from engine.solver.compiled import CompiledSolver, available, reading, why_not
+from engine.solver.compiled import CompiledSolver, available, huge_pages_cheap, reading, why_not
 from engine.solver.search import encode
 from sim.bots import play_hand
 
@@ -377,13 +377,20 @@ def test_answers_stay_the_same_when_the_table_moves_onto_huge_pages_mid_search()
     assert moved  # the searches of 64 nodes and more went over
 
 
-def test_a_short_search_stays_on_small_pages():
+def test_a_short_search_stays_on_small_pages_where_it_is_told_when_to_move():
     p = Position.from_cards(["3 3 5", "4 9 10", "6 7 8"], landlord=0)
-    solver = CompiledSolver(p.rules, p.landlord)
+    solver = CompiledSolver(p.rules, p.landlord, huge_after=24)
     solver.solve(p)
     assert solver.stats()["huge_pages"] == 0
     with pytest.raises(ValueError):
         CompiledSolver(p.rules, p.landlord, huge_after=-1)
+
+
+def test_a_solver_starts_on_huge_pages_where_the_machine_finds_them_cheap():
+    p = Position.from_cards(["3 3 5", "4 9 10", "6 7 8"], landlord=0)
+    solver = CompiledSolver(p.rules, p.landlord)
+    assert solver.stats()["huge_pages"] == huge_pages_cheap()  # before any node
+    assert solver.solve(p).landlord_wins == brute_force(p)
 
 
 def test_the_search_leaves_the_gil_and_stops_when_asked():
