@@ -60,6 +60,9 @@ class _Entry:
 
 #: Per rule-set object (hashing a RuleSet walks every field).
 _by_rules: dict[int, _Entry] = {}
+#: Per rule-set object whose table is made: (the rule set, the rank tokens' weights, the readings
+#: by signature). :func:`engine.classify.classify` looks rank text up here before anything else.
+text_tables: dict[int, tuple[RuleSet, dict[str, int], dict[int, tuple[Combination, ...]]]] = {}
 _type_index: dict[str, int] = {}
 
 
@@ -99,6 +102,7 @@ def forget() -> None:
         _generators.clear()
         _tables.clear()
         _by_rules.clear()
+        text_tables.clear()
 
 
 def generator(rules: RuleSet) -> Any:
@@ -196,6 +200,11 @@ def classify_text(text: str, rules: RuleSet) -> tuple[Combination, ...] | None:
         table = entry.table = reading_table(rules)
         if table is None:
             return None
+    if text_tables.get(id(rules), (None,))[0] is not rules:
+        with _lock:
+            if len(text_tables) >= 2 * _KEPT:
+                del text_tables[next(iter(text_tables))]
+            text_tables[id(rules)] = (rules, *table)
     tokens = text.split()
     if len(tokens) > 15:  # four bits a rank: more cards could carry into the next rank
         return None

@@ -85,6 +85,28 @@ def test_the_table_holds_every_combination_and_reads_it_as_classify_does():
             assert found == tuple(_classify_cards(parse_cards(text), CLASSIC)), text
 
 
+def test_classify_looks_rank_text_up_in_the_table_and_answers_as_parsing_does():
+    compiled_plays.classify_text("3", CLASSIC)  # the table is made: classify looks text up there first
+    assert compiled_plays.text_tables[id(CLASSIC)][0] is CLASSIC
+    rng = random.Random(5)
+    deck = full_deck(1)
+    texts = ["3 3 3 3 3", "bj rj", "T T T 9", " 3   3 ", "3s 3h 3d 4c", "3 3 x", "", "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3"]
+    for _ in range(2000):
+        texts.append(" ".join(c.rank_text for c in rng.sample(deck, rng.randint(1, 17))))
+        texts.append(" ".join(str(c) for c in rng.sample(deck, rng.randint(1, 6))))  # suited
+    for text in texts:
+        try:
+            expected = _classify_cards(parse_cards(text), CLASSIC)
+        except ValueError:
+            with pytest.raises(ValueError):
+                classify(text)
+            continue
+        found = classify(text)
+        assert found == expected, text
+        found.clear()  # a caller's list is its own
+        assert classify(text) == expected, text
+
+
 @pytest.mark.parametrize("text", ["3s 3h 3d 4c", "333 4", "3,3,3,4", "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3"])
 def test_text_the_table_does_not_read_is_parsed_and_classified(text):
     assert compiled_plays.classify_text(text, CLASSIC) is None
