@@ -3,6 +3,7 @@ each solved by a fresh solver within a fixed node budget (prints a table; not a 
 
     python -m bench.solver_nodes                          # 3 million nodes each, the default cuts
     python -m bench.solver_nodes --nodes 12000000 --cuts 0 --which 4,6
+    python -m bench.solver_nodes --nodes 3000000000 --which 2,3 --table-mb 4096   # the two hardest
 
 A node count says what a change to the search changes whatever the machine's load; the CPU
 seconds (the process's, system time included) say what a node costs, and on a shared machine
@@ -18,7 +19,7 @@ import time
 
 from bench.solver import bot_positions, load
 from engine.solver import CompiledSolver
-from engine.solver.compiled import CUTS, available, why_not
+from engine.solver.compiled import CUTS, TABLE_MB, available, why_not
 
 
 def main() -> int:
@@ -28,18 +29,19 @@ def main() -> int:
     parser.add_argument("--which", default="0,1,2,3,4,5,6,7", help="positions, numbered from 0")
     parser.add_argument("--size", type=int, default=12, help="cards a seat")
     parser.add_argument("--seed", type=int, default=12, help="bench.solver's seed for the size (0 + size)")
+    parser.add_argument("--table-mb", type=float, default=TABLE_MB, help="the table's bound in MiB")
     args = parser.parse_args()
     if not available():
         print(f"bench.solver_nodes: {why_not()}", file=sys.stderr)
         return 2
     which = [int(i) for i in args.which.split(",") if i]
     positions = bot_positions(args.size, max(which) + 1, args.seed)
-    print(f"{load()}; {args.nodes:,} nodes a position, cuts {args.cuts}", flush=True)
+    print(f"{load()}; {args.nodes:,} nodes a position, cuts {args.cuts}, table {args.table_mb:g} MiB", flush=True)
     nodes = 0
     cpu = 0.0
     for i in which:
         p = positions[i]
-        solver = CompiledSolver(p.rules, p.landlord, cuts=args.cuts)
+        solver = CompiledSolver(p.rules, p.landlord, cuts=args.cuts, table_mb=args.table_mb)
         started = time.process_time()
         verdict = solver.solve(p, nodes=args.nodes)
         spent = time.process_time() - started

@@ -2,7 +2,7 @@
 
 :class:`CompiledSolver` answers exactly what :class:`engine.solver.search.Solver` answers, the
 same verdict and, when the side to move wins, the same winning move (both try the moves at the
-root in the same order). Searching the same nodes it visits about 27 times as many a second of
+root in the same order). Searching the same nodes it visits 25 to 30 times as many a second of
 CPU (``cuts=0``; the memory fetches of a node bound both); by default it also cuts positions won
 outright and runs a proof-number search beside the alpha-beta, which on many positions needs
 far fewer nodes (docs/analysis.md has the figures). The C core plays the rule sets the solver models
