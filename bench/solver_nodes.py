@@ -22,7 +22,7 @@ from engine.solver import CompiledSolver
 from engine.solver.compiled import CUTS, TABLE_MB, available, why_not
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--nodes", type=int, default=3_000_000, help="the node budget a position")
     parser.add_argument("--cuts", type=int, default=CUTS, help="the core's cuts (engine.solver.compiled)")
@@ -30,7 +30,9 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=12, help="cards a seat")
     parser.add_argument("--seed", type=int, default=12, help="bench.solver's seed for the size (0 + size)")
     parser.add_argument("--table-mb", type=float, default=TABLE_MB, help="the table's bound in MiB")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.table_mb <= 0:
+        parser.error(f"--table-mb must be positive, got {args.table_mb:g}")
     if not available():
         print(f"bench.solver_nodes: {why_not()}", file=sys.stderr)
         return 2

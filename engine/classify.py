@@ -357,24 +357,16 @@ def classify(cards: str | Iterable[Card], rules: RuleSet = CLASSIC) -> list[Comb
     token). Each reading's core plus kickers are exactly the cards given.
     """
     if isinstance(cards, str):
-        # Rank-only text is a signature in the table of every combination, once it is made
-        # (engine.compiled_plays): looked up first, before any cache (the table is the cache).
-        table = compiled_plays.text_tables.get(id(rules))
-        if table is not None and table[0] is rules:
-            tokens = cards.split()
-            if len(tokens) <= 15:  # four bits a rank: more cards could carry into the next rank
-                try:
-                    return list(table[2].get(sum(map(table[1].__getitem__, tokens)), ()))
-                except KeyError:
-                    pass  # a suit or a bad token: parsed below
+        # rank-only text is looked up in the table of every combination (one deck, the core
+        # built: engine.compiled_plays), which is its own cache; anything else is parsed and
+        # classified, and kept in the text cache
+        found = compiled_plays.classify_text(cards, rules)
+        if found is not None:
+            return list(found)
         cache = _rank_cache(rules)["text"]
         found = cache.get(cards)
         if found is None:
-            # rank-only text is looked up in the table of every combination (one deck, the core
-            # built: engine.compiled_plays); anything else is parsed and classified
-            found = compiled_plays.classify_text(cards, rules)
-            if found is None:
-                found = tuple(_classify_cards(as_cards(cards), rules))
+            found = tuple(_classify_cards(as_cards(cards), rules))
             if len(cache) >= _TEXT_CACHE_MAX:
                 cache.clear()
             cache[cards] = found

@@ -60,9 +60,6 @@ class _Entry:
 
 #: Per rule-set object (hashing a RuleSet walks every field).
 _by_rules: dict[int, _Entry] = {}
-#: Per rule-set object whose table is made: (the rule set, the rank tokens' weights, the readings
-#: by signature). :func:`engine.classify.classify` looks rank text up here before anything else.
-text_tables: dict[int, tuple[RuleSet, dict[str, int], dict[int, tuple[Combination, ...]]]] = {}
 _type_index: dict[str, int] = {}
 
 
@@ -102,7 +99,6 @@ def forget() -> None:
         _generators.clear()
         _tables.clear()
         _by_rules.clear()
-        text_tables.clear()
 
 
 def generator(rules: RuleSet) -> Any:
@@ -188,8 +184,11 @@ def reading_table(rules: RuleSet) -> tuple[dict[str, int], dict[int, tuple[Combi
 
 def classify_text(text: str, rules: RuleSet) -> tuple[Combination, ...] | None:
     """The readings of rank-only text (``3 3 3 4``) from the table, or None when the text is
-    anything else (suits, no spaces, commas, a bad token) or there is no table."""
-    entry = _entry(rules)
+    anything else (suits, no spaces, commas, a bad token) or there is no table.
+    :func:`engine.classify.classify` asks here first: a first sight of rank text is one lookup."""
+    entry = _by_rules.get(id(rules))
+    if entry is None or entry.rules is not rules:
+        entry = _entry(rules)
     table = entry.table
     if table is None:
         if entry.generator is None or rules.decks != 1:
@@ -200,11 +199,6 @@ def classify_text(text: str, rules: RuleSet) -> tuple[Combination, ...] | None:
         table = entry.table = reading_table(rules)
         if table is None:
             return None
-    if text_tables.get(id(rules), (None,))[0] is not rules:
-        with _lock:
-            if len(text_tables) >= 2 * _KEPT:
-                del text_tables[next(iter(text_tables))]
-            text_tables[id(rules)] = (rules, *table)
     tokens = text.split()
     if len(tokens) > 15:  # four bits a rank: more cards could carry into the next rank
         return None

@@ -33,6 +33,16 @@ static int budget_out(Search *s) {
     return 0;
 }
 
+/* Counts a node; 0, or -1 (the search aborted) when the budget has run out (asked every 1,024). */
+static inline int count_node(Search *s) {
+    s->nodes++;
+    if (!(s->nodes & 1023) && budget_out(s)) {
+        s->abort = 1;
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether no opponent of ``seat`` can play on trick ``tid`` (one the seat just made). */
 static int unanswered(Search *s, const uint64_t *hands, int seat, uint32_t tid) {
     for (int o = 0; o < s->players; o++) {
@@ -565,14 +575,7 @@ static int win_k(Search *s, const uint64_t *hands, uint64_t key, int turn, uint3
  * fetch the table buckets and move lists of its next seats and never read them). */
 static inline int child_win(Search *s, const uint64_t *hands, uint64_t key, int seat, uint32_t tid, int by,
                             uint32_t whole) {
-    if (goes_out(s, whole, tid)) {
-        s->nodes++;
-        if (!(s->nodes & 1023) && budget_out(s)) {
-            s->abort = 1;
-            return -1;
-        }
-        return 1;
-    }
+    if (goes_out(s, whole, tid)) return count_node(s) < 0 ? -1 : 1;
     return win_k(s, hands, key, seat, tid, by);
 }
 
@@ -585,11 +588,7 @@ static inline int pass_value(Search *s, const uint64_t *hands, uint64_t key, int
  * -1 when the budget ran out. ``key``: the hands' key (hands_key), which the parent has made
  * from its own with one hand changed (where the ranks are renumbered it is made again). */
 static int win_k(Search *s, const uint64_t *given, uint64_t key, int turn, uint32_t tid, int by) {
-    s->nodes++;
-    if (!(s->nodes & 1023) && budget_out(s)) {
-        s->abort = 1;
-        return -1;
-    }
+    if (count_node(s) < 0) return -1;
     uint64_t first = s->nodes, hands[MAXSEATS];
     copy_hands(hands, given, s->players);
     int renumber = s->cuts & 8, lead_only = s->cuts & 16;

@@ -138,11 +138,7 @@ static inline uint32_t sat_add(uint64_t x) { return x >= CAP ? CAP : (uint32_t)x
  * easier one. Children keep the search's order, so ties go to the move the alpha-beta tries first. */
 static int mid(Search *s, const uint64_t *hands, int turn, uint32_t tid, int by, uint32_t thp, uint32_t thd,
                uint32_t *pn_out, uint32_t *dn_out) {
-    s->nodes++;
-    if (!(s->nodes & 1023) && budget_out(s)) {
-        s->abort = 1;
-        return -1;
-    }
+    if (count_node(s) < 0) return -1;
     uint64_t first = s->nodes;
     const uint64_t *e = tt_find(s, hands, turn, tid, by);
     if (e) {

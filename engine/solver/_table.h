@@ -47,26 +47,12 @@ static inline unsigned side_fp(unsigned side, int w) { return (side >> (4 + 4 * 
 
 static inline uint64_t *tt_at(const Search *s, size_t b) { return s->tt + b * TT_STRIDE; }
 
-/* The bucket of the position with hands' key ``key``. */
-static inline uint64_t *tt_bucket_k(const Search *s, uint64_t key, int turn, uint32_t tid, int by) {
-    return tt_at(s, tt_index(s, tt_hash(key, turn, tid, by)));
-}
-
-static inline uint64_t *tt_bucket(const Search *s, const uint64_t *h, int turn, uint32_t tid, int by) {
-    return tt_bucket_k(s, hands_key(s, h), turn, tid, by);
-}
-
-/* Every cache line of a bucket. */
-static inline void tt_prefetch(const Search *s, const uint64_t *bucket) {
-    (void)s;
-    for (int i = 0; i < TT_LINES; i++) __builtin_prefetch(bucket + 8 * i);
-}
-
 /* Every cache line of a position's bucket, and its side word (read first by its probe). */
 static inline void tt_prefetch_k(const Search *s, uint64_t key, int turn, uint32_t tid, int by) {
     size_t b = tt_index(s, tt_hash(key, turn, tid, by));
+    const uint64_t *bucket = tt_at(s, b);
     __builtin_prefetch(&s->tt_side[b]);
-    tt_prefetch(s, tt_at(s, b));
+    for (int i = 0; i < TT_LINES; i++) __builtin_prefetch(bucket + 8 * i);
 }
 
 /* The lines of a position's bucket that its probe or its store will touch, as its side word
@@ -118,25 +104,24 @@ static inline int tt_same(const Search *s, const uint64_t *e, const uint64_t *h,
  * neighbour's side word only then. */
 static inline size_t tt_neighbour(size_t b) { return b ^ 1; }
 
+/* The used slot of bucket b holding the position (fingerprint fp, tag), or -1. */
+static inline int tt_slot_of(const Search *s, size_t b, unsigned fp, const uint64_t *h, uint64_t tag) {
+    unsigned side = s->tt_side[b];
+    for (int w = 0; w < (int)(side & SIDE_USED); w++)
+        if (side_fp(side, w) == fp && tt_same(s, tt_at(s, b) + (size_t)w * s->tt_words, h, tag)) return w;
+    return -1;
+}
+
 static const uint64_t *tt_find_k(Search *s, uint64_t key, const uint64_t *h, int turn, uint32_t tid, int by) {
     uint64_t x = tt_hash(key, turn, tid, by), tag = tt_tag(s, tid, turn, by);
     size_t b = tt_index(s, x);
-    unsigned fp = tt_fp(x), home = s->tt_side[b];
+    unsigned fp = tt_fp(x);
     s->tt_probes++;
-    for (int half = 0; half < 2; half++) {
-        size_t at = half ? tt_neighbour(b) : b;
-        unsigned side = half ? s->tt_side[at] : home;
-        for (int w = 0; w < (int)(side & SIDE_USED); w++) {
-            if (side_fp(side, w) != fp) continue;
-            const uint64_t *e = tt_at(s, at) + (size_t)w * s->tt_words;
-            if (tt_same(s, e, h, tag)) {
-                s->tt_hits++;
-                return e;
-            }
-        }
-        if (!(home & SIDE_SPILL)) break;
-    }
-    return NULL;
+    int w = tt_slot_of(s, b, fp, h, tag);
+    if (w < 0 && (s->tt_side[b] & SIDE_SPILL)) w = tt_slot_of(s, b = tt_neighbour(b), fp, h, tag);
+    if (w < 0) return NULL;
+    s->tt_hits++;
+    return tt_at(s, b) + (size_t)w * s->tt_words;
 }
 
 static inline const uint64_t *tt_find(Search *s, const uint64_t *h, int turn, uint32_t tid, int by) {
@@ -423,14 +408,6 @@ static void tt_grow(Search *s) {
 /* The work of slot w of bucket b (log2 of its nodes), 0 where it is free. */
 static inline int tt_work_at(const Search *s, size_t b, int w) {
     return w < (int)(s->tt_side[b] & SIDE_USED) ? (int)(tt_at(s, b)[(size_t)w * s->tt_words + (size_t)s->players] & 63) : 0;
-}
-
-/* The used slot of bucket b holding the position (fingerprint fp, tag), or -1. */
-static inline int tt_slot_of(const Search *s, size_t b, unsigned fp, const uint64_t *h, uint64_t tag) {
-    unsigned side = s->tt_side[b];
-    for (int w = 0; w < (int)(side & SIDE_USED); w++)
-        if (side_fp(side, w) == fp && tt_same(s, tt_at(s, b) + (size_t)w * s->tt_words, h, tag)) return w;
-    return -1;
 }
 
 /* Keep what took ``cost`` nodes to learn: in its own slot, the bucket's next free one (written

@@ -78,7 +78,8 @@ def available() -> bool:
 
 def huge_pages_cheap() -> bool:
     """Whether this process's solvers start on huge pages: the core found, once, that a huge page
-    costs at most four times its 512 small pages to touch first (False without the core)."""
+    costs little more than its 512 small pages to touch first (``HUGE_CHEAP`` times at most, in
+    engine/solver/_table.h; False without the core)."""
     return _core is not None and _core.huge_pages_cheap()
 
 

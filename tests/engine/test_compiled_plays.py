@@ -86,8 +86,8 @@ def test_the_table_holds_every_combination_and_reads_it_as_classify_does():
 
 
 def test_classify_looks_rank_text_up_in_the_table_and_answers_as_parsing_does():
-    compiled_plays.classify_text("3", CLASSIC)  # the table is made: classify looks text up there first
-    assert compiled_plays.text_tables[id(CLASSIC)][0] is CLASSIC
+    assert compiled_plays.reading_table(CLASSIC) is not None  # the table classify looks text up in first
+    compiled_plays.classify_text("3", CLASSIC)
     rng = random.Random(5)
     deck = full_deck(1)
     texts = ["3 3 3 3 3", "bj rj", "T T T 9", " 3   3 ", "3s 3h 3d 4c", "3 3 x", "", "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3"]

@@ -424,3 +424,11 @@ def test_the_solver_bench_refuses_a_negative_node_bound(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--sizes", "", "--full", "0", "--check", "0", "--same-nodes", "-5"])
     assert stop.value.code == 2 and "--same-nodes must be 0 or more" in capsys.readouterr().err
+
+
+def test_the_node_bench_refuses_a_table_bound_that_is_not_positive(capsys):
+    from bench.solver_nodes import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--which", "0", "--table-mb", "0"])
+    assert stop.value.code == 2 and "--table-mb must be positive" in capsys.readouterr().err
